@@ -1,0 +1,1 @@
+"""akgentic-llm (not implemented yet: see this package's README)."""

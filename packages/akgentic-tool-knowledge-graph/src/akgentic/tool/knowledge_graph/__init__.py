@@ -1,0 +1,1 @@
+"""The knowledge_graph tool of akgentic (not implemented yet: see this package's README)."""

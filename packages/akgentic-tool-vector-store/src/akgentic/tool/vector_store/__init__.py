@@ -1,0 +1,1 @@
+"""The vector_store tool of akgentic (not implemented yet: see this package's README)."""
