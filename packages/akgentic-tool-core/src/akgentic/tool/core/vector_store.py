@@ -64,12 +64,13 @@ from __future__ import annotations
 import re
 from typing import Annotated, Final, Literal, Protocol, Self, cast, runtime_checkable
 
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.deferred import poll_deferred
 from akgentic.tool.core.observer import ActorToolObserver
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "DEFAULT_POLL_ATTEMPTS",

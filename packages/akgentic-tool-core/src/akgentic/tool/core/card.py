@@ -1,0 +1,110 @@
+"""ToolCard: the serializable configuration of one tool, and its bridge to the runtime.
+
+A card is inert data until `ToolFactory` hands it an observer (the agent that carries it).
+From then on the observer is the card's only way to reach the running system. The card
+holds it by weak reference: a tool, its closures and its commands must never keep a
+stopped agent alive.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from akgentic.tool.core.observer import ToolObserver
+from akgentic.tool.core.params import BaseToolParam
+from akgentic.tool.errors import ToolObserverGone
+
+__all__ = ["ToolCard"]
+
+
+class ToolCard(BaseModel):
+    """Base class of every tool's configuration.
+
+    Fields must be serializable (primitives, models, enums, collections): a card round-trips
+    through ``model_dump()`` / ``model_validate()`` and travels with the agent's profile.
+    ``arbitrary_types_allowed`` is refused when a subclass is defined. Runtime handles
+    (actor proxies, clients) belong in ``PrivateAttr``s, set up in :meth:`observer`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    depends_on: list[str] = Field(
+        default_factory=list,
+        description="Class names of cards that must be wired before this one.",
+    )
+
+    _observer_ref: weakref.ReferenceType[Any] | None = PrivateAttr(default=None)
+
+    if TYPE_CHECKING:
+        # Reading `self._observer` gives the live observer or None; assigning it stores a
+        # weak reference. Declared for type checkers only: it is not a pydantic attribute.
+        _observer: ToolObserver | None
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.model_config.get("arbitrary_types_allowed"):
+            raise TypeError(
+                f"{cls.__name__}: arbitrary_types_allowed is forbidden on a ToolCard; "
+                "keep fields serializable and put runtime handles in PrivateAttr"
+            )
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            if name == "_observer":
+                return self.get_observer_or_none()
+            return super().__getattr__(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "_observer":
+            self._observer_ref = None if value is None else weakref.ref(value)
+            return
+        super().__setattr__(name, value)
+
+    def observer(self, observer: ToolObserver) -> Self:
+        """Attach the agent that carries this card. Subclasses call ``super()`` first.
+
+        Keep the parameter typed ``ToolObserver`` in overrides: the factory attaches one
+        observer to every card, so narrow to a richer protocol inside an accessor instead.
+        """
+        self._observer_ref = weakref.ref(observer)
+        return self
+
+    def get_observer(self) -> ToolObserver:
+        """The live observer; raises :class:`ToolObserverGone` when unset or collected."""
+        found = self.get_observer_or_none()
+        if found is None:
+            raise ToolObserverGone(
+                f"{type(self).__name__} has no live observer: its agent stopped, "
+                "or the card was never attached through ToolFactory/observer()"
+            )
+        return found
+
+    def get_observer_or_none(self) -> ToolObserver | None:
+        """The live observer, or ``None``; for closures that may outlive their agent."""
+        ref = self._observer_ref
+        if ref is None:
+            return None
+        found: ToolObserver | None = ref()
+        return found
+
+    def get_tools(self) -> list[Callable[..., Any]]:
+        """Callables the model may call (TOOL_CALL channel)."""
+        return []
+
+    def get_system_prompts(self) -> list[Callable[..., Any]]:
+        """Callables rendered into the model's context before each call (SYSTEM_PROMPT)."""
+        return []
+
+    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
+        """Callables for agents, the orchestrator and humans (COMMAND), keyed by param type."""
+        return {}
+
+    def get_toolsets(self) -> list[Any]:
+        """pydantic-ai toolset objects (for example an MCP server connection)."""
+        return []

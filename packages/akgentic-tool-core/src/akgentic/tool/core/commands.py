@@ -1,0 +1,235 @@
+"""CommandRegistry: the COMMAND channel, callable by name or by a `/`-command line.
+
+Commands are what other agents, the orchestrator and humans call without going through the
+model. A line such as ``/register_notification "check CI" 120`` or
+``/pending_notification all=true`` is split like a shell line, positional tokens first and
+``key=value`` tokens after, and each token is converted with the callable's annotation.
+"""
+
+from __future__ import annotations
+
+import inspect
+import shlex
+import types
+import typing
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from akgentic.tool.core.event import CommandArg, CommandDescriptor
+from akgentic.tool.errors import CommandNotRecognized, RetriableError
+
+__all__ = ["CommandRegistry"]
+
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off"}
+
+
+class CommandRegistry:
+    """Commands by name. Built by ``ToolFactory`` from every card's ``get_commands()``."""
+
+    def __init__(self, commands: Iterable[Callable[..., Any]] = ()) -> None:
+        self._commands: dict[str, Callable[..., Any]] = {}
+        for fn in commands:
+            self.register(fn)
+
+    def register(self, fn: Callable[..., Any], name: str | None = None) -> None:
+        """Add ``fn`` under ``name`` (default: its ``__name__``); a duplicate name is an error."""
+        key = (name or fn.__name__).lstrip("/")
+        if key in self._commands:
+            raise ValueError(f"command {key!r} is registered twice; give one of them another name")
+        self._commands[key] = fn
+
+    def names(self) -> list[str]:
+        """Registered command names, in registration order."""
+        return list(self._commands)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lstrip("/") in self._commands
+
+    def get(self, name: str) -> Callable[..., Any]:
+        """The callable registered as ``name``; raises :class:`CommandNotRecognized`."""
+        try:
+            return self._commands[name.lstrip("/")]
+        except KeyError:
+            known = ", ".join(sorted(self._commands)) or "none"
+            raise CommandNotRecognized(
+                f"unknown command {name!r}; available commands: {known}"
+            ) from None
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Call the command ``name`` with already-typed arguments."""
+        return self.get(name)(*args, **kwargs)
+
+    def execute(self, line: str) -> Any:
+        """Parse and run a `/`-command line; arguments are converted by annotation.
+
+        Raises :class:`CommandNotRecognized` for an unknown command and
+        :class:`RetriableError` for arguments that do not fit the command's signature.
+        """
+        try:
+            tokens = shlex.split(line.strip())
+        except ValueError as exc:
+            raise RetriableError(f"cannot parse command line {line!r}: {exc}") from exc
+        if not tokens:
+            raise CommandNotRecognized("empty command line")
+        fn = self.get(tokens[0])
+        args, kwargs = _bind_tokens(fn, tokens[0].lstrip("/"), tokens[1:])
+        return fn(*args, **kwargs)
+
+    def descriptors(self) -> list[CommandDescriptor]:
+        """A description of every command, for announcement to UIs and other agents."""
+        return [describe_command(name, fn) for name, fn in self._commands.items()]
+
+
+def describe_command(name: str, fn: Callable[..., Any]) -> CommandDescriptor:
+    """Describe ``fn`` from its signature and docstring (Google-style ``Args:`` section)."""
+    summary, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
+    hints = _type_hints(fn)
+    args: list[CommandArg] = []
+    for param in inspect.signature(fn).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(param.name, param.annotation)
+        required = param.default is inspect.Parameter.empty
+        args.append(
+            CommandArg(
+                name=param.name,
+                type=_type_name(annotation),
+                required=required,
+                default=None if required else param.default,
+                description=arg_docs.get(param.name, ""),
+            )
+        )
+    return CommandDescriptor(name=name, description=summary, args=args)
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    lines = doc.splitlines()
+    summary_lines: list[str] = []
+    arg_docs: dict[str, str] = {}
+    in_args = False
+    current: str | None = None
+    for raw in lines:
+        stripped = raw.strip()
+        if stripped.lower() in ("args:", "arguments:", "parameters:"):
+            in_args = True
+            continue
+        if in_args:
+            if stripped.endswith(":") and " " not in stripped:  # next section header
+                in_args = False
+                continue
+            if ":" in stripped and (raw.startswith("    ") or raw.startswith("\t")):
+                head, _, text = stripped.partition(":")
+                arg_name = head.split("(")[0].strip()
+                if arg_name.isidentifier():
+                    current = arg_name
+                    arg_docs[current] = text.strip()
+                    continue
+            if current and stripped:
+                arg_docs[current] = f"{arg_docs[current]} {stripped}".strip()
+            continue
+        if not stripped and summary_lines:
+            break
+        if stripped:
+            summary_lines.append(stripped)
+    return " ".join(summary_lines), arg_docs
+
+
+def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(fn)
+    except Exception:  # unresolved forward references: fall back to raw annotations
+        return dict(getattr(fn, "__annotations__", {}))
+
+
+def _type_name(annotation: Any) -> str:
+    if annotation is inspect.Parameter.empty:
+        return "Any"
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
+
+
+def _bind_tokens(
+    fn: Callable[..., Any], name: str, tokens: list[str]
+) -> tuple[list[Any], dict[str, Any]]:
+    params = [
+        p
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    by_name = {p.name: p for p in params}
+    hints = _type_hints(fn)
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for token in tokens:
+        key, sep, raw = token.partition("=")
+        if sep and key in by_name:
+            kwargs[key] = _convert(raw, hints.get(key, by_name[key].annotation), name, key)
+            continue
+        if kwargs:
+            raise RetriableError(
+                f"/{name}: positional argument {token!r} after keyword arguments; "
+                "put positional values first"
+            )
+        if len(args) >= len(params):
+            raise RetriableError(
+                f"/{name} takes at most {len(params)} argument(s): "
+                + ", ".join(p.name for p in params)
+            )
+        param = params[len(args)]
+        args.append(_convert(token, hints.get(param.name, param.annotation), name, param.name))
+    bound = {p.name for p in params[: len(args)]} | set(kwargs)
+    missing = [p.name for p in params if p.default is p.empty and p.name not in bound]
+    if missing:
+        raise RetriableError(f"/{name}: missing required argument(s): {', '.join(missing)}")
+    return args, kwargs
+
+
+def _convert(raw: str, annotation: Any, command: str, arg: str) -> Any:
+    options = _annotation_options(annotation)
+    if raw.lower() in ("none", "null") and type(None) in options:
+        return None
+    errors: list[str] = []
+    for option in options:
+        if option is type(None):
+            continue
+        try:
+            return _convert_one(raw, option)
+        except (TypeError, ValueError) as exc:
+            errors.append(str(exc))
+    raise RetriableError(f"/{command}: argument {arg}={raw!r} is invalid: {'; '.join(errors)}")
+
+
+def _annotation_options(annotation: Any) -> list[Any]:
+    if annotation is inspect.Parameter.empty or annotation is Any:
+        return [str]
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or origin is types.UnionType:
+        return list(typing.get_args(annotation))
+    return [annotation]
+
+
+def _convert_one(raw: str, option: Any) -> Any:
+    if option is bool:
+        lowered = raw.lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+        raise ValueError(f"expected true or false, got {raw!r}")
+    if option in (int, float, str):
+        return option(raw)
+    origin = typing.get_origin(option)
+    if origin is typing.Literal:
+        for choice in typing.get_args(option):
+            if str(choice) == raw:
+                return choice
+        raise ValueError(f"expected one of {typing.get_args(option)}")
+    if origin in (list, set, tuple):
+        (item_type, *_) = typing.get_args(option) or (str,)
+        items = [_convert_one(part.strip(), item_type) for part in raw.split(",") if part.strip()]
+        return origin(items)
+    if isinstance(option, type):
+        return option(raw)
+    raise TypeError(f"cannot convert text to {option!r}")

@@ -1,0 +1,113 @@
+"""ToolFactory: many cards in, flat lists of agent-ready callables out.
+
+The factory wires each card to the carrying agent (in ``depends_on`` order), then collects
+tools, system prompts, commands and toolsets. When given the agent framework's retry
+exception it wraps every tool so that a ``RetriableError`` reaches the model as a retry
+request, which keeps tool code free of any LLM framework import.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from akgentic.tool.core.card import ToolCard
+from akgentic.tool.core.commands import CommandRegistry
+from akgentic.tool.core.dependencies import order_cards
+from akgentic.tool.core.observer import ToolObserver
+from akgentic.tool.core.params import BaseToolParam
+from akgentic.tool.errors import RetriableError
+
+__all__ = ["ToolFactory"]
+
+
+class ToolFactory:
+    """Aggregate ``tool_cards`` into the lists an agent registers.
+
+    Args:
+        tool_cards: The cards to combine. They are attached to ``observer`` in dependency
+            order when the factory is built.
+        observer: The agent carrying the cards (``None`` for cards that need no runtime).
+        retry_exception: Exception class raised with the message of a ``RetriableError``
+            escaping a tool (pydantic-ai's ``ModelRetry``, typically). ``None`` leaves
+            ``RetriableError`` as is.
+    """
+
+    def __init__(
+        self,
+        tool_cards: Sequence[ToolCard],
+        observer: ToolObserver | None = None,
+        retry_exception: type[Exception] | None = None,
+    ) -> None:
+        self.tool_cards: list[ToolCard] = order_cards(tool_cards)
+        self.observer = observer
+        self.retry_exception = retry_exception
+        if observer is not None:
+            for card in self.tool_cards:
+                card.observer(observer)
+        self._commands: CommandRegistry | None = None
+
+    def get_tools(self) -> list[Callable[..., Any]]:
+        """Every card's model-callable tools, wrapped for ``retry_exception``."""
+        tools: list[Callable[..., Any]] = []
+        owners: dict[str, str] = {}
+        for card in self.tool_cards:
+            for tool in card.get_tools():
+                name = getattr(tool, "__name__", repr(tool))
+                if name in owners:
+                    raise ValueError(
+                        f"tool name {name!r} is provided by both {owners[name]} and "
+                        f"{type(card).__name__}; disable one of the two capabilities"
+                    )
+                owners[name] = type(card).__name__
+                tools.append(self._wrap(tool))
+        return tools
+
+    def get_system_prompts(self) -> list[Callable[..., Any]]:
+        """Every card's system-prompt callables, in card order."""
+        return [prompt for card in self.tool_cards for prompt in card.get_system_prompts()]
+
+    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
+        """Every card's commands keyed by their param type."""
+        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
+        for card in self.tool_cards:
+            commands.update(card.get_commands())
+        return commands
+
+    def get_toolsets(self) -> list[Any]:
+        """Every card's pydantic-ai toolsets."""
+        return [toolset for card in self.tool_cards for toolset in card.get_toolsets()]
+
+    @property
+    def commands(self) -> CommandRegistry:
+        """The commands by name, able to run `/`-command lines. Built on first use."""
+        if self._commands is None:
+            self._commands = CommandRegistry(self.get_commands().values())
+        return self._commands
+
+    def _wrap(self, tool: Callable[..., Any]) -> Callable[..., Any]:
+        retry = self.retry_exception
+        if retry is None:
+            return tool
+
+        if inspect.iscoroutinefunction(tool):
+
+            @functools.wraps(tool)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return await tool(*args, **kwargs)
+                except RetriableError as exc:
+                    raise retry(str(exc)) from exc
+
+            return async_wrapper
+
+        @functools.wraps(tool)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return tool(*args, **kwargs)
+            except RetriableError as exc:
+                raise retry(str(exc)) from exc
+
+        return wrapper
