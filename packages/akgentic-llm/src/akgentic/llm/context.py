@@ -1,0 +1,299 @@
+"""``ContextManager``: the conversation history an agent carries from one run to the next.
+
+It owns three things:
+
+* the message list handed to pydantic-ai as ``message_history`` on every run, optionally capped
+  by a sliding window that never drops a system-prompt message;
+* the fan-out of what changed to observers, as the events of ``akgentic.llm.event``;
+* the dedup state of the rendered system prompt, so a rendering is recorded once per change.
+
+``add_message`` is on every run's hot path (once per message a run produces), so it is written
+to do as little as possible: events are built only when someone is subscribed, and the sliding
+window advances a start index instead of rebuilding lists (amortised O(1) per message, the
+physical list is compacted in batches).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from akgentic.llm.event import (
+    ContextObserver,
+    LlmContextClearedEvent,
+    LlmMessageEvent,
+    LlmSystemPromptEvent,
+    LlmUsageEvent,
+    SystemPromptPartSnapshot,
+    ToolCallEvent,
+    ToolReturnEvent,
+)
+
+__all__ = ["ContextManager", "system_prompt_hash"]
+
+
+def _is_system_message(message: ModelMessage) -> bool:
+    """A request carrying at least one system-prompt part (pinned by the sliding window)."""
+    if type(message) is not ModelRequest:
+        return False
+    return any(type(part) is SystemPromptPart for part in message.parts)
+
+
+def system_prompt_hash(parts: Iterable[SystemPromptPartSnapshot]) -> str:
+    """sha256 hex over the ordered ``(dynamic_ref, content)`` pairs of a rendering."""
+    payload = json.dumps([[part.dynamic_ref, part.content] for part in parts], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class ContextManager:
+    """Conversation history with observers, a sliding window and system-prompt dedup."""
+
+    __slots__ = (
+        "_last_input_tokens",
+        "_max_messages",
+        "_messages",
+        "_observers",
+        "_pending_user_prompts",
+        "_pinned",
+        "_start",
+        "_system_prompt_hash",
+    )
+
+    def __init__(self, max_messages: int | None = None) -> None:
+        if max_messages is not None and max_messages < 1:
+            raise ValueError(f"max_messages must be at least 1 or None, got {max_messages}")
+        self._max_messages = max_messages
+        # Window bookkeeping: the visible history is ``_pinned + _messages[_start:]``, where
+        # ``_pinned`` holds the system-prompt messages the window has slid past.
+        self._messages: list[ModelMessage] = []
+        self._pinned: list[ModelMessage] = []
+        self._start = 0
+        # A tuple, rebuilt on (un)subscribe: iteration on the hot path is cheap and an observer
+        # that unsubscribes while being notified cannot disturb the loop.
+        self._observers: tuple[ContextObserver, ...] = ()
+        self._pending_user_prompts: list[str] = []
+        self._last_input_tokens: int | None = None
+        self._system_prompt_hash: str | None = None
+
+    # ------------------------------------------------------------------ history
+
+    @property
+    def max_messages(self) -> int | None:
+        """The sliding-window size, or ``None`` for an unbounded history."""
+        return self._max_messages
+
+    @property
+    def messages(self) -> list[ModelMessage]:
+        """The history the next run will see, as a new list (safe to keep and mutate)."""
+        if self._pinned:
+            return self._pinned + self._messages[self._start :]
+        if self._start:
+            return self._messages[self._start :]
+        return self._messages[:]
+
+    def __len__(self) -> int:
+        return len(self._pinned) + len(self._messages) - self._start
+
+    @property
+    def last_message(self) -> ModelMessage | None:
+        """The most recently added message (the event-sourcing cursor's anchor)."""
+        if len(self._messages) > self._start:
+            return self._messages[-1]
+        return self._pinned[-1] if self._pinned else None
+
+    @property
+    def last_input_tokens(self) -> int | None:
+        """Input tokens the provider reported for the latest response, ``None`` before any."""
+        return self._last_input_tokens
+
+    def add_message(self, message: ModelMessage, *, run_id: str | None = None) -> None:
+        """Append ``message`` and notify observers.
+
+        Observers receive ``LlmMessageEvent`` first, then one tool event per tool part, then
+        ``LlmUsageEvent`` when the message is a model response.
+        """
+        self._messages.append(message)
+        if self._max_messages is not None:
+            self._slide_window(self._max_messages)
+        response = message if isinstance(message, ModelResponse) else None
+        if response is not None:
+            self._last_input_tokens = response.usage.input_tokens
+        observers = self._observers
+        if not observers:
+            return
+        event: object = LlmMessageEvent(message, run_id)
+        for observer in observers:
+            observer.notify_event(event)
+        for part in message.parts:
+            if isinstance(part, ToolCallPart):
+                event = ToolCallEvent(
+                    part.tool_name, part.tool_call_id, part.args_as_json_str(), run_id
+                )
+            elif isinstance(part, ToolReturnPart):
+                event = ToolReturnEvent(part.tool_name, part.tool_call_id, True, run_id)
+            elif isinstance(part, RetryPromptPart) and part.tool_name is not None:
+                # A retry prompt without a tool name asks the model to fix its final output;
+                # only one naming a tool reports that tool failing.
+                event = ToolReturnEvent(part.tool_name, part.tool_call_id, False, run_id)
+            else:
+                continue
+            for observer in observers:
+                observer.notify_event(event)
+        if response is not None:
+            event = self._usage_event(response, run_id)
+            for observer in observers:
+                observer.notify_event(event)
+
+    @staticmethod
+    def _usage_event(response: ModelResponse, run_id: str | None) -> LlmUsageEvent:
+        usage = response.usage
+        return LlmUsageEvent(
+            run_id,
+            response.model_name or "unknown",
+            response.provider_name,
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            1,
+        )
+
+    def _slide_window(self, limit: int) -> None:
+        messages = self._messages
+        pinned = self._pinned
+        start = self._start
+        # Each message crosses ``start`` once, so this loop is amortised O(1) per add.
+        while len(pinned) + len(messages) - start > limit and start < len(messages):
+            leaving = messages[start]
+            start += 1
+            if _is_system_message(leaving):
+                pinned.append(leaving)
+        if start > limit:
+            # Compact in batches: one O(limit) deletion every ~limit adds.
+            del messages[:start]
+            start = 0
+        self._start = start
+
+    def restore(self, messages: Sequence[ModelMessage]) -> None:
+        """Replace the whole history; notifies nobody and applies no window."""
+        self._messages = list(messages)
+        self._pinned = []
+        self._start = 0
+        self._last_input_tokens = None
+        for message in reversed(self._messages):
+            if isinstance(message, ModelResponse):
+                self._last_input_tokens = message.usage.input_tokens
+                break
+
+    def clear(self) -> None:
+        """Drop every message without notifying anyone."""
+        self._messages = []
+        self._pinned = []
+        self._start = 0
+        self._last_input_tokens = None
+
+    def clear_context(self, run_id: str | None = None) -> int:
+        """Drop the history, emit ``LlmContextClearedEvent`` and return how many were dropped."""
+        removed = len(self)
+        self.clear()
+        event = LlmContextClearedEvent(run_id=run_id, cleared_message_count=removed)
+        for observer in self._observers:
+            observer.notify_event(event)
+        return removed
+
+    # ---------------------------------------------------------------- observers
+
+    def subscribe(self, observer: ContextObserver) -> None:
+        """Deliver every future event to ``observer`` (subscribing twice is a no-op)."""
+        if observer not in self._observers:
+            self._observers = (*self._observers, observer)
+
+    def unsubscribe(self, observer: ContextObserver) -> None:
+        """Stop delivering events to ``observer`` (unknown observers are ignored)."""
+        self._observers = tuple(o for o in self._observers if o is not observer)
+
+    @property
+    def observers(self) -> tuple[ContextObserver, ...]:
+        """The current subscribers, in subscription order."""
+        return self._observers
+
+    # ------------------------------------------------------- out-of-run prompts
+
+    def append_user_prompt(self, content: str, *, run_id: str | None = None) -> None:
+        """Add a user-role turn that did not come from a run.
+
+        Before the first run the history is empty, and pydantic-ai renders the system prompt
+        only for an empty history, so appending then would silently lose the system prompt:
+        the text is buffered instead and ``ReactAgent.run`` folds it into the next prompt.
+        Once the history has content, the turn is appended (and observed) immediately.
+        """
+        if len(self) == 0:
+            self._pending_user_prompts.append(content)
+            return
+        self.add_message(ModelRequest(parts=[UserPromptPart(content=content)]), run_id=run_id)
+
+    @property
+    def pending_user_prompts(self) -> list[str]:
+        """Buffered user turns not yet folded into a run (a copy)."""
+        return list(self._pending_user_prompts)
+
+    def drain_pending_user_prompts(self) -> list[str]:
+        """Return the buffered user turns, oldest first, and empty the buffer."""
+        drained = self._pending_user_prompts
+        self._pending_user_prompts = []
+        return drained
+
+    # ---------------------------------------------------- system-prompt records
+
+    @property
+    def system_prompt_hash(self) -> str | None:
+        """Hash of the last recorded system-prompt rendering."""
+        return self._system_prompt_hash
+
+    def current_system_prompt(self) -> tuple[SystemPromptPartSnapshot, ...]:
+        """The system-prompt parts of the first request in the history, in model order."""
+        for message in self.messages:
+            if isinstance(message, ModelRequest):
+                return tuple(
+                    SystemPromptPartSnapshot(dynamic_ref=part.dynamic_ref, content=part.content)
+                    for part in message.parts
+                    if isinstance(part, SystemPromptPart)
+                )
+        return ()
+
+    def record_system_prompt(self, run_id: str) -> LlmSystemPromptEvent | None:
+        """Emit ``LlmSystemPromptEvent`` if the rendering changed since the last record.
+
+        Returns the emitted event, or ``None`` when there is no system prompt or it is unchanged.
+        """
+        parts = self.current_system_prompt()
+        if not parts:
+            return None
+        content_hash = system_prompt_hash(parts)
+        if content_hash == self._system_prompt_hash:
+            return None
+        self._system_prompt_hash = content_hash
+        event = LlmSystemPromptEvent(run_id=run_id, parts=parts, content_hash=content_hash)
+        for observer in self._observers:
+            observer.notify_event(event)
+        return event
+
+    def seed_system_prompt_hash(self, content_hash: str | None) -> None:
+        """Restore the dedup state (e.g. from a persisted event) without emitting anything."""
+        self._system_prompt_hash = content_hash
+
+    # LLM-B: ``fold_compaction`` (static, shared by the live and the replay path) and
+    # ``compact(event)`` belong here; they replace history through ``restore``-like bulk
+    # assignment and then notify observers with the ``LlmContextCompactedEvent``.
