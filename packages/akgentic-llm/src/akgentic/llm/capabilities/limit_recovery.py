@@ -1,0 +1,92 @@
+"""The run-tier recovery policy: whether a breached turn degrades into an answer.
+
+``LimitRecoveryCapability`` is consulted from ``on_run_error`` when pydantic-ai aborts a run
+with ``UsageLimitExceeded``. It never runs anything itself: it records the decision of its
+``handle_limit_exceeded`` seam and re-raises, and whoever mounted it (``ReactAgent.run``)
+reads the decision back with :meth:`LimitRecoveryCapability.take_decision` and drives the
+tool-free conclusion as a sibling run.
+
+Why ``on_run_error`` and not ``wrap_run``: pydantic-ai offers the error hooks only after the
+exception has left the whole ``wrap_run`` chain. A capability that swallowed the breach in
+its ``wrap_run`` would keep ``HealingCapability.on_run_error`` from ever running, and the
+conclusion would start from a history that still ends in unanswered tool calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai.run import AgentRunResult
+from pydantic_ai.tools import RunContext
+
+__all__ = [
+    "DEFAULT_CONCLUSION_REASON",
+    "ConclusionDecision",
+    "LimitRecoveryCapability",
+]
+
+DEFAULT_CONCLUSION_REASON = (
+    "The budget for this turn is exhausted and no tools are available any more. Using only "
+    "what you have already gathered in this conversation, give your final answer now. If "
+    "the work is incomplete, say plainly what is done and what is still missing."
+)
+"""User prompt of the tool-free conclusion when the default policy concludes.
+
+One wording for every kind of run-tier breach (requests, tool calls, tokens).
+"""
+
+
+class ConclusionDecision(BaseModel):
+    """Ask for one tool-free conclusion, prompted with ``reason``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reason: str = DEFAULT_CONCLUSION_REASON
+
+
+class LimitRecoveryCapability(AbstractCapability[Any]):
+    """Decides, on a run-tier breach, whether the turn concludes without tools.
+
+    Subclass and override :meth:`handle_limit_exceeded` to change the policy; return
+    ``None`` to let the breach surface unchanged. Mount the subclass through
+    ``ReactAgent(limit_recovery=...)``: that instance is the one whose decision is acted on.
+    """
+
+    def __init__(self) -> None:
+        # The last decision, keyed by the identity of the error it answers, so a reader can
+        # never act on a decision that belongs to another run's breach.
+        self._recorded: tuple[BaseException, ConclusionDecision | None] | None = None
+
+    async def handle_limit_exceeded(
+        self, ctx: RunContext[Any], *, error: UsageLimitExceeded
+    ) -> ConclusionDecision | None:
+        """The seam: return a decision to conclude, or ``None`` to let the breach raise.
+
+        The default concludes every run-tier breach with ``DEFAULT_CONCLUSION_REASON``.
+        """
+        return ConclusionDecision()
+
+    async def on_run_error(
+        self, ctx: RunContext[Any], *, error: BaseException
+    ) -> AgentRunResult[Any]:
+        # Anything that is not pydantic-ai's run-tier breach (an AgentUsageLimitError, a
+        # provider error, a cancellation) passes through without consulting the seam.
+        if isinstance(error, UsageLimitExceeded):
+            decision = await self.handle_limit_exceeded(ctx, error=error)
+            self._recorded = (error, decision)
+        raise error
+
+    def take_decision(self, error: BaseException) -> ConclusionDecision | None:
+        """Return, and forget, the decision recorded for exactly ``error``.
+
+        ``None`` when the seam declined, or when no decision was recorded for this error
+        (the capability was not consulted, or the decision was already taken).
+        """
+        recorded = self._recorded
+        if recorded is None or recorded[0] is not error:
+            return None
+        self._recorded = None
+        return recorded[1]

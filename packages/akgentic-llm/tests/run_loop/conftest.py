@@ -1,0 +1,74 @@
+"""Fixtures shared by the run-loop capability tests (budget, recovery, healing, compaction).
+
+Everything is offline: models are pydantic-ai ``FunctionModel``s scripted per test, with
+explicit token usage so budget arithmetic is exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
+
+
+@dataclass
+class Recorder:
+    """A context observer that keeps every event it is notified of, in order."""
+
+    events: list[object] = field(default_factory=list)
+
+    def notify_event(self, event: object) -> None:
+        self.events.append(event)
+
+    def of_type(self, kind: type) -> list[object]:
+        return [event for event in self.events if isinstance(event, kind)]
+
+
+@dataclass
+class ScriptedModel:
+    """A FunctionModel that counts its calls; ``tool_loop`` keeps asking for a tool."""
+
+    tool_loop: bool = False
+    answer: str = "final answer"
+    input_tokens: int = 10
+    output_tokens: int = 5
+    calls: int = 0
+    seen: list[list[ModelMessage]] = field(default_factory=list)
+    fail_with: BaseException | None = None
+
+    def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.calls += 1
+        self.seen.append(list(messages))
+        if self.fail_with is not None:
+            raise self.fail_with
+        usage = RequestUsage(input_tokens=self.input_tokens, output_tokens=self.output_tokens)
+        if self.tool_loop and info.function_tools:
+            tool = info.function_tools[0].name
+            return ModelResponse(
+                parts=[
+                    ToolCallPart(
+                        tool, {"q": f"step {self.calls}"}, tool_call_id=f"call-{self.calls}"
+                    )
+                ],
+                usage=usage,
+                model_name="scripted",
+            )
+        return ModelResponse(parts=[TextPart(self.answer)], usage=usage, model_name="scripted")
+
+    @property
+    def model(self) -> FunctionModel:
+        return FunctionModel(self.respond, model_name="scripted")
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def scripted() -> Callable[..., ScriptedModel]:
+    return ScriptedModel
