@@ -108,6 +108,7 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     summary_lines: list[str] = []
     arg_docs: dict[str, str] = {}
     in_args = False
+    summary_done = False
     current: str | None = None
     for raw in lines:
         stripped = raw.strip()
@@ -129,8 +130,8 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
                 arg_docs[current] = f"{arg_docs[current]} {stripped}".strip()
             continue
         if not stripped and summary_lines:
-            break
-        if stripped:
+            summary_done = True
+        elif stripped and not summary_done:
             summary_lines.append(stripped)
     return " ".join(summary_lines), arg_docs
 

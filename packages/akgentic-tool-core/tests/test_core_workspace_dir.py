@@ -1,0 +1,95 @@
+"""Workspace directories and the shared path-safety check."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from akgentic.tool.core.workspace_dir import (
+    WORKSPACES_ROOT_ENV,
+    resolve_workspace_dir,
+    safe_path,
+    workspaces_root,
+)
+from akgentic.tool.errors import RetriableError
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(WORKSPACES_ROOT_ENV, str(tmp_path / "ws"))
+    return tmp_path / "ws"
+
+
+def test_default_root_is_relative_workspaces(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv(WORKSPACES_ROOT_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert workspaces_root() == (tmp_path / "workspaces").resolve()
+
+
+def test_workspace_dir_is_created_under_the_root(root: Path) -> None:
+    path = resolve_workspace_dir("team-42")
+    assert path == (root / "team-42").resolve()
+    assert path.is_dir()
+    assert resolve_workspace_dir("other", create=False).exists() is False
+
+
+@pytest.mark.parametrize("bad", ["", "..", "../x", "/etc", "a/../..", "x\x00y"])
+def test_workspace_id_may_not_leave_the_root(root: Path, bad: str) -> None:
+    with pytest.raises(ValueError, match="workspace_id"):
+        resolve_workspace_dir(bad)
+
+
+def test_safe_path_accepts_inside_paths(root: Path) -> None:
+    base = resolve_workspace_dir("w")
+    assert safe_path(base, "") == base
+    assert safe_path(base, ".") == base
+    assert safe_path(base, "src/../src/main.py") == base / "src" / "main.py"
+    (base / "real").mkdir()
+    os.symlink(base / "real", base / "inside-link")
+    assert safe_path(base, "inside-link/f.txt") == base / "real" / "f.txt"
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("../secret", "escapes the workspace root"),
+        ("a/../../secret", "escapes the workspace root"),
+        ("/etc/passwd", "absolute path"),
+        ("~/x", "absolute path"),
+        ("a\x00b", "NUL byte"),
+        ("x" * 300, "too long"),
+        ("a/" * 2100, "too long"),
+    ],
+)
+def test_safe_path_refuses_escapes(root: Path, bad: str, message: str) -> None:
+    base = resolve_workspace_dir("w")
+    before = sorted(root.parent.rglob("*"))
+    with pytest.raises(RetriableError, match=message):
+        safe_path(base, bad)
+    assert sorted(root.parent.rglob("*")) == before
+
+
+def test_symlink_pointing_out_is_refused(root: Path, tmp_path: Path) -> None:
+    base = resolve_workspace_dir("w")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, base / "escape")
+    with pytest.raises(RetriableError, match="escapes the workspace root"):
+        safe_path(base, "escape/data.txt")
+
+
+def test_symlink_loop_is_a_retriable_error(root: Path) -> None:
+    base = resolve_workspace_dir("w")
+    os.symlink(base / "loop-b", base / "loop-a")
+    os.symlink(base / "loop-a", base / "loop-b")
+    with pytest.raises(RetriableError):
+        safe_path(base, "loop-a/x")
+
+
+def test_non_string_path_is_refused(root: Path) -> None:
+    with pytest.raises(RetriableError, match="must be a string"):
+        safe_path(resolve_workspace_dir("w"), 3)  # type: ignore[arg-type]
