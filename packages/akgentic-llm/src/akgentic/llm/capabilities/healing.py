@@ -1,0 +1,104 @@
+"""Closing out the tool calls a failed run left unanswered.
+
+When a run dies between a model response that asked for tools and the request that would
+have carried their results (a ``tool_calls_limit`` breach, a provider error, a cancellation),
+the history ends in tool calls nobody answered, and pydantic-ai refuses to start the next run
+on top of it. ``HealingCapability`` appends one ``ToolReturnPart`` per such call, through
+``ContextManager.add_message``, so the repair is persisted and observed like any message.
+
+It runs from ``on_run_error``, which pydantic-ai calls after the whole ``wrap_run`` chain has
+unwound: by then ``EventSourcingCapability``'s closing sweep has already persisted the
+dangling response, so the healer finds it in the context. It always re-raises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.run import AgentRunResult
+from pydantic_ai.tools import RunContext
+
+from akgentic.llm.capabilities.errors import RUN_LIMIT_HEALING_MESSAGE
+from akgentic.llm.context import ContextManager
+
+__all__ = ["HealingCapability", "dangling_tool_calls", "healing_message"]
+
+
+def dangling_tool_calls(messages: Sequence[ModelMessage]) -> list[ToolCallPart]:
+    """Tool calls of the latest model response that no later request answers."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, ModelResponse):
+            calls = [part for part in message.parts if isinstance(part, ToolCallPart)]
+            answered = {
+                part.tool_call_id
+                for later in messages[index + 1 :]
+                if isinstance(later, ModelRequest)
+                for part in later.parts
+                if isinstance(part, ToolReturnPart | RetryPromptPart)
+            }
+            return [call for call in calls if call.tool_call_id not in answered]
+    return []
+
+
+def healing_message(error: BaseException) -> str:
+    """The tool result written for a call that ``error`` left unanswered.
+
+    A run-tier breach gets the model-facing budget instruction; any other failure gets a
+    sentence naming the kind of failure, so the model does not wait for a result.
+    """
+    if isinstance(error, UsageLimitExceeded):
+        return RUN_LIMIT_HEALING_MESSAGE
+    if isinstance(error, asyncio.CancelledError):
+        return "Not executed: the run was cancelled before this tool call completed."
+    return (
+        f"Not executed: the run failed ({type(error).__name__}) before this tool call "
+        "completed. Do not assume it had any effect."
+    )
+
+
+class HealingCapability(AbstractCapability[Any]):
+    """Answers every dangling tool call after a failed run, then re-raises the failure."""
+
+    def __init__(self, context: ContextManager) -> None:
+        self.context = context
+
+    def heal(self, error: BaseException, *, run_id: str | None = None) -> ModelRequest | None:
+        """Append the healing request for ``error`` if the history needs one; return it."""
+        dangling = dangling_tool_calls(self.context.messages)
+        if not dangling:
+            return None
+        content = healing_message(error)
+        request = ModelRequest(
+            parts=[
+                ToolReturnPart(
+                    tool_name=call.tool_name, content=content, tool_call_id=call.tool_call_id
+                )
+                for call in dangling
+            ]
+        )
+        self.context.add_message(request, run_id=run_id)
+        return request
+
+    async def on_run_error(
+        self, ctx: RunContext[Any], *, error: BaseException
+    ) -> AgentRunResult[Any]:
+        # Recorded under the failed run's id, like the rest of that run's events.
+        self.heal(error, run_id=ctx.run_id)
+        raise error
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None  # bound to a live ContextManager
