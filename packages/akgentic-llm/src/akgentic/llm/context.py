@@ -217,7 +217,8 @@ class ContextManager:
 
     def subscribe(self, observer: ContextObserver) -> None:
         """Deliver every future event to ``observer`` (subscribing twice is a no-op)."""
-        if observer not in self._observers:
+        # Identity, not equality: two equal-looking observers are still two subscribers.
+        if not any(o is observer for o in self._observers):
             self._observers = (*self._observers, observer)
 
     def unsubscribe(self, observer: ContextObserver) -> None:

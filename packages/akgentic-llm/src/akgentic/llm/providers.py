@@ -1,0 +1,299 @@
+"""Building pydantic-ai models from a ``ModelConfig``, and the retrying HTTP client they share.
+
+Every provider SDK (openai, anthropic, google-genai, mistralai) is imported inside the factory
+of its provider, so ``import akgentic.llm`` never pays for an SDK the process does not use.
+
+Credentials come from the environment and are checked here, before the SDK is touched, so a
+missing variable is a ``ValueError`` that names it:
+
+==============  ==============================================================================
+provider        environment
+==============  ==============================================================================
+``openai``      ``OPENAI_API_KEY`` (or an ``OPENAI_BASE_URL`` pointing at a keyless server)
+``azure``       ``AZURE_OPENAI_API_KEY`` and ``AZURE_OPENAI_ENDPOINT`` (``OPENAI_API_VERSION``
+                optional)
+``anthropic``   ``ANTHROPIC_API_KEY``
+``nvidia``      ``NVIDIA_BASE_URL`` (default ``https://integrate.api.nvidia.com/v1``); the key is
+                ``OPENAI_API_KEY`` and is *not* checked: pydantic-ai sends a placeholder and the
+                endpoint answers 401 at request time
+``google-gla``  ``GOOGLE_API_KEY``, else ``GEMINI_API_KEY``
+``mistral``     ``MISTRAL_API_KEY``
+==============  ==============================================================================
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from akgentic.llm.config import HttpClientConfig, ModelConfig, _supports_native_output
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+    from pydantic_ai.settings import ModelSettings
+
+__all__ = [
+    "NVIDIA_DEFAULT_BASE_URL",
+    "create_http_client",
+    "create_model",
+    "create_model_settings",
+    "get_output_type",
+]
+
+NVIDIA_DEFAULT_BASE_URL = "https://integrate.api.nvidia.com/v1"
+
+# ------------------------------------------------------------------- settings
+
+
+def _sampling_settings(model_cfg: ModelConfig) -> ModelSettings:
+    """The settings a model is built with: only what the config actually sets."""
+    from pydantic_ai.settings import ModelSettings
+
+    settings = ModelSettings()
+    if model_cfg.temperature is not None:
+        settings["temperature"] = model_cfg.temperature
+    if model_cfg.seed is not None:
+        settings["seed"] = model_cfg.seed
+    if model_cfg.max_tokens is not None:
+        settings["max_tokens"] = model_cfg.max_tokens
+    if model_cfg.reasoning_effort is not None:
+        # pydantic-ai's unified thinking level, translated per provider by the model class.
+        settings["thinking"] = model_cfg.reasoning_effort
+    return settings
+
+
+def create_model_settings(model_cfg: ModelConfig) -> ModelSettings:
+    """Model settings derived from ``model_cfg``, for callers that build their own model.
+
+    ``create_model`` already bakes the sampling settings into every model it builds; this helper
+    additionally sets ``parallel_tool_calls=True``, which ``ReactAgent`` never sends.
+    """
+    settings = _sampling_settings(model_cfg)
+    settings["parallel_tool_calls"] = True
+    return settings
+
+
+# -------------------------------------------------------------------- models
+
+
+def _require_env(provider: str, *names: str) -> str:
+    """Value of the first set variable among ``names``; ``ValueError`` naming them all if none."""
+    for name in names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    wanted = " or ".join(names)
+    raise ValueError(f"provider {provider!r} needs the environment variable {wanted} to be set")
+
+
+def _create_openai_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient | None) -> Model:
+    if not os.environ.get("OPENAI_BASE_URL"):
+        _require_env("openai", "OPENAI_API_KEY")
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    return OpenAIChatModel(
+        model_cfg.model,
+        provider=OpenAIProvider(http_client=http_client),
+        settings=_sampling_settings(model_cfg),
+    )
+
+
+def _create_azure_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient | None) -> Model:
+    api_key = _require_env("azure", "AZURE_OPENAI_API_KEY")
+    endpoint = _require_env("azure", "AZURE_OPENAI_ENDPOINT")
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.azure import AzureProvider
+
+    return OpenAIChatModel(
+        model_cfg.model,
+        provider=AzureProvider(
+            azure_endpoint=endpoint,
+            api_key=api_key,
+            api_version=os.environ.get("OPENAI_API_VERSION"),
+            http_client=http_client,
+        ),
+        settings=_sampling_settings(model_cfg),
+    )
+
+
+def _create_nvidia_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient | None) -> Model:
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    base_url = os.environ.get("NVIDIA_BASE_URL") or NVIDIA_DEFAULT_BASE_URL
+    # No api_key on purpose: OpenAIProvider reads OPENAI_API_KEY, and with a base_url given it
+    # substitutes a placeholder when the variable is missing (the endpoint then answers 401).
+    return OpenAIChatModel(
+        model_cfg.model,
+        provider=OpenAIProvider(base_url=base_url, http_client=http_client),
+        settings=_sampling_settings(model_cfg),
+    )
+
+
+def _create_anthropic_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient | None) -> Model:
+    api_key = _require_env("anthropic", "ANTHROPIC_API_KEY")
+    from pydantic_ai.models.anthropic import AnthropicModel
+    from pydantic_ai.providers.anthropic import AnthropicProvider
+
+    return AnthropicModel(
+        model_cfg.model,
+        provider=AnthropicProvider(api_key=api_key, http_client=http_client),
+        settings=_sampling_settings(model_cfg),
+    )
+
+
+def _create_google_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient | None) -> Model:
+    # API key only: Application Default Credentials are never consulted.
+    api_key = _require_env("google-gla", "GOOGLE_API_KEY", "GEMINI_API_KEY")
+    from pydantic_ai.models.google import GoogleModel
+    from pydantic_ai.providers.google import GoogleProvider
+
+    return GoogleModel(
+        model_cfg.model,
+        provider=GoogleProvider(api_key=api_key, http_client=http_client),
+        settings=_sampling_settings(model_cfg),
+    )
+
+
+def _create_mistral_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient | None) -> Model:
+    api_key = _require_env("mistral", "MISTRAL_API_KEY")
+    from pydantic_ai.models.mistral import MistralModel
+    from pydantic_ai.providers.mistral import MistralProvider
+
+    return MistralModel(
+        model_cfg.model,
+        provider=MistralProvider(api_key=api_key, http_client=http_client),
+        settings=_sampling_settings(model_cfg),
+    )
+
+
+_FACTORIES: dict[str, Callable[[ModelConfig, httpx.AsyncClient | None], Model]] = {
+    "openai": _create_openai_model,
+    "azure": _create_azure_model,
+    "anthropic": _create_anthropic_model,
+    "nvidia": _create_nvidia_model,
+    "google-gla": _create_google_model,
+    "mistral": _create_mistral_model,
+}
+
+
+def create_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient | None = None) -> Model:
+    """Build the pydantic-ai model ``model_cfg`` describes.
+
+    With ``fallback_models`` set, every entry is built now (so a bad entry fails at
+    construction, not at the first outage) and the chain is wrapped in pydantic-ai's
+    ``FallbackModel``, tried in declaration order. All entries share ``http_client``.
+    """
+    primary = _FACTORIES[model_cfg.provider](model_cfg, http_client)
+    if not model_cfg.fallback_models:
+        return primary
+    from pydantic_ai.models.fallback import FallbackModel
+
+    fallbacks = [_FACTORIES[f.provider](f, http_client) for f in model_cfg.fallback_models]
+    return FallbackModel(primary, *fallbacks)
+
+
+def get_output_type(model_cfg: ModelConfig, output_type: Any) -> Any:
+    """Wrap ``output_type`` for the provider: ``NativeOutput`` where the provider enforces a
+    JSON schema natively, ``PromptedOutput`` (schema in the prompt) otherwise.
+
+    ``str`` and types the caller already wrapped (``NativeOutput``, ``PromptedOutput``,
+    ``ToolOutput``, ``TextOutput``, or a list of outputs) pass through unchanged.
+    """
+    from pydantic_ai.output import NativeOutput, PromptedOutput, TextOutput, ToolOutput
+
+    if output_type is str or output_type is None:
+        return output_type
+    if isinstance(output_type, NativeOutput | PromptedOutput | TextOutput | ToolOutput | list):
+        return output_type
+    if _supports_native_output(model_cfg):
+        return NativeOutput(output_type)
+    return PromptedOutput(output_type)
+
+
+# ---------------------------------------------------------------------- HTTP
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def _is_retryable_status(status_code: int) -> bool:
+    return status_code == 429 or status_code >= 500
+
+
+class _RetryableStatus(httpx.HTTPStatusError):
+    """A 429/5xx answer that still has retries left (HTTPStatusError so Retry-After is read)."""
+
+
+def create_http_client(
+    config: HttpClientConfig | None = None,
+    *,
+    sleep: Sleep | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> httpx.AsyncClient:
+    """An ``httpx.AsyncClient`` whose requests are retried by a tenacity-driven transport.
+
+    * 429 and 5xx answers and connection-level errors (``httpx.TransportError``) are retried,
+      up to ``config.max_retries`` times after the first attempt;
+    * other 4xx answers are returned at once (the SDK turns them into errors, no retry);
+    * the wait honours ``Retry-After`` (seconds or an HTTP date), capped at ``backoff_max``;
+      otherwise it is exponential (``backoff_multiplier * 2**(n-1)``) plus up to
+      ``backoff_multiplier`` of random jitter, capped at ``backoff_max``;
+    * when retries run out on a 429/5xx, that last answer is returned unchanged so the SDK
+      raises its usual error (and a ``FallbackModel`` can move on).
+
+    ``sleep`` replaces ``asyncio.sleep`` between attempts (tests pass a recorder);
+    ``transport`` replaces the underlying network transport.
+    """
+    from pydantic_ai.retries import AsyncTenacityTransport, RetryConfig, wait_retry_after
+    from tenacity import retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
+
+    cfg = config if config is not None else HttpClientConfig()
+    retry_config = RetryConfig(
+        retry=retry_if_exception_type((_RetryableStatus, httpx.TransportError)),
+        wait=wait_retry_after(
+            fallback_strategy=wait_exponential_jitter(
+                initial=cfg.backoff_multiplier,
+                max=cfg.backoff_max,
+                exp_base=2,
+                jitter=cfg.backoff_multiplier,
+            ),
+            max_wait=cfg.backoff_max,
+        ),
+        stop=stop_after_attempt(cfg.max_retries + 1),
+        reraise=True,
+    )
+    if sleep is not None:
+        retry_config["sleep"] = sleep
+
+    class _StatusAwareTransport(AsyncTenacityTransport):
+        """Retries statuses only while attempts remain, then hands the answer back as-is."""
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            from tenacity import AsyncRetrying
+
+            retrying = AsyncRetrying(**self.config)
+            response: httpx.Response | None = None
+            async for attempt in retrying:
+                with attempt:
+                    response = await self.wrapped.handle_async_request(request)
+                    number = attempt.retry_state.attempt_number
+                    if _is_retryable_status(response.status_code) and number <= cfg.max_retries:
+                        response.request = request
+                        await response.aclose()
+                        raise _RetryableStatus(
+                            f"HTTP {response.status_code} (attempt {number})",
+                            request=request,
+                            response=response,
+                        )
+            assert response is not None  # the loop only ends after a returned attempt
+            return response
+
+    wrapped = transport if transport is not None else httpx.AsyncHTTPTransport()
+    return httpx.AsyncClient(
+        transport=_StatusAwareTransport(retry_config, wrapped=wrapped),
+        timeout=httpx.Timeout(cfg.timeout),
+    )
