@@ -1,1 +1,42 @@
-"""The notification tool of akgentic (not implemented yet: see this package's README)."""
+"""NotificationTool: agents schedule messages to themselves, delivered after a delay.
+
+The pending entries live in the team singleton ``#NotificationTool``
+(:class:`NotificationActor`), which scans for due entries about once a second and tells
+each one to its owner as an instance of the card's ``message_class``.
+"""
+
+from akgentic.tool.notification.actor import Clock, NotificationActor, SystemClock
+from akgentic.tool.notification.models import (
+    DEFAULT_MESSAGE_CLASS,
+    NOTIFICATION_ACTOR_NAME,
+    NOTIFICATION_TYPE,
+    NotificationConfig,
+    NotificationListing,
+    NotificationState,
+    PendingNotification,
+    resolve_message_class,
+)
+from akgentic.tool.notification.tool import (
+    CancelNotification,
+    NotificationTool,
+    PendingNotifications,
+    RegisterNotification,
+)
+
+__all__ = [
+    "DEFAULT_MESSAGE_CLASS",
+    "NOTIFICATION_ACTOR_NAME",
+    "NOTIFICATION_TYPE",
+    "CancelNotification",
+    "Clock",
+    "NotificationActor",
+    "NotificationConfig",
+    "NotificationListing",
+    "NotificationState",
+    "NotificationTool",
+    "PendingNotification",
+    "PendingNotifications",
+    "RegisterNotification",
+    "SystemClock",
+    "resolve_message_class",
+]

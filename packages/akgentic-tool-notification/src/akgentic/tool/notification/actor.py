@@ -1,0 +1,258 @@
+"""``#NotificationTool``: the team singleton that holds pending entries and delivers them.
+
+A background ticker asks the actor to scan for due entries about once a second. The scan
+itself runs on the actor's own thread, so registrations, cancellations and deliveries never
+interleave. A due entry goes out as a tell to its owner, sent by this actor; an owner who is
+not on the team is waited for (up to ``owner_wait_seconds``), then the entry is dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol, override
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_address_impl import ActorAddressImpl
+from akgentic.core.agent import Akgent
+from akgentic.core.messages.message import Message
+from akgentic.core.orchestrator import Orchestrator
+from pykka import ActorDeadError, ActorRef
+
+from akgentic.tool.notification.models import (
+    NOTIFICATION_TYPE,
+    NotificationConfig,
+    NotificationListing,
+    NotificationState,
+    PendingNotification,
+    resolve_message_class,
+)
+
+__all__ = ["Clock", "NotificationActor", "NotificationTick", "SystemClock"]
+
+logger = logging.getLogger(__name__)
+
+# Bound on the roster ask made during a scan: a wedged orchestrator must not park this actor.
+_ROSTER_TIMEOUT_SECONDS = 5
+
+
+class Clock(Protocol):
+    """Source of the current time for due-time arithmetic (UTC, timezone-aware)."""
+
+    def now(self) -> datetime:
+        """The current time."""
+        ...
+
+
+class SystemClock:
+    """The wall clock."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+@dataclass
+class NotificationTick:
+    """Scan request sent by the ticker thread.
+
+    Deliberately not a ``Message``: a plain object produces no received/processed
+    telemetry, so the once-a-second scan does not flood the team's history.
+    """
+
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+class _Ticker(threading.Thread):
+    """Tells the actor to scan every ``interval`` seconds, with at most one scan queued."""
+
+    def __init__(self, actor_ref: ActorRef[Any], interval: float) -> None:
+        super().__init__(name=f"notification-ticker-{actor_ref.actor_urn}", daemon=True)
+        self._actor_ref = actor_ref
+        self._interval = interval
+        self._halt = threading.Event()
+        self._last: NotificationTick | None = None
+
+    def run(self) -> None:
+        while not self._halt.wait(self._interval):
+            # Skip a beat rather than pile ticks up behind a busy actor.
+            if self._last is not None and not self._last.done.is_set():
+                continue
+            tick = NotificationTick()
+            try:
+                self._actor_ref.tell(tick)
+            except ActorDeadError:
+                return
+            self._last = tick
+
+    def halt(self) -> None:
+        self._halt.set()
+
+
+class NotificationActor(Akgent[NotificationConfig, NotificationState]):
+    """Holds every pending notification of the team and delivers each when it comes due."""
+
+    @override
+    def on_start(self) -> None:
+        self._clock: Clock = SystemClock()
+        # When a due entry was first found waiting for an absent owner. Runtime only: after
+        # a resume the owner gets a fresh window, however long the team was stopped.
+        self._waiting_since: dict[str, datetime] = {}
+        self._message_classes: dict[str, type[Message]] = {}
+        self.state = NotificationState().observer(self)
+        self._ticker = _Ticker(self.actor_ref, self.config.tick_seconds)
+        self._ticker.start()
+
+    @override
+    def on_stop(self) -> None:
+        self._ticker.halt()
+        super().on_stop()
+
+    # -- clock --------------------------------------------------------------------------
+
+    def set_clock(self, clock: Clock) -> None:
+        """Replace the time source (tests drive due times with a manual clock)."""
+        self._clock = clock
+
+    def now(self) -> datetime:
+        """The actor's current time."""
+        return self._clock.now()
+
+    # -- the three operations ------------------------------------------------------------
+
+    def register(
+        self,
+        owner: ActorAddress,
+        content: str,
+        delay_seconds: float,
+        message_class: str,
+    ) -> PendingNotification:
+        """Schedule ``content`` for ``owner`` in ``delay_seconds``; returns the new entry."""
+        if delay_seconds <= 0:
+            raise ValueError(f"delay_seconds must be positive, got {delay_seconds}")
+        now = self._clock.now()
+        entry = PendingNotification(
+            id=self._new_id(),
+            seq=self.state.next_seq,
+            owner_id=owner.agent_id,
+            owner_name=owner.name,
+            content=content,
+            created_at=now,
+            due_at=now + timedelta(seconds=delay_seconds),
+            message_class=message_class,
+        )
+        self.state.next_seq += 1
+        self.state.pending.append(entry)
+        self.state.notify_state_change()
+        return entry
+
+    def pending(self, owner_id: uuid.UUID | None = None) -> NotificationListing:
+        """Entries of ``owner_id`` (every owner's when ``None``), soonest first."""
+        entries = [e for e in self.state.pending if owner_id is None or e.owner_id == owner_id]
+        entries.sort(key=lambda e: (e.due_at, e.seq))
+        return NotificationListing(now=self._clock.now(), entries=entries)
+
+    def cancel(self, owner_id: uuid.UUID, notification_id: str) -> PendingNotification | None:
+        """Remove ``notification_id`` if ``owner_id`` owns it; ``None`` otherwise."""
+        for entry in self.state.pending:
+            if entry.id == notification_id and entry.owner_id == owner_id:
+                self._remove({entry.id})
+                return entry
+        return None
+
+    # -- delivery ------------------------------------------------------------------------
+
+    def receiveMsg_NotificationTick(self, tick: NotificationTick) -> None:  # noqa: N802
+        try:
+            self.tick()
+        except Exception:  # a failed scan must not kill the actor; the next one retries
+            logger.exception("[%s] notification scan failed", self.config.name)
+        finally:
+            tick.done.set()
+
+    def tick(self) -> list[str]:
+        """Deliver what is due; returns the ids delivered, in delivery order."""
+        now = self._clock.now()
+        due = sorted(
+            (e for e in self.state.pending if e.due_at <= now), key=lambda e: (e.due_at, e.seq)
+        )
+        if not due:
+            return []
+        roster = self._roster()
+        if roster is None:  # the team cannot be read right now: try again next tick
+            return []
+        delivered: list[str] = []
+        finished: set[str] = set()
+        for entry in due:
+            owner = roster.get(entry.owner_id)
+            if owner is None:
+                since = self._waiting_since.setdefault(entry.id, now)
+                if (now - since).total_seconds() >= self.config.owner_wait_seconds:
+                    logger.warning(
+                        "[%s] dropping notification %s: owner %s (%s) has been off the team "
+                        "for %.0f s",
+                        self.config.name,
+                        entry.id,
+                        entry.owner_name,
+                        entry.owner_id,
+                        (now - since).total_seconds(),
+                    )
+                    finished.add(entry.id)
+                continue
+            finished.add(entry.id)
+            try:
+                self.send(owner, self._build_message(entry))
+            except Exception as exc:  # a failed send is logged and dropped, never retried
+                logger.warning(
+                    "[%s] dropping notification %s for %s: delivery failed: %s",
+                    self.config.name,
+                    entry.id,
+                    entry.owner_name,
+                    exc,
+                )
+                continue
+            delivered.append(entry.id)
+        if finished:
+            self._remove(finished)
+        return delivered
+
+    def _roster(self) -> dict[uuid.UUID, ActorAddress] | None:
+        if self.orchestrator is None:
+            return {}
+        try:
+            team = self.proxy_ask(
+                self.orchestrator, Orchestrator, timeout=_ROSTER_TIMEOUT_SECONDS
+            ).get_team()
+        except Exception as exc:
+            logger.warning("[%s] cannot read the team roster: %s", self.config.name, exc)
+            return None
+        # Only live, local addresses count as "on the team". A resumed orchestrator's roster
+        # also lists members replayed from history before they re-register: those entries
+        # are address snapshots that nothing can be delivered to yet, so their owners wait.
+        return {
+            member.agent_id: member
+            for member in team
+            if isinstance(member, ActorAddressImpl) and member.is_alive()
+        }
+
+    def _build_message(self, entry: PendingNotification) -> Message:
+        cls = self._message_classes.get(entry.message_class)
+        if cls is None:
+            cls = resolve_message_class(entry.message_class)
+            self._message_classes[entry.message_class] = cls
+        return cls(content=entry.content, type=NOTIFICATION_TYPE)
+
+    def _remove(self, ids: set[str]) -> None:
+        self.state.pending = [e for e in self.state.pending if e.id not in ids]
+        for notification_id in ids:
+            self._waiting_since.pop(notification_id, None)
+        self.state.notify_state_change()
+
+    def _new_id(self) -> str:
+        taken = {e.id for e in self.state.pending}
+        while True:
+            candidate = uuid.uuid4().hex[:8]
+            if candidate not in taken:
+                return candidate

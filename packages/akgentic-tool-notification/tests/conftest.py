@@ -1,0 +1,239 @@
+"""Fixtures for the notification tests: a manual clock, delivery classes, team helpers."""
+
+from __future__ import annotations
+
+import sys
+import types
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Literal
+
+import pytest
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.messages.message import Message
+from akgentic.core.messages.orchestrator import StateChangedMessage
+from akgentic.core.utils.deserializer import deserialize_object
+from akgentic.core.orchestrator import Orchestrator
+from pydantic import field_validator
+
+from akgentic.tool.notification import NotificationActor, NotificationConfig
+
+if TYPE_CHECKING:
+    from akgentic.tool.core.testing import ToolTestAgent
+
+# The kit is imported lazily below: importing it here, before pytest registers it as a
+# plugin, would keep pytest from rewriting its asserts.
+pytest_plugins = ["akgentic.tool.core.testing"]
+
+# Everything defined here is also published as the module ``akgentic_notification_testkit``:
+# test files import their helpers from it (pytest's importlib mode puts no test directory on
+# sys.path), and a card names the delivery classes below by dotted path through it, the way
+# a deployment names its own message class.
+MESSAGES_MODULE = "akgentic_notification_testkit"
+_module = types.ModuleType(MESSAGES_MODULE)
+
+
+class ReminderMessage(Message):
+    """A delivery class accepting any ``type`` string."""
+
+    content: str
+    type: str = "message"
+
+
+class StrictReminder(Message):
+    """A delivery class whose ``type`` Literal includes 'notification'."""
+
+    content: str
+    type: Literal["message", "notification"] = "message"
+
+
+class ChatOnlyMessage(Message):
+    """Its ``type`` Literal excludes 'notification'."""
+
+    content: str
+    type: Literal["message", "question"] = "message"
+
+
+class NoTypeMessage(Message):
+    content: str
+
+
+class NoContentMessage(Message):
+    type: str = "message"
+
+
+class NeedsTopicMessage(Message):
+    """Has a required field a notification cannot fill."""
+
+    content: str
+    type: str = "message"
+    topic: str
+
+
+class FragileReminder(Message):
+    """Valid at bind time; refuses to be built for content starting with 'boom'."""
+
+    content: str
+    type: str = "message"
+
+    @field_validator("content")
+    @classmethod
+    def _no_boom(cls, value: str) -> str:
+        if value.startswith("boom"):
+            raise ValueError("this content cannot be delivered")
+        return value
+
+
+NotAMessage = BaseConfig
+
+for _cls in (
+    ReminderMessage,
+    StrictReminder,
+    ChatOnlyMessage,
+    NoTypeMessage,
+    NoContentMessage,
+    NeedsTopicMessage,
+    FragileReminder,
+):
+    _cls.__module__ = MESSAGES_MODULE
+    setattr(_module, _cls.__name__, _cls)
+_module.NotAMessage = NotAMessage  # type: ignore[attr-defined]
+
+
+def message_path(cls: type | str) -> str:
+    name = cls if isinstance(cls, str) else cls.__name__
+    return f"{MESSAGES_MODULE}.{name}"
+
+
+REMINDER = message_path(ReminderMessage)
+
+
+class ManualClock:
+    """A clock that moves only when the test says so."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._now = start or datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        return self._now
+
+    def advance(self, seconds: float) -> None:
+        self._now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+def notification_actor(system: ActorSystem, orchestrator: ActorAddress) -> NotificationActor:
+    """An ask proxy to the team's #NotificationTool (created if missing)."""
+    orch = system.proxy_ask(orchestrator, Orchestrator)
+    address = orch.getChildrenOrCreate(NotificationActor, NotificationConfig())
+    proxy: NotificationActor = system.proxy_ask(address, NotificationActor, timeout=10)
+    return proxy
+
+
+@pytest.fixture
+def notifier(
+    actor_system: ActorSystem, orchestrator: ActorAddress, clock: ManualClock
+) -> NotificationActor:
+    """#NotificationTool created up front and driven by the manual clock."""
+    proxy = notification_actor(actor_system, orchestrator)
+    proxy.set_clock(clock)
+    return proxy
+
+
+def start_member(
+    system: ActorSystem,
+    orchestrator: ActorAddress,
+    name: str,
+    agent_id: uuid.UUID | None = None,
+) -> ToolTestAgent:
+    """A team member, optionally with a fixed agent_id (a resumed agent keeps its id)."""
+    from akgentic.tool.core.testing import ToolTestAgent
+
+    orch = system.proxy_ask(orchestrator, Orchestrator)
+    address = orch.createActor(
+        ToolTestAgent, agent_id=agent_id, config=BaseConfig(name=name, role="Tester")
+    )
+    agent: ToolTestAgent = system.proxy_ask(address, ToolTestAgent).itself()
+    return agent
+
+
+def stop_member(system: ActorSystem, orchestrator: ActorAddress, agent: ToolTestAgent) -> None:
+    """Stop ``agent`` and wait until the orchestrator no longer lists it."""
+    from akgentic.tool.core.testing import ToolTestAgent
+
+    address = agent.myAddress
+    system.proxy_ask(address, ToolTestAgent).stop()
+    orch = system.proxy_ask(orchestrator, Orchestrator)
+    wait_for(lambda: all(m.agent_id != address.agent_id for m in orch.get_team()))
+
+
+class StateRecorder:
+    """An orchestrator subscriber keeping the latest persisted state of each actor.
+
+    It stands in for the team layer's persistence subscriber: it stores each published
+    state in its serialized form, the way an event store would.
+    """
+
+    def __init__(self) -> None:
+        self.states: dict[str, dict[str, Any]] = {}
+
+    def on_message(self, msg: Message) -> None:
+        if isinstance(msg, StateChangedMessage) and msg.sender is not None:
+            self.states[msg.sender.name] = msg.state.model_dump()
+
+    def restored(self, name: str) -> Any:
+        return deserialize_object(self.states[name])
+
+
+def new_team(system: ActorSystem, recorder: StateRecorder | None = None) -> ActorAddress:
+    """A fresh orchestrator (a new team, or a resumed one), optionally recorded."""
+    address = system.createActor(
+        Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+    )
+    if recorder is not None:
+        system.proxy_ask(address, Orchestrator).subscribe(recorder)
+    return address
+
+
+def stop_team(system: ActorSystem, orchestrator: ActorAddress, grace: float = 10.0) -> None:
+    """Stop a whole team, tool actors included, and wait until it is down."""
+    event = system.proxy_ask(orchestrator, Orchestrator).stop(grace)
+    assert event.wait(15)
+
+
+def resume_notifier(
+    system: ActorSystem, orchestrator: ActorAddress, recorder: StateRecorder, clock: ManualClock
+) -> NotificationActor:
+    """Recreate #NotificationTool in ``orchestrator`` from its last persisted state."""
+    # Read the snapshot first: the new actor publishes its own (empty) state on start.
+    state = recorder.restored("#NotificationTool")
+    proxy = notification_actor(system, orchestrator)
+    proxy.set_clock(clock)
+    proxy.init_state(state)
+    return proxy
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 5.0) -> Any:
+    from akgentic.tool.core.testing import eventually
+
+    return eventually(predicate, timeout=timeout)
+
+
+def notifications(agent: ToolTestAgent) -> list[Message]:
+    """What #NotificationTool delivered to ``agent``, in arrival order."""
+    return [
+        m
+        for m in list(agent.received)
+        if isinstance(m, Message) and getattr(m, "type", None) == "notification"
+    ]
+
+
+_module.__dict__.update({k: v for k, v in globals().items() if not k.startswith("__")})
+sys.modules[MESSAGES_MODULE] = _module

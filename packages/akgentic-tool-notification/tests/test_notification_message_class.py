@@ -1,0 +1,75 @@
+"""resolve_message_class: the bind-time contract of the delivery class."""
+
+from __future__ import annotations
+
+import pytest
+from akgentic_notification_testkit import (
+    ReminderMessage,
+    StrictReminder,
+    message_path,
+)
+
+from akgentic.tool.notification import DEFAULT_MESSAGE_CLASS, resolve_message_class
+
+
+@pytest.mark.parametrize("cls", [ReminderMessage, StrictReminder])
+def test_accepts_classes_that_can_carry_a_notification(cls: type) -> None:
+    assert resolve_message_class(message_path(cls)) is cls
+
+
+def test_not_importable_module() -> None:
+    with pytest.raises(ValueError, match=r"cannot be imported") as info:
+        resolve_message_class("no_such_package.messages.Reminder")
+    assert "no_such_package.messages.Reminder" in str(info.value)
+
+
+def test_not_importable_attribute() -> None:
+    with pytest.raises(ValueError, match=r"cannot be imported"):
+        resolve_message_class(message_path("DoesNotExist"))
+
+
+def test_not_a_dotted_path() -> None:
+    with pytest.raises(ValueError, match=r"not a dotted path"):
+        resolve_message_class("Reminder")
+
+
+def test_default_class_absent_names_the_package_and_the_alternative() -> None:
+    # akgentic-agent is not installed in this workspace: the default must fail loudly and
+    # say both ways out.
+    with pytest.raises(ValueError) as info:
+        resolve_message_class(DEFAULT_MESSAGE_CLASS)
+    text = str(info.value)
+    assert "pip install akgentic-agent" in text
+    assert "message_class=" in text
+
+
+def test_not_a_message_subclass() -> None:
+    with pytest.raises(ValueError, match=r"subclass of akgentic.core.messages.Message"):
+        resolve_message_class(message_path("NotAMessage"))
+
+
+def test_not_a_class_at_all() -> None:
+    with pytest.raises(ValueError, match=r"subclass of akgentic.core.messages.Message"):
+        resolve_message_class(message_path("message_path"))
+
+
+@pytest.mark.parametrize(("name", "missing"), [("NoTypeMessage", "type"), ("NoContentMessage", "content")])
+def test_missing_content_or_type_field(name: str, missing: str) -> None:
+    with pytest.raises(ValueError, match=rf"must declare the model field\(s\) {missing}"):
+        resolve_message_class(message_path(name))
+
+
+def test_type_literal_excluding_notification() -> None:
+    with pytest.raises(ValueError, match=r"does not accept 'notification'"):
+        resolve_message_class(message_path("ChatOnlyMessage"))
+
+
+def test_required_field_a_notification_cannot_fill() -> None:
+    with pytest.raises(ValueError, match=r"required field\(s\) topic"):
+        resolve_message_class(message_path("NeedsTopicMessage"))
+
+
+def test_core_result_message_lacks_type() -> None:
+    # A real core class: it has `content` but no `type`.
+    with pytest.raises(ValueError, match=r"field\(s\) type"):
+        resolve_message_class("akgentic.core.messages.message.ResultMessage")

@@ -1,0 +1,381 @@
+"""NotificationTool in a real team: scheduling, listing, cancelling, delivery, commands."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import pytest
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.tool.core import COMMAND, TOOL_CALL, ToolFactory
+from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
+from akgentic.tool.errors import CommandNotRecognized, RetriableError, ToolObserverGone
+from akgentic_notification_testkit import (
+    REMINDER,
+    FragileReminder,
+    ManualClock,
+    ReminderMessage,
+    message_path,
+    notification_actor,
+    notifications,
+    start_member,
+    stop_member,
+    wait_for,
+)
+
+from akgentic.tool.notification import (
+    CancelNotification,
+    NotificationActor,
+    NotificationTool,
+    PendingNotifications,
+    RegisterNotification,
+)
+
+
+def tools_of(card: NotificationTool, agent: ToolTestAgent) -> dict[str, Any]:
+    factory = ToolFactory([card], observer=agent)
+    return {tool.__name__: tool for tool in factory.get_tools()}
+
+
+def bind(agent: ToolTestAgent, **fields: Any) -> dict[str, Any]:
+    return tools_of(NotificationTool(message_class=REMINDER, **fields), agent)
+
+
+# -- binding ------------------------------------------------------------------------------
+
+
+def test_bad_message_class_fails_at_bind_time(tool_agent: ToolTestAgent) -> None:
+    with pytest.raises(ValueError, match="does not accept 'notification'"):
+        ToolFactory(
+            [NotificationTool(message_class=message_path("ChatOnlyMessage"))], observer=tool_agent
+        )
+
+
+def test_default_message_class_without_akgentic_agent_fails_at_bind_time(
+    tool_agent: ToolTestAgent,
+) -> None:
+    with pytest.raises(ValueError, match="pip install akgentic-agent"):
+        ToolFactory([NotificationTool()], observer=tool_agent)
+
+
+def test_binding_creates_one_singleton_for_the_team(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    from akgentic.core.orchestrator import Orchestrator
+
+    other = start_member(actor_system, orchestrator, "@Other")
+    bind(tool_agent)
+    bind(other)
+    team = actor_system.proxy_ask(orchestrator, Orchestrator).get_team()
+    assert [m.name for m in team].count("#NotificationTool") == 1
+
+
+# -- register / pending / cancel ----------------------------------------------------------
+
+
+def test_register_then_list_own_entries(tool_agent: ToolTestAgent, notifier: NotificationActor) -> None:
+    tools = bind(tool_agent)
+    answer = tools["register_notification"]("check CI", 120)
+    assert answer.startswith("Scheduled notification ")
+    entry_id = answer.split()[2].rstrip(":")
+    listing = tools["pending_notification"]()
+    assert entry_id in listing
+    assert "in 2m 00s: check CI" in listing
+    assert "@" not in listing  # own listing carries no owner marks
+
+
+@pytest.mark.parametrize("delay", [0, -5, 301, 10_000])
+def test_delay_out_of_range_is_retriable_and_changes_nothing(
+    tool_agent: ToolTestAgent, notifier: NotificationActor, delay: int
+) -> None:
+    tools = bind(tool_agent)
+    with pytest.raises(RetriableError, match=r"between 1 and 300"):
+        tools["register_notification"]("too far", delay)
+    assert notifier.pending().entries == []
+
+
+def test_max_delay_is_configurable(tool_agent: ToolTestAgent, notifier: NotificationActor) -> None:
+    tools = bind(tool_agent, max_delay_seconds=60)
+    with pytest.raises(RetriableError, match=r"between 1 and 60"):
+        tools["register_notification"]("later", 61)
+    tools["register_notification"]("soon", 60)
+    assert [e.content for e in notifier.pending().entries] == ["soon"]
+
+
+def test_empty_content_is_retriable(tool_agent: ToolTestAgent, notifier: NotificationActor) -> None:
+    tools = bind(tool_agent)
+    with pytest.raises(RetriableError, match="content is empty"):
+        tools["register_notification"]("   ", 10)
+    assert notifier.pending().entries == []
+
+
+def test_all_widens_visibility_but_never_cancel_authority(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    notifier: NotificationActor,
+) -> None:
+    bob = start_member(actor_system, orchestrator, "@Bob")
+    mine = bind(tool_agent)
+    bobs = bind(bob)
+    entry_id = mine["register_notification"]("deploy check", 90).split()[2].rstrip(":")
+
+    assert bobs["pending_notification"]() == "No pending notifications."
+    team_view = bobs["pending_notification"](all=True)
+    assert f"- {entry_id} @@Tester in 1m 30s: deploy check" in team_view
+
+    with pytest.raises(RetriableError, match=f"no pending notification '{entry_id}' of yours"):
+        bobs["cancel_notification"](entry_id)
+    assert [e.id for e in notifier.pending().entries] == [entry_id]  # still pending for owner
+
+    assert mine["cancel_notification"](entry_id) == f"Cancelled notification {entry_id}: deploy check"
+    assert notifier.pending().entries == []
+
+
+def test_cancel_unknown_id_lists_own_ids(tool_agent: ToolTestAgent, notifier: NotificationActor) -> None:
+    tools = bind(tool_agent)
+    entry_id = tools["register_notification"]("a", 10).split()[2].rstrip(":")
+    with pytest.raises(RetriableError, match=f"your pending ids: {entry_id}"):
+        tools["cancel_notification"]("nope")
+
+
+def test_listing_is_sorted_by_due_time_with_time_left(
+    tool_agent: ToolTestAgent, notifier: NotificationActor, clock: ManualClock
+) -> None:
+    tools = bind(tool_agent)
+    tools["register_notification"]("late", 200)
+    tools["register_notification"]("early", 5)
+    clock.advance(3)
+    lines = tools["pending_notification"]().splitlines()
+    assert lines[0] == "2 pending notification(s):"
+    assert lines[1].endswith("in 2s: early")
+    assert lines[2].endswith("in 3m 17s: late")
+
+
+# -- delivery -------------------------------------------------------------------------------
+
+
+def test_due_entry_is_delivered_once_as_a_notification_from_the_actor(
+    tool_agent: ToolTestAgent, notifier: NotificationActor, clock: ManualClock
+) -> None:
+    tools = bind(tool_agent)
+    tools["register_notification"]("check CI", 120)
+    clock.advance(119)
+    assert notifier.tick() == []
+    clock.advance(1)
+    delivered = notifier.tick()
+    assert len(delivered) == 1
+    received = wait_for(lambda: notifications(tool_agent))
+    assert len(received) == 1
+    message = received[0]
+    assert isinstance(message, ReminderMessage)
+    assert message.content == "check CI"
+    assert message.type == "notification"
+    assert message.sender is not None and message.sender.name == "#NotificationTool"
+    assert notifier.tick() == []  # never twice
+    time.sleep(0.05)
+    assert len(notifications(tool_agent)) == 1
+    assert notifier.pending().entries == []
+
+
+def test_real_ticker_delivers_within_about_a_second(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    # The wall clock and the real ticker: nothing driven by the test.
+    tools = bind(tool_agent)
+    started = time.monotonic()
+    tools["register_notification"]("wake up", 1)
+    wait_for(lambda: notifications(tool_agent), timeout=4)
+    elapsed = time.monotonic() - started
+    assert 1.0 <= elapsed < 3.5
+
+
+def test_owner_gone_for_five_minutes_is_dropped_with_a_log(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    notifier: NotificationActor,
+    clock: ManualClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    alice = start_member(actor_system, orchestrator, "@Alice")
+    bind(alice)["register_notification"]("nobody home", 10)
+    stop_member(actor_system, orchestrator, alice)
+    clock.advance(10)
+    notifier.tick()
+    clock.advance(299)
+    notifier.tick()
+    assert len(notifier.pending().entries) == 1
+    with caplog.at_level(logging.WARNING, logger="akgentic.tool.notification.actor"):
+        clock.advance(1)
+        assert notifier.tick() == []
+    assert notifier.pending().entries == []
+    assert any("off the team" in record.getMessage() for record in caplog.records)
+
+
+def test_failed_send_is_logged_and_dropped_not_retried(
+    tool_agent: ToolTestAgent,
+    notifier: NotificationActor,
+    clock: ManualClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    tools = tools_of(NotificationTool(message_class=message_path(FragileReminder)), tool_agent)
+    tools["register_notification"]("boom: cannot be built", 5)
+    tools["register_notification"]("fine", 5)
+    clock.advance(5)
+    with caplog.at_level(logging.WARNING, logger="akgentic.tool.notification.actor"):
+        delivered = notifier.tick()
+    assert len(delivered) == 1
+    assert notifier.pending().entries == []
+    assert any("delivery failed" in record.getMessage() for record in caplog.records)
+    received = wait_for(lambda: notifications(tool_agent))
+    assert [m.content for m in received] == ["fine"]  # type: ignore[attr-defined]
+
+
+def test_ties_are_delivered_in_registration_order(
+    tool_agent: ToolTestAgent, notifier: NotificationActor, clock: ManualClock
+) -> None:
+    tools = bind(tool_agent)
+    for text in ("one", "two", "three"):
+        tools["register_notification"](text, 30)
+    tools["register_notification"]("zero", 20)
+    clock.advance(30)
+    notifier.tick()
+    received = wait_for(lambda: len(notifications(tool_agent)) == 4 and notifications(tool_agent))
+    assert [m.content for m in received] == ["zero", "one", "two", "three"]
+
+
+# -- capability configuration --------------------------------------------------------------
+
+
+def test_param_narrows_channels_adds_instructions_and_false_removes(
+    tool_agent: ToolTestAgent, notifier: NotificationActor
+) -> None:
+    card = NotificationTool(
+        message_class=REMINDER,
+        register_notification=RegisterNotification(
+            expose={COMMAND}, instructions="Only for CI checks."
+        ),
+        cancel_notification=CancelNotification(expose={TOOL_CALL}),
+        pending_notification=False,
+    )
+    factory = ToolFactory([card], observer=tool_agent)
+    assert [t.__name__ for t in factory.get_tools()] == ["cancel_notification"]
+    assert factory.commands.names() == ["register_notification"]
+    doc = factory.commands.get("register_notification").__doc__ or ""
+    assert doc.rstrip().endswith("Only for CI checks.")
+    assert set(card.get_commands()) == {RegisterNotification}
+
+
+def test_all_capabilities_disabled_binds_no_actor(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    from akgentic.core.orchestrator import Orchestrator
+
+    card = NotificationTool(
+        message_class=REMINDER,
+        register_notification=False,
+        pending_notification=False,
+        cancel_notification=False,
+    )
+    factory = ToolFactory([card], observer=tool_agent)
+    assert factory.get_tools() == [] and factory.commands.names() == []
+    team = actor_system.proxy_ask(orchestrator, Orchestrator).get_team()
+    assert "#NotificationTool" not in [m.name for m in team]
+
+
+def test_pending_param_type_is_the_command_key(tool_agent: ToolTestAgent) -> None:
+    card = NotificationTool(message_class=REMINDER)
+    ToolFactory([card], observer=tool_agent)
+    assert set(card.get_commands()) == {
+        RegisterNotification,
+        PendingNotifications,
+        CancelNotification,
+    }
+
+
+# -- the /-command surface ----------------------------------------------------------------
+
+
+def test_slash_commands_schedule_and_list(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    notifier: NotificationActor,
+) -> None:
+    other = start_member(actor_system, orchestrator, "@Other")
+    bind(other)["register_notification"]("theirs", 50)
+    commands = ToolFactory([NotificationTool(message_class=REMINDER)], observer=tool_agent).commands
+
+    answer = commands.execute('/register_notification "check CI" 120')
+    assert "in 120 s" in answer
+    own = commands.execute("/pending_notification")
+    assert "check CI" in own and "theirs" not in own
+    team = commands.execute("/pending_notification all=true")
+    assert "@@Tester" in team and "@@Other" in team and "theirs" in team
+
+    entry_id = own.splitlines()[1].split()[1]
+    assert commands.execute(f"/cancel_notification {entry_id}").startswith("Cancelled")
+
+    with pytest.raises(RetriableError, match=r"between 1 and 300"):
+        commands.execute('/register_notification "x" 999')
+    with pytest.raises(RetriableError, match="delay_seconds"):
+        commands.execute('/register_notification "x" soon')
+    with pytest.raises(CommandNotRecognized):
+        commands.execute("/snooze 5")
+
+
+# -- lifecycle and conformance ------------------------------------------------------------
+
+
+def test_tool_after_agent_stopped_raises_observer_gone(
+    actor_system: ActorSystem, orchestrator: ActorAddress, notifier: NotificationActor
+) -> None:
+    import gc
+
+    agent = start_member(actor_system, orchestrator, "@Short")
+    tools = bind(agent)
+    stop_member(actor_system, orchestrator, agent)
+    del agent
+    gc.collect()
+    with pytest.raises(ToolObserverGone):
+        tools["pending_notification"]()
+
+
+def test_card_conformance(tool_agent: ToolTestAgent, notifier: NotificationActor) -> None:
+    card = NotificationTool(
+        message_class=REMINDER,
+        max_delay_seconds=42,
+        register_notification=RegisterNotification(instructions="x"),
+        pending_notification=False,
+    )
+    assert_card_conformance(
+        card,
+        observer=tool_agent,
+        bad_calls={
+            "register_notification": [
+                {"content": "x", "delay_seconds": 0},
+                {"content": "x", "delay_seconds": 43},
+                {"content": "", "delay_seconds": 5},
+            ],
+            "cancel_notification": [{"notification_id": "missing"}],
+        },
+    )
+
+
+def test_unreachable_actor_is_retriable(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tools = bind(tool_agent)
+    proxy = notification_actor(actor_system, orchestrator)
+    proxy.stop()
+    wait_for(lambda: not _alive(actor_system, orchestrator))
+    with pytest.raises(RetriableError, match="not reachable"):
+        tools["pending_notification"]()
+
+
+def _alive(system: ActorSystem, orchestrator: ActorAddress) -> bool:
+    from akgentic.core.orchestrator import Orchestrator
+
+    return any(m.name == "#NotificationTool" for m in system.proxy_ask(orchestrator, Orchestrator).get_team())
