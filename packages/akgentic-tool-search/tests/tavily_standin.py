@@ -1,0 +1,156 @@
+"""A local stand-in for the Tavily API.
+
+`FakeTavily` is a real HTTP server on 127.0.0.1 (a free port) that answers `/search`,
+`/extract` and `/crawl` with bodies shaped like Tavily's, checks the bearer key the way the
+real API does (401 with `{"detail": {"error": ...}}`), and can be told to fail or stall the
+next requests. tavily-python is pointed at it through `TAVILY_API_BASE_URL`, so every test
+goes through the real client library and a real socket.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+API_KEY = "tvly-test-key"
+
+
+@dataclass
+class Recorded:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+@dataclass
+class Scripted:
+    status: int
+    body: Any
+    delay: float = 0.0
+
+
+@dataclass
+class FakeTavily:
+    """State of the stand-in server; tests read `requests` and queue `scripted` answers."""
+
+    url: str = ""
+    api_key: str = API_KEY
+    requests: list[Recorded] = field(default_factory=list)
+    scripted: list[Scripted] = field(default_factory=list)
+    pages: dict[str, str] = field(default_factory=dict)
+    stop: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def fail_next(self, status: int, body: Any = None, delay: float = 0.0) -> None:
+        """Answer the next request with ``status``/``body`` (after ``delay`` seconds)."""
+        with self.lock:
+            self.scripted.append(Scripted(status, body, delay))
+
+    def stall_next(self, seconds: float) -> None:
+        """Answer the next request normally, but only after ``seconds``."""
+        with self.lock:
+            self.scripted.append(Scripted(0, None, seconds))
+
+    def calls(self, path: str) -> list[Recorded]:
+        return [r for r in self.requests if r.path == path]
+
+    # -- canned answers -------------------------------------------------------------------
+
+    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        if path == "/search":
+            n = int(body.get("max_results") or 5)
+            query = str(body.get("query", ""))
+            return 200, {
+                "query": query,
+                "answer": None,
+                "images": [],
+                "follow_up_questions": None,
+                "results": [
+                    {
+                        "title": f"Result {i} for {query}",
+                        "url": f"https://example.com/{i}",
+                        "content": f"snippet {i} " + "lorem ipsum " * 200,
+                        "score": 0.9 - i / 100,
+                        "raw_content": None,
+                    }
+                    # The real API may return more than asked; so does the stand-in.
+                    for i in range(n + 2)
+                ],
+                "response_time": 0.01,
+            }
+        if path == "/extract":
+            urls = body.get("urls")
+            url = urls[0] if isinstance(urls, list) else str(urls)
+            if url in self.pages:
+                return 200, {
+                    "results": [{"url": url, "raw_content": self.pages[url], "images": []}],
+                    "failed_results": [],
+                    "response_time": 0.01,
+                }
+            return 200, {
+                "results": [],
+                "failed_results": [{"url": url, "error": "Failed to fetch url"}],
+                "response_time": 0.01,
+            }
+        if path == "/crawl":
+            limit = int(body.get("limit") or 10)
+            base = str(body.get("url"))
+            return 200, {
+                "base_url": base,
+                "results": [
+                    {"url": f"{base.rstrip('/')}/p{i}", "raw_content": f"page {i} " + "x" * 5000}
+                    # One page more than the limit, to prove the tool still enforces it.
+                    for i in range(limit + 1)
+                ],
+                "response_time": 0.01,
+            }
+        return 404, {"detail": {"error": f"unknown path {path}"}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeTavily
+
+    def log_message(self, format: str, *args: Any) -> None:  # silence the default stderr log
+        return
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        fake = self.fake
+        with fake.lock:
+            fake.requests.append(Recorded(self.path, dict(self.headers.items()), body))
+            scripted = fake.scripted.pop(0) if fake.scripted else None
+        if scripted is not None and scripted.delay:
+            # Wait, but give up as soon as the test tears the server down.
+            fake.stop.wait(scripted.delay)
+        if self.headers.get("Authorization") != f"Bearer {fake.api_key}":
+            status, payload = (
+                401,
+                {"detail": {"error": "Unauthorized: missing or invalid API key."}},
+            )
+        elif scripted is not None and scripted.status:
+            status, payload = scripted.status, scripted.body
+        else:
+            status, payload = fake.answer(self.path, body)
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            # The client gave up (timeout) before the stalled answer was ready.
+            return
+
+
+def make_handler(fake: FakeTavily) -> type[BaseHTTPRequestHandler]:
+    """A request handler class bound to ``fake``'s state."""
+    return type("TavilyHandler", (_Handler,), {"fake": fake})
