@@ -1,1 +1,42 @@
-"""The sandbox tool of akgentic (not implemented yet: see this package's README)."""
+"""Sandboxed shell commands for akgentic agents: ``ExecTool`` and its backends.
+
+``ExecTool`` is the card; the team's ``#SandboxActor`` runs the commands through one of the
+backends (``local``, ``bwrap``, ``seatbelt``, ``docker``) registered in
+``SANDBOX_ACTOR_CLASSES``.
+"""
+
+from akgentic.tool.sandbox.actor import (
+    ALLOWED_COMMANDS,
+    SANDBOX_ACTOR_NAME,
+    ExecResult,
+    ExecTicket,
+    ExecWorker,
+    SandboxActor,
+    SandboxConfig,
+    SandboxSettings,
+)
+from akgentic.tool.sandbox.bwrap import BwrapSandboxActor
+from akgentic.tool.sandbox.docker import SANDBOX_IMAGE, DockerExecWorker, DockerSandboxActor
+from akgentic.tool.sandbox.local import LocalSandboxActor
+from akgentic.tool.sandbox.seatbelt import SeatbeltSandboxActor
+from akgentic.tool.sandbox.tool import SANDBOX_ACTOR_CLASSES, ExecCommand, ExecTool
+
+__all__ = [
+    "ALLOWED_COMMANDS",
+    "SANDBOX_ACTOR_CLASSES",
+    "SANDBOX_ACTOR_NAME",
+    "SANDBOX_IMAGE",
+    "BwrapSandboxActor",
+    "DockerExecWorker",
+    "DockerSandboxActor",
+    "ExecCommand",
+    "ExecResult",
+    "ExecTicket",
+    "ExecTool",
+    "ExecWorker",
+    "LocalSandboxActor",
+    "SandboxActor",
+    "SandboxConfig",
+    "SandboxSettings",
+    "SeatbeltSandboxActor",
+]

@@ -1,0 +1,244 @@
+"""Run one prepared command line with a wall-clock deadline, resource limits and capped output.
+
+Every backend ends up here: it turns the model's command into an argv (``bash -c ...``,
+``bwrap ... bash -c ...``, ``docker exec ...``) and this module runs it. The rules it keeps:
+
+- the child starts in a new session, so it leads its own process group; when the command
+  ends, for any reason, the whole group is killed. A ``sleep 100 &`` left behind by the
+  command, or a child of a timed-out command, dies with it;
+- output is read from both pipes as it arrives, so a chatty command never stalls on a full
+  pipe. Each stream keeps its head and its tail up to the cap; the middle is dropped and
+  counted, so the marker can say how much is missing;
+- the deadline is enforced here, on this thread, by killing the group: the caller is never
+  left waiting longer than ``timeout_seconds`` plus a short drain grace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+from pydantic import BaseModel, Field
+
+__all__ = ["LaunchSpec", "ProcessOutcome", "SandboxLaunchError", "run_process"]
+
+# After the command ends (or is killed), how long to keep reading what is still buffered in
+# the pipes. Only a process that escaped the group (setsid in local mode) can hold a pipe
+# open past the kill; this bounds the wait for it.
+_DRAIN_GRACE_SECONDS = 0.5
+_POLL_SECONDS = 0.05
+_READ_CHUNK = 65536
+
+
+class SandboxLaunchError(Exception):
+    """The command line could not be started at all (missing binary, bad cwd, ...)."""
+
+
+class LaunchSpec(BaseModel):
+    """Everything needed to run one command: built by a backend, run by a worker."""
+
+    argv: list[str] = Field(min_length=1)
+    cwd: str
+    env: dict[str, str]
+    display_command: str = Field(description="The command as the model wrote it (for messages).")
+    timeout_seconds: float = Field(gt=0)
+    max_output_bytes: int = Field(gt=0)
+    cpu_seconds: int | None = None
+    file_size_bytes: int | None = None
+    address_space_bytes: int | None = None
+    max_processes: int | None = None
+    uid: int | None = None
+    gid: int | None = None
+
+
+class ProcessOutcome(BaseModel):
+    """What happened to a command: exit status, captured output, and whether it timed out."""
+
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    stdout_omitted_bytes: int = 0
+    stderr_omitted_bytes: int = 0
+    timed_out: bool = False
+    duration_seconds: float
+
+
+class _CappedBuffer:
+    """Keeps the first and the last ``cap // 2`` bytes of a stream and counts the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self._head_cap = cap - cap // 2
+        self._tail_cap = cap // 2
+        self._head = bytearray()
+        self._tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self._head_cap - len(self._head)
+        if room > 0:
+            self._head += data[:room]
+            data = data[room:]
+        if data and self._tail_cap:
+            self._tail += data
+            if len(self._tail) > self._tail_cap:
+                del self._tail[: len(self._tail) - self._tail_cap]
+
+    @property
+    def omitted(self) -> int:
+        return self.total - len(self._head) - len(self._tail)
+
+    def render(self) -> str:
+        head = _clean_text(bytes(self._head))
+        if not self._tail:
+            return head
+        tail = _clean_text(bytes(self._tail))
+        if self.omitted:
+            return f"{head}\n[... {self.omitted} bytes of output truncated ...]\n{tail}"
+        return head + tail
+
+
+# C0 control characters other than tab, newline and carriage return, plus DEL. Binary
+# output would otherwise put NULs and escape sequences in front of the model (and some
+# provider APIs reject NUL in a message).
+_CONTROL = dict.fromkeys([*range(0, 9), 11, 12, *range(14, 32), 127], "�")
+
+
+def _clean_text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace").translate(_CONTROL)
+
+
+def _limits_setter(spec: LaunchSpec) -> Callable[[], None] | None:
+    """A ``preexec_fn`` that applies the resource limits in the child, or ``None``.
+
+    ``preexec_fn`` runs between fork and exec. It is kept to plain ``setrlimit`` calls on
+    values computed here in the parent, so the child allocates next to nothing and takes
+    no Python-level lock (the documented hazard of ``preexec_fn`` in threaded programs).
+    """
+    limits: list[tuple[int, int, int]] = [(resource.RLIMIT_CORE, 0, 0)]
+    if spec.cpu_seconds is not None:
+        # The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL.
+        limits.append((resource.RLIMIT_CPU, spec.cpu_seconds, spec.cpu_seconds + 1))
+    if spec.file_size_bytes is not None:
+        limits.append((resource.RLIMIT_FSIZE, spec.file_size_bytes, spec.file_size_bytes))
+    if spec.address_space_bytes is not None and sys.platform == "linux":
+        limits.append((resource.RLIMIT_AS, spec.address_space_bytes, spec.address_space_bytes))
+    if spec.max_processes is not None:
+        limits.append((resource.RLIMIT_NPROC, spec.max_processes, spec.max_processes))
+    setrlimit = resource.setrlimit
+
+    def apply() -> None:
+        for which, soft, hard in limits:
+            setrlimit(which, (soft, hard))
+
+    return apply
+
+
+def _kill_group(pgid: int) -> None:
+    """SIGKILL every process in the group; a group that is already gone is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def run_process(spec: LaunchSpec, *, clock: Callable[[], float] = time.monotonic) -> ProcessOutcome:
+    """Run ``spec`` to completion or to its deadline and return what happened.
+
+    Raises :class:`SandboxLaunchError` when the process cannot be started; every other
+    outcome (non-zero exit, signal, timeout) is described by the returned value.
+    """
+    started = clock()
+    identity: dict[str, object] = {}
+    if spec.uid is not None:
+        identity["user"] = spec.uid
+        identity["extra_groups"] = []
+    if spec.gid is not None:
+        identity["group"] = spec.gid
+    try:
+        proc = subprocess.Popen(
+            spec.argv,
+            cwd=spec.cwd,
+            env=spec.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=_limits_setter(spec),
+            **identity,  # type: ignore[call-overload]
+        )
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        raise SandboxLaunchError(f"{type(exc).__name__}: {exc}") from exc
+
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    buffers = {
+        proc.stdout.fileno(): _CappedBuffer(spec.max_output_bytes),
+        proc.stderr.fileno(): _CappedBuffer(spec.max_output_bytes),
+    }
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    selector = selectors.DefaultSelector()
+    for fd in buffers:
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ)
+
+    deadline = started + spec.timeout_seconds
+    drain_until: float | None = None
+    timed_out = False
+    try:
+        while selector.get_map():
+            now = clock()
+            if drain_until is None:
+                if proc.poll() is not None:
+                    # The command itself is done: whatever it left running goes with it.
+                    _kill_group(proc.pid)
+                    drain_until = now + _DRAIN_GRACE_SECONDS
+                elif now >= deadline:
+                    timed_out = True
+                    _kill_group(proc.pid)
+                    drain_until = now + _DRAIN_GRACE_SECONDS
+            elif now >= drain_until:
+                break
+            wait = _POLL_SECONDS if drain_until is None else max(0.0, drain_until - now)
+            if drain_until is None:
+                wait = min(wait, max(0.0, deadline - now))
+            for key, _ in selector.select(timeout=min(wait, _POLL_SECONDS)):
+                fd = int(key.fd)
+                try:
+                    data = os.read(fd, _READ_CHUNK)
+                except BlockingIOError:
+                    continue
+                if data:
+                    buffers[fd].add(data)
+                else:
+                    selector.unregister(fd)
+    finally:
+        selector.close()
+        # Both pipes closed (or the grace ran out): make sure nothing of the group survives,
+        # including a command that closed its pipes but kept running.
+        if proc.poll() is None and not timed_out and drain_until is None:
+            deadline_left = max(0.0, deadline - clock())
+            try:
+                proc.wait(timeout=deadline_left)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        _kill_group(proc.pid)
+        proc.stdout.close()
+        proc.stderr.close()
+        proc.wait()
+
+    exit_code = None if timed_out else proc.returncode
+    return ProcessOutcome(
+        exit_code=exit_code,
+        stdout=buffers[out_fd].render(),
+        stderr=buffers[err_fd].render(),
+        stdout_omitted_bytes=buffers[out_fd].omitted,
+        stderr_omitted_bytes=buffers[err_fd].omitted,
+        timed_out=timed_out,
+        duration_seconds=round(clock() - started, 3),
+    )

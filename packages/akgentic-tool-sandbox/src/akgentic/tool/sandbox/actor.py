@@ -1,0 +1,301 @@
+"""The team's sandbox actor: the contract every backend implements, and its configuration.
+
+One ``#SandboxActor`` serves a whole team. It never runs a command on its own thread:
+``submit`` checks the command against the allowlist, asks the backend for the exact
+command line, and hands it to a short-lived ``#exec-...`` worker actor (core's deferred
+results). The caller then polls ``get`` with a budget of one command timeout plus a small
+margin. So an agent waits for its own command only, and the actor answers everybody else
+in between: a long ``pytest`` run by one agent does not hold up another agent's ``ls``.
+
+A backend subclass supplies :meth:`SandboxActor.build_launch` (how a command line is
+wrapped: plain shell, ``bwrap``, ``sandbox-exec``, ``docker exec``) and may override
+``_start_sandbox`` (called once when the actor starts) and ``worker_class``.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import shutil
+import uuid
+from abc import abstractmethod
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.agent_state import BaseState
+from akgentic.tool.core.deferred import DeferredResultActor, DeferredWorker
+from akgentic.tool.sandbox._process import (
+    LaunchSpec,
+    ProcessOutcome,
+    SandboxLaunchError,
+    run_process,
+)
+
+__all__ = [
+    "ALLOWED_COMMANDS",
+    "SANDBOX_ACTOR_NAME",
+    "ExecResult",
+    "ExecTicket",
+    "ExecWorker",
+    "SandboxActor",
+    "SandboxConfig",
+    "SandboxSettings",
+    "check_command",
+]
+
+logger = logging.getLogger(__name__)
+
+SANDBOX_ACTOR_NAME = "#SandboxActor"
+
+ALLOWED_COMMANDS: frozenset[str] = frozenset(
+    {
+        "python", "python3", "pytest", "ruff", "mypy", "git", "uv", "pip",
+        "cat", "ls", "find", "grep", "mkdir", "cp", "mv", "rm", "echo", "touch",
+        "curl", "wget", "make", "bash", "sh", "node", "npm", "npx",
+    }
+)  # fmt: skip
+
+# Time the caller keeps polling past the command's own timeout: the worker needs a moment
+# to start, to kill the group at the deadline and to drain the pipes.
+_RESULT_MARGIN_SECONDS = 5.0
+_MIB = 1024 * 1024
+
+
+class SandboxSettings(BaseModel):
+    """The tunables of a sandbox, shared by ``ExecTool`` and the actor's configuration.
+
+    The limits apply to each command. ``None`` disables a limit.
+    """
+
+    timeout_seconds: float = Field(default=30.0, gt=0, description="Wall-clock limit.")
+    max_output_bytes: int = Field(
+        default=30_000, gt=0, description="Per stream; the middle of longer output is dropped."
+    )
+    cpu_seconds: int | None = Field(default=60, gt=0, description="RLIMIT_CPU.")
+    file_size_bytes: int | None = Field(default=100 * _MIB, gt=0, description="RLIMIT_FSIZE.")
+    memory_bytes: int | None = Field(
+        default=512 * _MIB, gt=0, description="RLIMIT_AS, applied on Linux only."
+    )
+    max_processes: int | None = Field(
+        default=512,
+        gt=0,
+        description=(
+            "RLIMIT_NPROC. Linux counts it per user across the machine and never enforces it "
+            "for root: run the sandbox under `run_as_uid` when the host process is root."
+        ),
+    )
+    network: bool = Field(default=False, description="Let isolating backends reach the network.")
+    allowed_commands: list[str] = Field(default_factory=lambda: sorted(ALLOWED_COMMANDS))
+    env: dict[str, str] = Field(
+        default_factory=dict, description="Extra environment variables for every command."
+    )
+    read_only_paths: list[str] = Field(
+        default_factory=list,
+        description="Extra host paths the isolating backends (bwrap, docker) expose read-only.",
+    )
+    run_as_uid: int | None = Field(
+        default=None, ge=0, description="Run commands under this uid (needs root)."
+    )
+    run_as_gid: int | None = Field(default=None, ge=0, description="... and this gid.")
+
+
+class SandboxConfig(BaseConfig, SandboxSettings):
+    """Configuration of the team's sandbox actor: decided once, by the first agent to bind.
+
+    Later ``ExecTool``s of the same team reuse the actor as it is.
+    """
+
+    name: str = SANDBOX_ACTOR_NAME
+    role: str = "SandboxActor"
+    mode: str = Field(default="local", description="Backend key this actor was created for.")
+    workspace_dir: str = Field(description="Absolute path of the workspace directory.")
+
+
+class ExecTicket(BaseModel):
+    """What ``submit`` returns: the key to poll and how long the caller should wait."""
+
+    key: str
+    wait_seconds: float
+
+
+class ExecResult(BaseModel):
+    """The outcome of one command, as the tool reports it to the model."""
+
+    command: str
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    truncated: bool = False
+    timed_out: bool = False
+    duration_seconds: float = 0.0
+    error: str | None = Field(
+        default=None,
+        description="'CommandNotAllowedError: ...' or 'SandboxError: ...' when it did not run.",
+    )
+
+    @classmethod
+    def from_outcome(cls, command: str, outcome: ProcessOutcome, timeout: float) -> ExecResult:
+        """Turn a process outcome into a result; a timeout becomes a ``SandboxError``."""
+        error = None
+        if outcome.timed_out:
+            error = (
+                f"SandboxError: TimeoutExpired: Command {command!r} timed out after "
+                f"{_format_seconds(timeout)}s"
+            )
+        return cls(
+            command=command,
+            exit_code=outcome.exit_code,
+            stdout=outcome.stdout,
+            stderr=outcome.stderr,
+            truncated=bool(outcome.stdout_omitted_bytes or outcome.stderr_omitted_bytes),
+            timed_out=outcome.timed_out,
+            duration_seconds=outcome.duration_seconds,
+            error=error,
+        )
+
+    def render(self) -> str:
+        """The text the model sees: the error line first, then whatever output exists."""
+        parts: list[str] = []
+        if self.error is not None:
+            parts.append(self.error)
+        else:
+            parts.append(f"exit_code: {self.exit_code}")
+        if self.stdout:
+            parts.append(f"--- stdout ---\n{self.stdout.rstrip(chr(10))}")
+        if self.stderr:
+            parts.append(f"--- stderr ---\n{self.stderr.rstrip(chr(10))}")
+        if self.error is None and not self.stdout and not self.stderr:
+            parts.append("(no output)")
+        return "\n".join(parts)
+
+
+def _format_seconds(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def check_command(command: str, allowed: frozenset[str] | set[str] | list[str]) -> str | None:
+    """Return the ``CommandNotAllowedError: ...`` text for ``command``, or ``None`` if allowed.
+
+    Only the first shell word is checked, and it must be one of ``allowed`` exactly: a
+    path such as ``/usr/bin/python`` or ``./run.sh`` is refused rather than guessed at.
+    The rest of the line (pipes, ``;``, ``&&``) runs as written; confinement is the
+    backend's job, not the allowlist's.
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        return f"SandboxError: could not parse the command line ({exc}); check its quoting"
+    first = words[0] if words else ""
+    if first in allowed:
+        return None
+    return (
+        f"CommandNotAllowedError: Command {first!r} is not in the allowed commands list. "
+        f"Allowed: {sorted(allowed)}"
+    )
+
+
+def default_shell() -> str:
+    """The shell commands run under: bash when the host has it, else POSIX sh."""
+    return shutil.which("bash", path="/usr/bin:/bin") or "/bin/sh"
+
+
+class ExecWorker(DeferredWorker[str, ExecResult]):
+    """Runs one prepared command line and stops; the default worker of every backend."""
+
+    # Informational: the real bound is the LaunchSpec's own timeout, enforced inside
+    # run_process by killing the process group (the only client this worker has).
+    timeout_seconds: ClassVar[float] = 30.0
+
+    def produce(self, key: str, payload: Any) -> ExecResult:
+        spec = LaunchSpec.model_validate(payload)
+        try:
+            outcome = run_process(spec)
+        except SandboxLaunchError as exc:
+            return ExecResult(command=spec.display_command, error=f"SandboxError: {exc}")
+        return ExecResult.from_outcome(spec.display_command, outcome, spec.timeout_seconds)
+
+
+class SandboxActor(DeferredResultActor[SandboxConfig, BaseState, str, ExecResult]):
+    """Abstract team sandbox: allowlist, dispatch to workers, result cache.
+
+    Subclasses implement :meth:`build_launch`. Commands run concurrently, one worker each.
+    """
+
+    worker_prefix: ClassVar[str] = "#exec-"
+    # Results are read once by the caller that asked for them; keep only recent ones.
+    cache_size: ClassVar[int] = 64
+
+    def on_start(self) -> None:
+        super().on_start()
+        self._start_sandbox()
+
+    def _start_sandbox(self) -> None:
+        """Backend hook run once on the actor's thread at start (keep it quick)."""
+
+    def worker_class(self) -> type[DeferredWorker[Any, Any]]:
+        return ExecWorker
+
+    @abstractmethod
+    def build_launch(self, command: str) -> Any:
+        """The payload handed to this backend's worker for ``command`` (a ``LaunchSpec``
+        for the default worker). Called on the actor's thread: no I/O beyond a stat."""
+
+    def describe(self) -> SandboxConfig:
+        """This actor's configuration (what mode, workspace and limits are in force)."""
+        return self.config
+
+    def outcome(self, key: str) -> ExecResult | None:
+        """The result for ``key``; a worker failure as a ``SandboxError``; ``None`` if pending."""
+        found = self.get(key)
+        if found is not None:
+            return found
+        failure = self.failure(key)
+        if failure is not None:
+            return ExecResult(command="", error=f"SandboxError: {failure}")
+        return None
+
+    def submit(self, command: str) -> ExecTicket:
+        """Accept ``command``: refuse it at once, or start a worker for it.
+
+        Returns the key to poll with ``get``; a refusal is cached under that key right
+        away, so the caller reads it on its first poll.
+        """
+        key = uuid.uuid4().hex
+        refusal = check_command(command, self.config.allowed_commands)
+        if refusal is not None:
+            self.deliver(key, ExecResult(command=command, error=refusal))
+            return ExecTicket(key=key, wait_seconds=0.0)
+        try:
+            payload = self.build_launch(command)
+        except Exception as exc:  # a backend that cannot prepare reports, never raises
+            logger.warning("%s could not prepare %r: %s", self.config.name, command, exc)
+            self.deliver(
+                key, ExecResult(command=command, error=f"SandboxError: {type(exc).__name__}: {exc}")
+            )
+            return ExecTicket(key=key, wait_seconds=0.0)
+        self.request(key, payload)
+        return ExecTicket(key=key, wait_seconds=self._wait_budget())
+
+    def _wait_budget(self) -> float:
+        """How long a caller should poll for one command's result."""
+        return self.config.timeout_seconds + _RESULT_MARGIN_SECONDS
+
+    def _launch_spec(self, argv: list[str], command: str, env: dict[str, str]) -> LaunchSpec:
+        """A ``LaunchSpec`` carrying this actor's limits, for backends that run locally."""
+        cfg = self.config
+        return LaunchSpec(
+            argv=argv,
+            cwd=cfg.workspace_dir,
+            env={**env, **cfg.env},
+            display_command=command,
+            timeout_seconds=cfg.timeout_seconds,
+            max_output_bytes=cfg.max_output_bytes,
+            cpu_seconds=cfg.cpu_seconds,
+            file_size_bytes=cfg.file_size_bytes,
+            address_space_bytes=cfg.memory_bytes,
+            max_processes=cfg.max_processes,
+            uid=cfg.run_as_uid,
+            gid=cfg.run_as_gid,
+        )
