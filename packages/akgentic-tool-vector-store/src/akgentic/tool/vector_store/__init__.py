@@ -1,1 +1,90 @@
-"""The vector_store tool of akgentic (not implemented yet: see this package's README)."""
+"""The team vector store: ``VectorStoreTool``, its actor, embeddings and the numpy index.
+
+``VectorStoreTool`` and the protocol names import without any extra. The names backed by
+numpy (``VectorStoreActor``, ``EmbeddingActor``, ``EmbeddingService``, ``VectorIndex``,
+``VectorEntry``, ...) are loaded on first access and need the ``vector-search`` extra;
+without it, accessing one raises ``ImportError`` with the install command.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from akgentic.tool.vector_store.protocol import (
+    VECTOR_STORE_NAME,
+    CollectionConfig,
+    CollectionStats,
+    UnknownCollectionError,
+    UpsertReceipt,
+    VectorDocument,
+    VectorHit,
+    VectorQuery,
+    VectorSearchResult,
+    VectorStore,
+    VectorStoreConfig,
+)
+from akgentic.tool.vector_store.tool import VectorStoreTool
+
+if TYPE_CHECKING:
+    from akgentic.tool.vector_store.actor import VectorStoreActor, VectorStoreState
+    from akgentic.tool.vector_store.embedding_actor import EmbeddingActor
+    from akgentic.tool.vector_store.inmemory import InMemoryBackend
+    from akgentic.tool.vector_store.vector import (
+        EmbeddingError,
+        EmbeddingService,
+        VectorEntry,
+        VectorIndex,
+    )
+
+__all__ = [
+    "VECTOR_STORE_NAME",
+    "CollectionConfig",
+    "CollectionStats",
+    "EmbeddingActor",
+    "EmbeddingError",
+    "EmbeddingService",
+    "InMemoryBackend",
+    "UnknownCollectionError",
+    "UpsertReceipt",
+    "VectorDocument",
+    "VectorEntry",
+    "VectorHit",
+    "VectorIndex",
+    "VectorQuery",
+    "VectorSearchResult",
+    "VectorStore",
+    "VectorStoreActor",
+    "VectorStoreConfig",
+    "VectorStoreState",
+    "VectorStoreTool",
+]
+
+# Names whose modules need numpy: imported on first use only.
+_LAZY = {
+    "VectorStoreActor": "akgentic.tool.vector_store.actor",
+    "VectorStoreState": "akgentic.tool.vector_store.actor",
+    "EmbeddingActor": "akgentic.tool.vector_store.embedding_actor",
+    "InMemoryBackend": "akgentic.tool.vector_store.inmemory",
+    "EmbeddingError": "akgentic.tool.vector_store.vector",
+    "EmbeddingService": "akgentic.tool.vector_store.vector",
+    "VectorEntry": "akgentic.tool.vector_store.vector",
+    "VectorIndex": "akgentic.tool.vector_store.vector",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ImportError(
+            f"{name} needs the vector-search extra (numpy, openai): "
+            'pip install "akgentic-tool-vector-store[vector-search]" '
+            f"({exc})"
+        ) from exc
+    value = getattr(module, name)
+    globals()[name] = value
+    return value

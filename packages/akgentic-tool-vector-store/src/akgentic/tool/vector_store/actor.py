@@ -1,0 +1,534 @@
+"""VectorStoreActor: the team's vector store, one actor per store name (``#VectorStore``).
+
+It implements core's :class:`~akgentic.tool.core.vector_store.VectorStore` protocol and
+never waits on an embedding provider: every embedding (documents to index, query texts)
+is computed by an :class:`EmbeddingActor` worker it spawns, which reports back with
+``deliver`` or ``fail``. The bookkeeping that keeps this correct:
+
+* ``_pending[collection][ref] = request_id`` marks the latest request that may set a
+  document's vector; a result for an older request (the document was rewritten or
+  deleted meanwhile) is ignored.
+* Query embeddings are cached in an LRU keyed by ``(collection, text)``; a text being
+  embedded is in flight once, however many callers ask for it.
+* A failure opens a *failure episode* for the collection for ``negative_ttl_seconds``:
+  searches answer keyword-only (``degraded``), new documents are stored unembedded, and
+  no worker is spawned. One warning is logged when a collection starts failing, one info
+  line when it recovers. After the episode, the next upsert or search re-embeds the
+  documents that missed out.
+
+Persistence: collections are written to the actor state (or to their workspace file)
+shortly after they change (``flush_delay_seconds``, so a burst of writes costs one
+snapshot) and always when the actor stops. ``init_state`` rebuilds everything from a
+restored state when the team resumes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import numpy.typing as npt
+import pykka
+from pydantic import Field
+
+from akgentic.core.agent import Akgent
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.agent_state import BaseState
+from akgentic.tool.core.vector_store import (
+    CollectionConfig,
+    CollectionStats,
+    UnknownCollectionError,
+    UpsertReceipt,
+    VectorDocument,
+    VectorHit,
+    VectorQuery,
+    VectorSearchResult,
+    VectorStoreConfig,
+    embed_worker_name,
+    validate_collection_name,
+)
+from akgentic.tool.core.workspace_dir import resolve_workspace_dir, workspaces_root
+from akgentic.tool.vector_store.backend import CollectionBackend, CollectionRecord
+from akgentic.tool.vector_store.embedding_actor import EmbeddingActor, EmbedJob, EmbedKey
+from akgentic.tool.vector_store.inmemory import InMemoryBackend
+from akgentic.tool.vector_store.vector import EmbeddingService, VectorEntry
+
+__all__ = ["VectorStoreActor", "VectorStoreState"]
+
+logger = logging.getLogger(__name__)
+
+QueryKey = tuple[str, str]
+
+WORKSPACE_SUBDIR = ".vector_store"
+"""Directory, inside the team's workspace, of collections with no ``workspace_path``."""
+
+
+class VectorStoreState(BaseState):
+    """The store's persisted state: one record per collection."""
+
+    collections: dict[str, CollectionRecord] = Field(default_factory=dict)
+
+
+class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
+    """The team's vector store. Create it with ``VectorStoreTool`` (or
+    ``getChildrenOrCreate(VectorStoreActor, VectorStoreConfig(name="#VectorStore"))``).
+
+    Class attributes tune it; a subclass may override them:
+    """
+
+    negative_ttl_seconds: ClassVar[float] = 60.0
+    """How long a failure keeps a collection keyword-only before embedding is retried."""
+    query_cache_size: ClassVar[int] = 1024
+    """Query embeddings kept (LRU)."""
+    flush_delay_seconds: ClassVar[float] = 1.0
+    """Delay between a change and the state snapshot that records it."""
+    retry_batch_limit: ClassVar[int] = 2048
+    """Most documents re-embedded by one retry worker."""
+
+    # -- life cycle ---------------------------------------------------------------------
+
+    def on_start(self) -> None:
+        self._backends: dict[str, CollectionBackend] = {}
+        self._pending: dict[str, dict[str, str]] = {}
+        self._jobs: dict[str, tuple[str, list[str]]] = {}
+        self._needs_retry: set[str] = set()
+        self._query_cache: OrderedDict[QueryKey, npt.NDArray[np.float32]] = OrderedDict()
+        self._query_jobs: dict[str, QueryKey] = {}
+        self._query_in_flight: set[QueryKey] = set()
+        self._episodes: dict[str, tuple[float, str]] = {}
+        self._failing: set[str] = set()
+        self._dirty: set[str] = set()
+        self._flush_timer: threading.Timer | None = None
+        self._flush_lock = threading.Lock()
+        self._service: EmbeddingService | None = None
+        self.init_state(VectorStoreState())
+
+    def init_state(self, state: VectorStoreState) -> None:
+        """Adopt ``state`` (at start, or the snapshot restored when a team resumes) and
+        rebuild every collection from it."""
+        super().init_state(state)
+        self._rebuild()
+
+    def stop(self) -> None:
+        self._flush_now()
+        super().stop()
+
+    def on_stop(self) -> None:
+        self._flush_now()
+        self._cancel_flush_timer()
+        for backend in self._backends.values():
+            try:
+                backend.close()
+            except Exception:
+                logger.exception("closing collection %r failed", backend.name)
+        if self._service is not None:
+            self._service.close()
+        super().on_stop()
+
+    def embedding_service(self) -> EmbeddingService:
+        """Build the service the workers embed with (from the config and environment).
+
+        Override to embed with something else, e.g. a local model via ``embed_fn``.
+        """
+        return EmbeddingService(
+            self.config.embedding_model,
+            self.config.embedding_provider,
+            batch_size=self.config.embedding_batch_size,
+            timeout_seconds=self.config.embedding_timeout_seconds,
+        )
+
+    # -- the protocol -------------------------------------------------------------------
+
+    def create_collection(self, name: str, config: CollectionConfig) -> CollectionStats:
+        """See :meth:`akgentic.tool.core.vector_store.VectorStore.create_collection`."""
+        validate_collection_name(name)
+        existing = self._backends.get(name)
+        if existing is not None:
+            if existing.config != config:
+                differing = [
+                    field
+                    for field in CollectionConfig.model_fields
+                    if getattr(existing.config, field) != getattr(config, field)
+                ]
+                raise ValueError(
+                    f"collection {name!r} already exists with different "
+                    f"{', '.join(differing)}; drop it first to change them"
+                )
+            return self.collection_stats(name)
+        backend = self._open(name, CollectionRecord(config=config), fresh=True)
+        self._backends[name] = backend
+        self._pending[name] = {}
+        if backend.unembedded():
+            self._needs_retry.add(name)
+        self._mark_dirty(name)
+        return self.collection_stats(name)
+
+    def drop_collection(self, name: str) -> bool:
+        """See :meth:`akgentic.tool.core.vector_store.VectorStore.drop_collection`."""
+        backend = self._backends.pop(name, None)
+        if backend is None:
+            return False
+        try:
+            backend.drop()
+        finally:
+            backend.close()
+        self._forget(name)
+        self.state.collections.pop(name, None)
+        self._dirty.discard(name)
+        self.state.notify_state_change()
+        return True
+
+    def list_collections(self) -> list[str]:
+        """See :meth:`akgentic.tool.core.vector_store.VectorStore.list_collections`."""
+        return sorted(self._backends)
+
+    def collection_stats(self, name: str) -> CollectionStats:
+        """See :meth:`akgentic.tool.core.vector_store.VectorStore.collection_stats`."""
+        backend = self._backend(name)
+        documents, embedded = backend.counts()
+        pending = len(self._pending.get(name, {}))
+        return CollectionStats(
+            name=name,
+            config=backend.config,
+            documents=documents,
+            embedded=embedded,
+            pending=pending,
+            failed=max(documents - embedded - pending, 0),
+        )
+
+    def upsert(self, collection: str, documents: list[VectorDocument]) -> UpsertReceipt:
+        """See :meth:`akgentic.tool.core.vector_store.VectorStore.upsert`."""
+        backend = self._backend(collection)
+        latest = list({doc.ref: doc for doc in documents}.values())
+        dimension = backend.config.dimension
+        for doc in latest:
+            if doc.vector is None:
+                continue
+            if len(doc.vector) != dimension:
+                raise ValueError(
+                    f"document {doc.ref!r}: vector has {len(doc.vector)} values, "
+                    f"collection {collection!r} expects {dimension}"
+                )
+            if not np.all(np.isfinite(doc.vector)):
+                raise ValueError(f"document {doc.ref!r}: vector contains NaN or infinity")
+        self._maybe_retry(collection)
+        backend.put(latest)
+        pending = self._pending.setdefault(collection, {})
+        to_embed = [doc for doc in latest if doc.vector is None]
+        for doc in latest:
+            pending.pop(doc.ref, None)
+        request_id: str | None = None
+        if to_embed:
+            if self._episode_error(collection) is None:
+                request_id = self._spawn_documents(
+                    collection, [doc.ref for doc in to_embed], [doc.text for doc in to_embed]
+                )
+            else:
+                self._needs_retry.add(collection)
+        self._mark_dirty(collection)
+        return UpsertReceipt(
+            collection=collection,
+            accepted=len(latest),
+            pending=len(to_embed) if request_id else 0,
+            request_id=request_id,
+        )
+
+    def delete(self, collection: str, refs: list[str]) -> int:
+        """See :meth:`akgentic.tool.core.vector_store.VectorStore.delete`."""
+        backend = self._backend(collection)
+        removed = backend.delete(refs)
+        pending = self._pending.get(collection, {})
+        for ref in refs:
+            pending.pop(ref, None)
+        if removed:
+            self._mark_dirty(collection)
+        return removed
+
+    def search(self, collection: str, query: VectorQuery) -> VectorSearchResult:
+        """See :meth:`akgentic.tool.core.vector_store.VectorStore.search`."""
+        backend = self._backend(collection)
+        if query.vector is not None:
+            vector = np.asarray(query.vector, dtype=np.float32)
+            if vector.shape[0] != backend.config.dimension:
+                raise ValueError(
+                    f"query vector has {vector.shape[0]} values, collection "
+                    f"{collection!r} expects {backend.config.dimension}"
+                )
+            return self._vector_result(backend, vector, query)
+
+        text = query.text or ""
+        self._maybe_retry(collection)
+        key: QueryKey = (collection, text)
+        cached = self._query_cache.get(key)
+        if cached is not None:
+            self._query_cache.move_to_end(key)
+            return self._vector_result(backend, cached, query)
+
+        keyword = backend.keyword_search(text, query.top_k, query.where)
+        error = self._episode_error(collection)
+        if error is not None:
+            return VectorSearchResult(
+                status="degraded",
+                hits=keyword,
+                reason=f"embeddings unavailable, keyword matches only: {error}",
+            )
+        if key not in self._query_in_flight:
+            self._spawn_query(key)
+        return VectorSearchResult(
+            status="pending", hits=keyword, reason="the query text is being embedded"
+        )
+
+    # -- extras beyond the protocol -----------------------------------------------------
+
+    def entries(self, collection: str) -> list[VectorEntry]:
+        """Every document of an in-memory collection, with its (normalised) vector."""
+        backend = self._backend(collection)
+        if not isinstance(backend, InMemoryBackend):
+            raise ValueError(f"collection {collection!r} is not held in memory")
+        return backend.entries()
+
+    def flush_state(self) -> None:
+        """Write pending changes to the state snapshot (and workspace files) now."""
+        self._flush_now()
+
+    # -- worker callbacks (told by EmbeddingActor) -----------------------------------------
+
+    def deliver(self, key: EmbedKey, value: npt.NDArray[np.float32]) -> None:
+        """A worker's vectors, one row per text of its job."""
+        if key.kind == "query":
+            query_key = self._query_jobs.pop(key.request_id, None)
+            if query_key is None:
+                return
+            self._query_in_flight.discard(query_key)
+            if key.collection not in self._backends:
+                return
+            self._query_cache[query_key] = np.asarray(value[0], dtype=np.float32)
+            while len(self._query_cache) > self.query_cache_size:
+                self._query_cache.popitem(last=False)
+        else:
+            job = self._jobs.pop(key.request_id, None)
+            backend = self._backends.get(key.collection)
+            if job is None or backend is None:
+                return
+            _, refs = job
+            pending = self._pending.get(key.collection, {})
+            current = [i for i, ref in enumerate(refs) if pending.get(ref) == key.request_id]
+            for i in current:
+                pending.pop(refs[i], None)
+            if current:
+                backend.set_vectors([refs[i] for i in current], value[current])
+                self._mark_dirty(key.collection)
+        self._episodes.pop(key.collection, None)
+        if key.collection in self._failing:
+            self._failing.discard(key.collection)
+            logger.info("embeddings for collection %r work again", key.collection)
+
+    def fail(self, key: EmbedKey, error: str) -> None:
+        """A worker could not embed its job."""
+        if key.kind == "query":
+            query_key = self._query_jobs.pop(key.request_id, None)
+            if query_key is not None:
+                self._query_in_flight.discard(query_key)
+        else:
+            job = self._jobs.pop(key.request_id, None)
+            if job is not None:
+                pending = self._pending.get(key.collection, {})
+                for ref in job[1]:
+                    if pending.get(ref) == key.request_id:
+                        del pending[ref]
+                self._needs_retry.add(key.collection)
+        if key.collection not in self._backends:
+            return
+        self._episodes[key.collection] = (self._now() + self.negative_ttl_seconds, error)
+        if key.collection not in self._failing:
+            self._failing.add(key.collection)
+            logger.warning(
+                "%s: embedding failed for collection %r (%s); searches are keyword-only "
+                "and new documents stay unembedded; retrying in %g s",
+                self.config.name,
+                key.collection,
+                error,
+                self.negative_ttl_seconds,
+            )
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _now(self) -> float:
+        return time.monotonic()
+
+    def _backend(self, name: str) -> CollectionBackend:
+        backend = self._backends.get(name)
+        if backend is None:
+            raise UnknownCollectionError(
+                f"no collection {name!r} in {self.config.name}; "
+                f"create_collection() it first (existing: {sorted(self._backends)})"
+            )
+        return backend
+
+    def _vector_result(
+        self, backend: CollectionBackend, vector: npt.NDArray[np.float32], query: VectorQuery
+    ) -> VectorSearchResult:
+        hits: list[VectorHit] = backend.vector_search(
+            vector, query.top_k, query.score_threshold, query.where
+        )
+        return VectorSearchResult(status="ok", hits=hits)
+
+    def _episode_error(self, collection: str) -> str | None:
+        episode = self._episodes.get(collection)
+        if episode is None:
+            return None
+        if episode[0] <= self._now():
+            del self._episodes[collection]
+            return None
+        return episode[1]
+
+    def _service_instance(self) -> EmbeddingService:
+        if self._service is None:
+            self._service = self.embedding_service()
+        return self._service
+
+    def _spawn(self, key: EmbedKey, texts: list[str]) -> None:
+        # Dead workers stay in _children until pruned; keep the list short.
+        if len(self._children) > 32:
+            self._children = [child for child in self._children if child.is_alive()]
+        dimension = self._backends[key.collection].config.dimension
+        job = EmbedJob(tuple(texts), self._service_instance(), dimension)
+        worker = self.createActor(
+            EmbeddingActor,
+            config=BaseConfig(
+                name=embed_worker_name(key.collection, key.request_id), role="EmbeddingActor"
+            ),
+        )
+        self.proxy_tell(worker, EmbeddingActor).run(key, job, self.myAddress)
+
+    def _spawn_documents(self, collection: str, refs: list[str], texts: list[str]) -> str:
+        request_id = uuid.uuid4().hex[:12]
+        pending = self._pending.setdefault(collection, {})
+        for ref in refs:
+            pending[ref] = request_id
+        self._jobs[request_id] = (collection, refs)
+        self._spawn(EmbedKey(collection, request_id, "documents"), texts)
+        return request_id
+
+    def _spawn_query(self, key: QueryKey) -> None:
+        request_id = uuid.uuid4().hex[:12]
+        self._query_in_flight.add(key)
+        self._query_jobs[request_id] = key
+        self._spawn(EmbedKey(key[0], request_id, "query"), [key[1]])
+
+    def _maybe_retry(self, collection: str) -> None:
+        """Re-embed documents whose embedding failed, once the failure episode is over."""
+        if collection not in self._needs_retry or self._episode_error(collection) is not None:
+            return
+        pending = self._pending.get(collection, {})
+        missing = {
+            ref: text
+            for ref, text in self._backends[collection].unembedded().items()
+            if ref not in pending
+        }
+        self._needs_retry.discard(collection)
+        if not missing:
+            return
+        refs = list(missing)[: self.retry_batch_limit]
+        if len(missing) > len(refs):
+            self._needs_retry.add(collection)  # the rest goes with the next retry
+        self._spawn_documents(collection, refs, [missing[ref] for ref in refs])
+
+    def _forget(self, name: str) -> None:
+        self._pending.pop(name, None)
+        self._needs_retry.discard(name)
+        self._episodes.pop(name, None)
+        self._failing.discard(name)
+        for request_id in [rid for rid, job in self._jobs.items() if job[0] == name]:
+            del self._jobs[request_id]
+        for request_id in [rid for rid, key in self._query_jobs.items() if key[0] == name]:
+            self._query_in_flight.discard(self._query_jobs.pop(request_id))
+        for key in [key for key in self._query_cache if key[0] == name]:
+            del self._query_cache[key]
+
+    def _workspace_directory(self, config: CollectionConfig) -> Path:
+        if config.workspace_path is None:
+            return resolve_workspace_dir(str(self.team_id)) / WORKSPACE_SUBDIR
+        path = Path(config.workspace_path).expanduser()
+        return path if path.is_absolute() else workspaces_root() / path
+
+    def _open(self, name: str, record: CollectionRecord, *, fresh: bool) -> CollectionBackend:
+        config = record.config
+        if config.backend == "weaviate":
+            from akgentic.tool.vector_store.weaviate import WeaviateBackend
+
+            return WeaviateBackend.connect(name, record, team_id=self.team_id)
+        directory = self._workspace_directory(config) if config.persistence == "workspace" else None
+        if fresh and directory is None:
+            return InMemoryBackend(name, config)
+        return InMemoryBackend.from_record(name, record, directory)
+
+    def _rebuild(self) -> None:
+        for backend in getattr(self, "_backends", {}).values():
+            backend.close()
+        self._backends = {}
+        self._pending = {}
+        self._jobs = {}
+        self._query_jobs = {}
+        self._query_in_flight = set()
+        self._query_cache.clear()
+        self._needs_retry = set()
+        for name, record in self.state.collections.items():
+            try:
+                backend = self._open(name, record, fresh=False)
+            except Exception:
+                # Keep the record (it stays in the state) but leave the collection out, so
+                # one unreadable collection does not stop the team from resuming.
+                logger.exception("%s: could not restore collection %r", self.config.name, name)
+                continue
+            self._backends[name] = backend
+            self._pending[name] = {}
+            if backend.unembedded():
+                self._needs_retry.add(name)
+
+    def _mark_dirty(self, collection: str) -> None:
+        self._dirty.add(collection)
+        with self._flush_lock:
+            if self._flush_timer is None:
+                timer = threading.Timer(self.flush_delay_seconds, self._request_flush)
+                timer.daemon = True
+                self._flush_timer = timer
+                timer.start()
+
+    def _request_flush(self) -> None:
+        """Runs on the timer thread: ask the actor (a message, not a direct call)."""
+        with contextlib.suppress(pykka.ActorDeadError):
+            self.actor_ref.proxy().flush_state()
+
+    def _cancel_flush_timer(self) -> None:
+        with self._flush_lock:
+            timer, self._flush_timer = self._flush_timer, None
+        if timer is not None:
+            timer.cancel()
+
+    def _flush_now(self) -> None:
+        self._cancel_flush_timer()
+        if not self._dirty:
+            return
+        dirty, self._dirty = self._dirty, set()
+        for name in sorted(dirty):
+            backend = self._backends.get(name)
+            if backend is None:
+                continue
+            try:
+                backend.flush()
+                self.state.collections[name] = backend.record()
+            except Exception:
+                logger.exception("%s: could not persist collection %r", self.config.name, name)
+                self._dirty.add(name)
+        self.state.notify_state_change()
+
+    def __repr__(self) -> str:
+        return f"<VectorStoreActor {getattr(self.config, 'name', '?')}>"

@@ -1,0 +1,138 @@
+"""What a storage backend of one collection must do, plus the keyword scoring they share.
+
+The store actor owns the protocol rules (validation, embedding workers, pending refs,
+persistence scheduling); a backend only stores documents and answers searches. Both
+backends (``inmemory`` and ``weaviate``) implement :class:`CollectionBackend`.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import Field
+
+from akgentic.core.utils.serializer import SerializableBaseModel
+from akgentic.tool.core.vector_store import (
+    CollectionConfig,
+    MetadataValue,
+    VectorDocument,
+    VectorHit,
+)
+
+__all__ = [
+    "CollectionBackend",
+    "CollectionRecord",
+    "KeywordMatcher",
+    "metadata_matches",
+]
+
+_WORD = re.compile(r"\w+")
+
+
+class CollectionRecord(SerializableBaseModel):
+    """A collection as kept in the store actor's state.
+
+    For the in-memory backend with ``persistence="actor_state"`` it holds the documents
+    and their vectors (``vectors`` is the float32 matrix of ``vector_refs``, row by row,
+    as raw bytes: compact, and akgentic-core's serializer carries bytes as base64). For
+    the other modes the data lives elsewhere and only the configuration, plus the texts
+    still waiting for an embedding, are kept.
+    """
+
+    config: CollectionConfig
+    refs: list[str] = Field(default_factory=list)
+    texts: list[str] = Field(default_factory=list)
+    metadata: list[dict[str, MetadataValue]] = Field(default_factory=list)
+    vector_refs: list[str] = Field(default_factory=list)
+    vectors: bytes = b""
+    unembedded: dict[str, str] = Field(default_factory=dict)
+
+
+def metadata_matches(metadata: Mapping[str, MetadataValue], where: Mapping[str, object]) -> bool:
+    """Whether ``metadata`` equals every value of ``where`` (an empty filter matches)."""
+    return all(key in metadata and metadata[key] == value for key, value in where.items())
+
+
+class KeywordMatcher:
+    """Scores texts against a query the way the protocol documents keyword hits.
+
+    ``1.0`` when the whole query occurs in the text (case-insensitively), otherwise the
+    fraction of the query's words that occur in it; ``0.0`` means no match.
+    """
+
+    def __init__(self, query: str) -> None:
+        self.phrase = " ".join(query.casefold().split())
+        self.words = list(dict.fromkeys(_WORD.findall(self.phrase)))
+
+    def score(self, folded_text: str) -> float:
+        """Score a text already passed through ``str.casefold``."""
+        if not self.phrase:
+            return 0.0
+        if self.phrase in folded_text:
+            return 1.0
+        if not self.words:
+            return 0.0
+        found = sum(1 for word in self.words if word in folded_text)
+        return found / len(self.words)
+
+
+class CollectionBackend(ABC):
+    """Storage of one collection: documents (text + metadata) and their vectors."""
+
+    def __init__(self, name: str, config: CollectionConfig) -> None:
+        self.name = name
+        self.config = config
+
+    @abstractmethod
+    def put(self, documents: Sequence[VectorDocument]) -> None:
+        """Insert or replace documents. A document without a vector loses any old one
+        (its text changed, so the old vector is stale) until :meth:`set_vectors`."""
+
+    @abstractmethod
+    def set_vectors(self, refs: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
+        """Attach vectors to documents that are still present (others are skipped)."""
+
+    @abstractmethod
+    def delete(self, refs: Iterable[str]) -> int:
+        """Remove documents; returns how many existed."""
+
+    @abstractmethod
+    def vector_search(
+        self,
+        vector: npt.NDArray[np.float32],
+        top_k: int,
+        score_threshold: float,
+        where: Mapping[str, MetadataValue],
+    ) -> list[VectorHit]:
+        """Cosine search, best first, ``match="vector"``."""
+
+    @abstractmethod
+    def keyword_search(
+        self, text: str, top_k: int, where: Mapping[str, MetadataValue]
+    ) -> list[VectorHit]:
+        """Keyword search (see :class:`KeywordMatcher`), best first, ``match="keyword"``."""
+
+    @abstractmethod
+    def counts(self) -> tuple[int, int]:
+        """``(documents, documents with a vector)``."""
+
+    @abstractmethod
+    def unembedded(self) -> dict[str, str]:
+        """Texts of the documents that have no vector, by ref."""
+
+    @abstractmethod
+    def record(self) -> CollectionRecord:
+        """What the actor state keeps of this collection."""
+
+    def flush(self) -> None:  # noqa: B027 - optional hook, most backends have nothing to do
+        """Write anything buffered to durable storage (no-op unless overridden)."""
+
+    def drop(self) -> None:  # noqa: B027 - optional hook
+        """Remove the collection's durable data (no-op unless overridden)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections (no-op unless overridden)."""

@@ -1,0 +1,454 @@
+"""Vector primitives: the stored record, the embedding client and the numpy index.
+
+Needs the ``vector-search`` extra (numpy, and openai for the hosted providers).
+
+Design notes:
+
+* :class:`VectorIndex` keeps every vector L2-normalised in one contiguous float32 matrix,
+  so cosine similarity is a single matrix-vector product, and it picks the top ``k`` with
+  ``argpartition`` (linear) before sorting only those ``k``. Rows are added in bulk from
+  arrays; no per-vector Python object is created on the indexing or the query path.
+* :class:`EmbeddingService` is a thin, thread-safe wrapper over the OpenAI (or Azure
+  OpenAI) embeddings endpoint: it batches inputs, hands its timeout to every HTTP call and
+  turns any provider problem into :class:`EmbeddingError`. Tests and offline deployments
+  plug a local function instead with ``embed_fn``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field
+
+from akgentic.tool.core.vector_store import MetadataValue
+
+if TYPE_CHECKING:
+    from openai import OpenAI
+
+__all__ = [
+    "AZURE_DEFAULT_API_VERSION",
+    "EmbedFunction",
+    "EmbeddingError",
+    "EmbeddingService",
+    "VectorEntry",
+    "VectorIndex",
+]
+
+FloatMatrix = npt.NDArray[np.float32]
+
+EmbedFunction = Callable[[list[str]], Sequence[Sequence[float]] | FloatMatrix]
+"""A local embedding function: a list of texts in, one vector per text out."""
+
+AZURE_DEFAULT_API_VERSION = "2024-10-21"
+"""Azure OpenAI API version used when ``OPENAI_API_VERSION`` is not set."""
+
+# Queries are scored in chunks so the (queries x vectors) score matrix stays bounded.
+_BATCH_QUERY_CHUNK = 256
+
+
+class VectorEntry(BaseModel):
+    """One stored document: its ``ref``, text, metadata and vector (``None`` while the
+    embedding is pending or after it failed). Used to export and inspect a collection;
+    the index itself never builds these objects."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ref: str
+    text: str
+    metadata: dict[str, MetadataValue] = Field(default_factory=dict)
+    vector: list[float] | None = None
+
+
+class EmbeddingError(RuntimeError):
+    """The embedding provider could not embed the texts (network, HTTP status, timeout,
+    missing credentials, wrong vector size, ...). The message says what happened."""
+
+
+class EmbeddingService:
+    """Embeds texts with OpenAI, Azure OpenAI, or a local function.
+
+    Endpoints and credentials come from the environment, as the ``openai`` client reads
+    them: ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` for ``provider="openai"``;
+    ``AZURE_OPENAI_ENDPOINT``, ``AZURE_OPENAI_API_KEY`` and ``OPENAI_API_VERSION`` for
+    ``provider="azure"`` (where ``model`` is the deployment name).
+
+    Args:
+        model: Embedding model (OpenAI) or deployment (Azure) name.
+        provider: ``"openai"`` or ``"azure"``; ignored when ``embed_fn`` is given.
+        batch_size: Most inputs sent in one HTTP request.
+        timeout_seconds: Budget of each HTTP request, handed to the client call itself.
+        max_retries: Retries of the ``openai`` client per request (its own backoff).
+        dimension: When set, a vector of another length is an :class:`EmbeddingError`.
+        embed_fn: Local embedding function used instead of any HTTP provider.
+    """
+
+    def __init__(
+        self,
+        model: str = "text-embedding-3-small",
+        provider: Literal["openai", "azure"] = "openai",
+        *,
+        batch_size: int = 256,
+        timeout_seconds: float = 10.0,
+        max_retries: int = 1,
+        dimension: int | None = None,
+        embed_fn: EmbedFunction | None = None,
+    ) -> None:
+        if provider not in ("openai", "azure"):
+            raise ValueError(f"embedding provider {provider!r}: use 'openai' or 'azure'")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        if timeout_seconds <= 0:
+            raise ValueError(f"timeout_seconds must be positive, got {timeout_seconds}")
+        self.model = model
+        self.provider = provider
+        self.batch_size = batch_size
+        self.timeout_seconds = timeout_seconds
+        self.max_retries = max_retries
+        self.dimension = dimension
+        self._embed_fn = embed_fn
+        self._client: OpenAI | None = None
+        # Workers share one service (and its HTTP connection pool); the lock keeps two
+        # of them from building two clients at once.
+        self._client_lock = threading.Lock()
+
+    def embed(
+        self,
+        texts: Sequence[str],
+        *,
+        deadline: float | None = None,
+        dimension: int | None = None,
+    ) -> FloatMatrix:
+        """Embed ``texts`` (in batches) into a ``(len(texts), dim)`` float32 matrix.
+
+        Args:
+            texts: The texts, in order.
+            deadline: A ``time.monotonic()`` instant after which no HTTP request may still
+                be running: each request's timeout is the smaller of ``timeout_seconds``
+                and the time left. (A local ``embed_fn`` cannot be interrupted.)
+            dimension: Expected vector length for this call (defaults to the service's).
+
+        Raises:
+            EmbeddingError: on any provider failure; nothing is returned partially.
+        """
+        items = list(texts)
+        expected = dimension if dimension is not None else self.dimension
+        if not items:
+            return np.zeros((0, expected or 0), dtype=np.float32)
+        parts = [
+            self._embed_batch(items[start : start + self.batch_size], deadline, expected)
+            for start in range(0, len(items), self.batch_size)
+        ]
+        matrix = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+        return matrix
+
+    def embed_one(self, text: str, *, deadline: float | None = None) -> npt.NDArray[np.float32]:
+        """Embed a single text into a 1-D float32 vector."""
+        row: npt.NDArray[np.float32] = self.embed([text], deadline=deadline)[0]
+        return row
+
+    def _embed_batch(
+        self, batch: list[str], deadline: float | None, expected: int | None
+    ) -> FloatMatrix:
+        try:
+            if self._embed_fn is not None:
+                raw: Any = self._embed_fn(batch)
+            else:
+                raw = self._call_http(batch, self._request_timeout(deadline))
+            matrix = np.asarray(raw, dtype=np.float32)
+        except EmbeddingError:
+            raise
+        except Exception as exc:  # any provider/client failure becomes one error type
+            raise EmbeddingError(f"{self._describe()} failed: {type(exc).__name__}: {exc}") from exc
+        if matrix.ndim != 2 or matrix.shape[0] != len(batch):
+            raise EmbeddingError(
+                f"{self._describe()} returned {matrix.shape[0] if matrix.ndim else 0} vectors "
+                f"for {len(batch)} texts"
+            )
+        if expected is not None and matrix.shape[1] != expected:
+            raise EmbeddingError(
+                f"{self._describe()} returned vectors of dimension {matrix.shape[1]}, "
+                f"expected {expected}"
+            )
+        if not np.all(np.isfinite(matrix)):
+            raise EmbeddingError(f"{self._describe()} returned non-finite values")
+        return matrix
+
+    def _request_timeout(self, deadline: float | None) -> float:
+        if deadline is None:
+            return self.timeout_seconds
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise EmbeddingError(f"{self._describe()}: time budget exhausted before the call")
+        return min(self.timeout_seconds, left)
+
+    def _call_http(self, batch: list[str], timeout: float) -> Any:
+        client = self._openai_client()
+        # The timeout is passed on the call itself: it is what bounds the worker thread
+        # blocked in this request (a thread cannot be cancelled from outside).
+        response = client.embeddings.create(model=self.model, input=batch, timeout=timeout)
+        ordered = sorted(response.data, key=lambda item: item.index)
+        return [item.embedding for item in ordered]
+
+    def close(self) -> None:
+        """Close the HTTP client, if one was opened (a later call opens a new one)."""
+        with self._client_lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    def _openai_client(self) -> OpenAI:
+        with self._client_lock:
+            return self._client or self._open_client()
+
+    def _open_client(self) -> OpenAI:
+        try:
+            import openai
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise EmbeddingError(
+                "the openai package is missing: "
+                'pip install "akgentic-tool-vector-store[vector-search]"'
+            ) from exc
+        # The client reads its endpoint and key from the environment (see the class doc).
+        if self.provider == "azure":
+            client: OpenAI = openai.AzureOpenAI(
+                api_version=os.environ.get("OPENAI_API_VERSION", AZURE_DEFAULT_API_VERSION),
+                timeout=self.timeout_seconds,
+                max_retries=self.max_retries,
+            )
+        else:
+            client = openai.OpenAI(timeout=self.timeout_seconds, max_retries=self.max_retries)
+        self._client = client
+        return client
+
+    def _describe(self) -> str:
+        source = "local embed_fn" if self._embed_fn else f"{self.provider} embeddings"
+        return f"{source} ({self.model})"
+
+
+def _normalise_rows(matrix: FloatMatrix) -> FloatMatrix:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0.0] = 1.0  # a zero vector stays zero: cosine 0 with everything
+    normalised: FloatMatrix = matrix / norms
+    return normalised
+
+
+class VectorIndex:
+    """Cosine-similarity index over float32 vectors, keyed by string ``ref``.
+
+    Vectors are normalised when added, stored in one growing float32 matrix, and looked up
+    by ref through a dictionary. Removing a ref moves the last row into its slot, so the
+    live rows stay contiguous and a query scans exactly ``len(index)`` rows.
+    """
+
+    def __init__(self, dimension: int, capacity: int = 0) -> None:
+        if dimension < 1:
+            raise ValueError(f"dimension must be at least 1, got {dimension}")
+        self.dimension = dimension
+        self._matrix: FloatMatrix = np.zeros((max(capacity, 0), dimension), dtype=np.float32)
+        self._refs: list[str] = []
+        self._rows: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+    def __contains__(self, ref: object) -> bool:
+        return ref in self._rows
+
+    @property
+    def refs(self) -> list[str]:
+        """The indexed refs, in row order."""
+        return list(self._refs)
+
+    @classmethod
+    def from_arrays(cls, refs: Sequence[str], vectors: npt.ArrayLike) -> VectorIndex:
+        """Build an index from refs and a ``(len(refs), dim)`` matrix in one step."""
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2:
+            raise ValueError(f"vectors must be a 2-D matrix, got shape {matrix.shape}")
+        index = cls(matrix.shape[1])
+        index.add(refs, matrix)
+        return index
+
+    def add(self, refs: Sequence[str], vectors: npt.ArrayLike) -> None:
+        """Insert or replace vectors by ref (a ref repeated in ``refs`` keeps its last row).
+
+        Raises:
+            ValueError: when the shapes disagree with ``refs`` or the index dimension.
+        """
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim == 1:
+            matrix = matrix.reshape(1, -1)
+        if matrix.ndim != 2 or matrix.shape[0] != len(refs):
+            raise ValueError(f"got {len(refs)} refs for vectors of shape {matrix.shape}")
+        if matrix.shape[1] != self.dimension:
+            raise ValueError(
+                f"vectors have dimension {matrix.shape[1]}, the index holds {self.dimension}"
+            )
+        if not np.all(np.isfinite(matrix)):
+            raise ValueError("vectors contain NaN or infinite values")
+        matrix = _normalise_rows(matrix)
+
+        # Replacements are written in place; new refs are appended in one block.
+        new_positions: list[int] = []
+        new_refs: list[str] = []
+        pending_new: dict[str, int] = {}
+        for position, ref in enumerate(refs):
+            row = self._rows.get(ref)
+            if row is not None:
+                self._matrix[row] = matrix[position]
+            elif ref in pending_new:
+                new_positions[pending_new[ref]] = position
+            else:
+                pending_new[ref] = len(new_refs)
+                new_refs.append(ref)
+                new_positions.append(position)
+        if not new_refs:
+            return
+        start = len(self._refs)
+        self._reserve(start + len(new_refs))
+        self._matrix[start : start + len(new_refs)] = matrix[new_positions]
+        for offset, ref in enumerate(new_refs):
+            self._rows[ref] = start + offset
+        self._refs.extend(new_refs)
+
+    def remove(self, refs: Iterable[str]) -> int:
+        """Remove refs (unknown ones are ignored); returns how many were removed."""
+        removed = 0
+        for ref in refs:
+            row = self._rows.pop(ref, None)
+            if row is None:
+                continue
+            last = len(self._refs) - 1
+            if row != last:
+                moved = self._refs[last]
+                self._matrix[row] = self._matrix[last]
+                self._refs[row] = moved
+                self._rows[moved] = row
+            self._refs.pop()
+            removed += 1
+        return removed
+
+    def clear(self) -> None:
+        """Remove everything (capacity is kept)."""
+        self._refs.clear()
+        self._rows.clear()
+
+    def get(self, ref: str) -> npt.NDArray[np.float32] | None:
+        """A copy of the (normalised) vector of ``ref``, or ``None``."""
+        row = self._rows.get(ref)
+        return None if row is None else self._matrix[row].copy()
+
+    def matrix(self) -> FloatMatrix:
+        """A copy of the live ``(len, dim)`` matrix, rows in :attr:`refs` order."""
+        return self._matrix[: len(self._refs)].copy()
+
+    def search(
+        self,
+        query: npt.ArrayLike,
+        top_k: int = 10,
+        score_threshold: float | None = None,
+        allowed: Iterable[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """The ``top_k`` refs most similar to ``query``, as ``(ref, cosine)``, best first.
+
+        Args:
+            query: A vector of the index dimension (it need not be normalised).
+            top_k: How many results at most.
+            score_threshold: Drop results whose cosine is below it.
+            allowed: When given, only these refs are candidates.
+        """
+        vector = self._query_vector(query)
+        count = len(self._refs)
+        if count == 0 or top_k < 1:
+            return []
+        scores = self._matrix[:count] @ vector
+        if allowed is not None:
+            rows = [self._rows[ref] for ref in allowed if ref in self._rows]
+            if not rows:
+                return []
+            masked = np.full(count, -np.inf, dtype=np.float32)
+            masked[rows] = scores[rows]
+            scores = masked
+        return self._top(scores, top_k, score_threshold)
+
+    def search_batch(
+        self,
+        queries: npt.ArrayLike,
+        top_k: int = 10,
+        score_threshold: float | None = None,
+    ) -> list[list[tuple[str, float]]]:
+        """:meth:`search` for many queries at once, with one matrix product per chunk."""
+        matrix = np.asarray(queries, dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[1] != self.dimension:
+            raise ValueError(f"queries must have shape (n, {self.dimension}), got {matrix.shape}")
+        count = len(self._refs)
+        if count == 0 or top_k < 1:
+            return [[] for _ in range(matrix.shape[0])]
+        matrix = _normalise_rows(matrix)
+        k = min(top_k, count)
+        live = self._matrix[:count]
+        results: list[list[tuple[str, float]]] = []
+        for start in range(0, matrix.shape[0], _BATCH_QUERY_CHUNK):
+            scores = matrix[start : start + _BATCH_QUERY_CHUNK] @ live.T
+            if k < count:
+                top = np.argpartition(scores, count - k, axis=1)[:, count - k :]
+            else:
+                top = np.broadcast_to(np.arange(count), scores.shape)
+            top_scores = np.take_along_axis(scores, top, axis=1)
+            order = np.argsort(-top_scores, axis=1)
+            rows = np.take_along_axis(top, order, axis=1).tolist()
+            values = np.take_along_axis(top_scores, order, axis=1).tolist()
+            refs = self._refs
+            for row_ids, row_scores in zip(rows, values, strict=True):
+                results.append(
+                    [
+                        (refs[row], score)
+                        for row, score in zip(row_ids, row_scores, strict=True)
+                        if score_threshold is None or score >= score_threshold
+                    ]
+                )
+        return results
+
+    def _top(
+        self, scores: FloatMatrix, top_k: int, score_threshold: float | None
+    ) -> list[tuple[str, float]]:
+        count = scores.shape[0]
+        k = min(top_k, count)
+        candidates = np.argpartition(scores, count - k)[count - k :] if k < count else None
+        if candidates is None:
+            order = np.argsort(-scores)
+        else:
+            order = candidates[np.argsort(-scores[candidates])]
+        refs = self._refs
+        hits: list[tuple[str, float]] = []
+        for row, score in zip(order.tolist(), scores[order].tolist(), strict=True):
+            if score == -np.inf or (score_threshold is not None and score < score_threshold):
+                continue
+            hits.append((refs[row], score))
+        return hits
+
+    def _query_vector(self, query: npt.ArrayLike) -> npt.NDArray[np.float32]:
+        vector = np.asarray(query, dtype=np.float32).reshape(-1)
+        if vector.shape[0] != self.dimension:
+            raise ValueError(
+                f"query has dimension {vector.shape[0]}, the index holds {self.dimension}"
+            )
+        norm = float(np.linalg.norm(vector))
+        if norm == 0.0 or not np.isfinite(norm):
+            raise ValueError("query vector is zero or not finite")
+        normalised: npt.NDArray[np.float32] = vector / np.float32(norm)
+        return normalised
+
+    def _reserve(self, needed: int) -> None:
+        capacity = self._matrix.shape[0]
+        if needed <= capacity:
+            return
+        grown = np.zeros((max(needed, capacity * 2, 64), self.dimension), dtype=np.float32)
+        grown[: len(self._refs)] = self._matrix[: len(self._refs)]
+        self._matrix = grown
