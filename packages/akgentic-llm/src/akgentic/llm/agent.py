@@ -1,0 +1,334 @@
+"""``ReactAgent``: one pydantic-ai ``Agent`` plus the history it carries between runs.
+
+A ``run()`` is a single awaited ``Agent.run()``: the agent hands its ``ContextManager``'s
+history in as ``message_history`` and the mounted capabilities do the rest (budget,
+persistence, dangling-call repair, recovery decision). ``ReactAgent`` itself only folds
+buffered user prompts into the prompt, picks the per-call output type and limits, and turns a
+run-tier breach into either a tool-free conclusion or a ``RunUsageLimitError``.
+
+The synchronous bridge (``run_sync``) drives an event loop the agent creates eagerly and owns;
+``close()`` releases that loop and the HTTP connection pool. Both are idempotent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, TypeVar, cast
+
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai.messages import BinaryContent
+
+from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
+from akgentic.llm.capabilities.errors import (
+    RUN_LIMIT_HEALING_MESSAGE,
+    AgentUsageLimitError,
+    RunUsageLimitError,
+    UsageLimitError,
+    limit_message,
+)
+from akgentic.llm.capabilities.event_sourcing import EventSourcingCapability
+from akgentic.llm.capabilities.healing import HealingCapability
+from akgentic.llm.capabilities.limit_recovery import LimitRecoveryCapability
+from akgentic.llm.config import ReactAgentConfig, RunUsageLimits
+from akgentic.llm.context import ContextManager
+from akgentic.llm.event import ContextObserver
+from akgentic.llm.providers import create_http_client, create_model, get_output_type
+
+__all__ = [
+    "RUN_LIMIT_HEALING_MESSAGE",
+    "AgentUsageLimitError",
+    "ReactAgent",
+    "RunUsageLimitError",
+    "UsageLimitError",
+    "UserPrompt",
+]
+
+type UserPrompt = str | list[str | BinaryContent]
+"""What ``run()`` accepts: text, or a list mixing text and binary content (images, ...)."""
+
+F = TypeVar("F")
+
+# A conclusion has no tools, so one model request is all it can use.
+_CONCLUSION_LIMITS = RunUsageLimits(run_request_limit=1).to_pydantic_ai()
+
+
+def _is_unusable(output: Any) -> bool:
+    """``None`` or blank text: a conclusion that answered nothing."""
+    return output is None or (isinstance(output, str) and not output.strip())
+
+
+class ReactAgent:
+    """A pydantic-ai agent with persistent context, limits, retries and observable events."""
+
+    def __init__(
+        self,
+        config: ReactAgentConfig,
+        deps_type: type[Any] | None = None,
+        tools: list[Any] | None = None,
+        toolsets: list[Any] | None = None,
+        result_type: type[Any] = str,
+        observer: ContextObserver | None = None,
+        capabilities: Sequence[AbstractCapability[Any]] | None = None,
+        limit_recovery: LimitRecoveryCapability | None = None,
+    ) -> None:
+        self._config = config
+        self._closed = False
+        self._context = ContextManager()
+        if observer is not None:
+            self._context.subscribe(observer)
+        # Everything that can fail on a bad config (credentials, fallback chain) runs before
+        # the event loop exists; an httpx client that never sent a request holds no socket.
+        self._http_client = create_http_client(config.runtime_cfg.http_client_config)
+        model = create_model(config.model_cfg, self._http_client)
+        self._loop = asyncio.new_event_loop()
+
+        self._result_type = result_type
+        self._run_limits = config.run_usage_limits.to_pydantic_ai()
+        self._limit_recovery = (
+            limit_recovery if limit_recovery is not None else LimitRecoveryCapability()
+        )
+        self._budget = LifetimeBudgetCapability(config.agent_usage_limits)
+        self._event_sourcing = EventSourcingCapability(self._context)
+        self._healing = HealingCapability(self._context)
+
+        runtime = config.runtime_cfg
+        agent_kwargs: dict[str, Any] = {}
+        if deps_type is not None:
+            agent_kwargs["deps_type"] = deps_type
+        self._agent: Agent[Any, Any] = Agent(
+            model,
+            output_type=get_output_type(config.model_cfg, result_type),
+            tools=tools or (),
+            toolsets=toolsets,
+            retries=runtime.retries,
+            end_strategy=runtime.end_strategy,
+            capabilities=self._capability_stack(capabilities),
+            **agent_kwargs,
+        )
+
+    # ------------------------------------------------------ capability stack
+
+    def _capability_stack(
+        self, extra: Sequence[AbstractCapability[Any]] | None
+    ) -> list[AbstractCapability[Any]]:
+        """THE capability stack, outermost first. The order is load-bearing:
+
+        1. ``LifetimeBudgetCapability`` outermost, so a spent agent is refused before anything
+           (compaction's summarizer call included) costs money.
+        2. ``CompactionCapability`` (issue 4, not mounted yet: it goes right here, after the
+           budget and before event sourcing, so the persistence cursor opens on the folded
+           history).
+        3. ``EventSourcingCapability``: inside every internal ``wrap_run`` but outside the
+           caller's hooks, so the caller's durable ``after_*`` edits are what gets persisted.
+        4. ``LimitRecoveryCapability`` then 5. ``HealingCapability``: ``on_run_error`` is walked
+           innermost first, so the context is healed before the recovery seam looks at it.
+        6. The caller's capabilities.
+        """
+        stack: list[AbstractCapability[Any]] = [self._budget]
+        # CompactionCapability goes here.
+        stack += [self._event_sourcing, self._limit_recovery, self._healing]
+        stack += list(extra or ())
+        return stack
+
+    # -------------------------------------------------------------- running
+
+    async def run(
+        self,
+        user_prompt: UserPrompt,
+        deps: Any = None,
+        output_type: Any = None,
+    ) -> Any:
+        """Run one turn on top of the persistent history and return its output.
+
+        A run-tier breach is offered to the ``limit_recovery`` policy: when it asks to
+        conclude, one tool-free conclusion runs and its output is returned; otherwise (or when
+        the conclusion fails or answers nothing) ``RunUsageLimitError`` is raised from the
+        original breach.
+        """
+        self._ensure_open()
+        prompt = self._fold_pending_prompts(user_prompt)
+        try:
+            return await self._run_core(prompt, deps, output_type, self._run_limits)
+        except UsageLimitExceeded as breach:
+            return await self._recover_run_limit(breach, deps, output_type)
+
+    async def conclude_without_tools(
+        self,
+        reason: str,
+        *,
+        deps: Any = None,
+        output_type: Any = None,
+    ) -> Any:
+        """One run with every tool removed and a one-request budget, prompted with ``reason``.
+
+        Never recovered itself: a breach here raises ``RunUsageLimitError``.
+        """
+        self._ensure_open()
+        return await self._conclude(reason, deps, output_type)
+
+    async def _conclude(self, reason: str, deps: Any, output_type: Any) -> Any:
+        # ``override`` REPLACES what is registered; a per-run toolsets=[] would only add.
+        with self._agent.override(tools=[], toolsets=[]):
+            try:
+                return await self._run_core(reason, deps, output_type, _CONCLUSION_LIMITS)
+            except UsageLimitExceeded as breach:
+                raise RunUsageLimitError(limit_message(breach)) from breach
+
+    async def _recover_run_limit(
+        self,
+        breach: UsageLimitExceeded,
+        deps: Any,
+        output_type: Any,
+    ) -> Any:
+        """Run-tier recovery: act on the decision the mounted policy recorded for ``breach``."""
+        decision = self._limit_recovery.take_decision(breach)
+        if decision is None:
+            raise RunUsageLimitError(limit_message(breach)) from breach
+        try:
+            answer = await self._conclude(decision.reason, deps, output_type)
+        except Exception:
+            # Escalation parity: the caller always sees the breach that started the turn.
+            raise RunUsageLimitError(limit_message(breach)) from breach
+        if _is_unusable(answer):
+            raise RunUsageLimitError(limit_message(breach)) from breach
+        return answer
+
+    async def _run_core(
+        self,
+        prompt: UserPrompt,
+        deps: Any,
+        output_type: Any,
+        usage_limits: Any,
+    ) -> Any:
+        """The one ``Agent.run`` every path goes through (runs and conclusions alike)."""
+        result = await self._agent.run(
+            prompt,
+            deps=deps,
+            message_history=self._context.messages,
+            output_type=(
+                None
+                if output_type is None
+                else get_output_type(self._config.model_cfg, output_type)
+            ),
+            usage_limits=usage_limits,
+        )
+        return result.output
+
+    def _output_type(self, output_type: Any) -> Any:
+        return get_output_type(self._config.model_cfg, output_type)
+
+    def _fold_pending_prompts(self, user_prompt: UserPrompt) -> UserPrompt:
+        """Prefix the user turns buffered before the first run to this run's prompt."""
+        pending = self._context.drain_pending_user_prompts()
+        if not pending:
+            return user_prompt
+        if isinstance(user_prompt, str):
+            return "\n\n".join([*pending, user_prompt])
+        return [*pending, *user_prompt]
+
+    def run_sync(
+        self,
+        user_prompt: UserPrompt,
+        deps: Any = None,
+        output_type: Any = None,
+    ) -> Any:
+        """``run()`` driven to completion on the agent's own event loop."""
+        self._ensure_open()
+        self._ensure_no_running_loop("run_sync")
+        return self._loop.run_until_complete(self.run(user_prompt, deps, output_type))
+
+    def conclude_without_tools_sync(
+        self,
+        reason: str,
+        *,
+        deps: Any = None,
+        output_type: Any = None,
+    ) -> Any:
+        """``conclude_without_tools()`` driven to completion on the agent's own event loop."""
+        self._ensure_open()
+        self._ensure_no_running_loop("conclude_without_tools_sync")
+        return self._loop.run_until_complete(
+            self.conclude_without_tools(reason, deps=deps, output_type=output_type)
+        )
+
+    # -------------------------------------------------------------- context
+
+    @property
+    def config(self) -> ReactAgentConfig:
+        """The configuration the agent was built from."""
+        return self._config
+
+    @property
+    def context(self) -> ContextManager:
+        """The persistent history handed to every run."""
+        return self._context
+
+    def subscribe_context(self, observer: ContextObserver) -> None:
+        """Deliver every future context event to ``observer``."""
+        self._context.subscribe(observer)
+
+    @property
+    def lifetime_budget(self) -> LifetimeBudgetCapability:
+        """The mounted agent-lifetime budget (its counters and limits)."""
+        return self._budget
+
+    @property
+    def limit_recovery(self) -> LimitRecoveryCapability:
+        """The run-tier recovery policy whose decisions ``run()`` acts on."""
+        return self._limit_recovery
+
+    # ------------------------------------------------------ prompts & tools
+
+    def system_prompt(self, func: F) -> F:
+        """Register ``func`` as a dynamic system prompt, re-rendered before every model call."""
+        self._agent.system_prompt(dynamic=True)(cast(Any, func))
+        return func
+
+    def tool(self, func: F) -> F:
+        """Register ``func`` (first parameter: ``RunContext``) as a tool."""
+        self._agent.tool(cast(Any, func))
+        return func
+
+    @property
+    def pydantic_agent(self) -> Agent[Any, Any]:
+        """The wrapped pydantic-ai ``Agent`` (e.g. for ``override(model=TestModel())``)."""
+        return self._agent
+
+    # ------------------------------------------------------------- teardown
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close()`` has run."""
+        return self._closed
+
+    async def aclose(self) -> None:
+        """Release the HTTP connection pool; the agent's event loop stays open."""
+        await self._http_client.aclose()
+
+    def close(self) -> None:
+        """Release the HTTP pool and the agent's event loop. Safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        if not self._loop.is_running():
+            self._loop.run_until_complete(self._http_client.aclose())
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+        self._loop.close()
+
+    def _ensure_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this ReactAgent is closed; build a new one")
+
+    @staticmethod
+    def _ensure_no_running_loop(method: str) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        raise RuntimeError(
+            f"ReactAgent.{method}() cannot be called while an event loop is running in this "
+            "thread; await the async method instead"
+        )
