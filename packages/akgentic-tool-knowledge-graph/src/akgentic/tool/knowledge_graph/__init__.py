@@ -1,1 +1,67 @@
-"""The knowledge_graph tool of akgentic (not implemented yet: see this package's README)."""
+"""The team knowledge graph tool: entities, typed relations, hybrid keyword/semantic search.
+
+``KnowledgeGraphTool`` is the card agents carry; ``KnowledgeGraphActor`` (``#KnowledgeGraphTool``)
+holds the one graph of the team; ``KnowledgeGraphStateEvent`` is the delta each change emits.
+"""
+
+from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
+from akgentic.tool.knowledge_graph.kg_actor import (
+    KG_ACTOR_NAME,
+    KG_COLLECTION,
+    GraphUpdateReport,
+    KnowledgeGraphActor,
+    KnowledgeGraphConfig,
+)
+from akgentic.tool.knowledge_graph.kg_tool import (
+    GetGraph,
+    KnowledgeGraphTool,
+    SearchGraph,
+    UpdateGraph,
+)
+from akgentic.tool.knowledge_graph.models import (
+    DEFAULT_KG_SCORE_THRESHOLD,
+    DEFAULT_KG_TOP_K,
+    Entity,
+    EntityCreate,
+    EntityUpdate,
+    GraphPath,
+    GraphSearchHit,
+    GraphSearchResult,
+    ManageGraph,
+    Relation,
+    RelationCreate,
+    RelationDelete,
+    SearchMode,
+    SearchQuery,
+    relation_key,
+)
+from akgentic.tool.knowledge_graph.state import KnowledgeGraphState
+
+__all__ = [
+    "DEFAULT_KG_SCORE_THRESHOLD",
+    "DEFAULT_KG_TOP_K",
+    "KG_ACTOR_NAME",
+    "KG_COLLECTION",
+    "Entity",
+    "EntityCreate",
+    "EntityUpdate",
+    "GetGraph",
+    "GraphPath",
+    "GraphSearchHit",
+    "GraphSearchResult",
+    "GraphUpdateReport",
+    "KnowledgeGraphActor",
+    "KnowledgeGraphConfig",
+    "KnowledgeGraphState",
+    "KnowledgeGraphStateEvent",
+    "KnowledgeGraphTool",
+    "ManageGraph",
+    "Relation",
+    "RelationCreate",
+    "RelationDelete",
+    "SearchGraph",
+    "SearchMode",
+    "SearchQuery",
+    "UpdateGraph",
+    "relation_key",
+]

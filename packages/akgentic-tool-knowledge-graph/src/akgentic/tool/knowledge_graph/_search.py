@@ -1,0 +1,215 @@
+"""Keyword matching, score merging and graph context for ``search_graph``.
+
+Keyword search scans one lower-cased corpus string holding every entity's and relation's
+text. ``str.find`` runs in C, and after a match the scan jumps to the next item, so a query
+costs one pass over the text instead of a Python loop over every item. The corpus is rebuilt
+lazily, on the first search after the graph changed.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import deque
+from collections.abc import Iterable
+
+from akgentic.tool.knowledge_graph.models import (
+    Entity,
+    GraphPath,
+    GraphSearchHit,
+    GraphSearchResult,
+    Relation,
+    SearchQuery,
+)
+from akgentic.tool.knowledge_graph.state import KnowledgeGraphState
+
+# Vector-store ids: the item kind, then the entity name or relation key.
+ENTITY_PREFIX = "entity:"
+RELATION_PREFIX = "relation:"
+# A hit found by both keyword and vector search scores its cosine plus this bonus.
+BOTH_BONUS = 0.5
+KEYWORD_SCORE = 1.0
+PATH_SOURCES = 5
+MAX_PATH_PAIRS = 10
+# Bound on neighbours/edges returned, so one hub entity cannot flood the model's context.
+CONTEXT_LIMIT = 100
+_SEP = "\x00"
+
+
+def entity_text(entity: Entity) -> str:
+    """The text of an entity, as matched by keyword search and embedded for vectors."""
+    parts = [entity.name, entity.entity_type, entity.description, *entity.observations]
+    return " | ".join(p for p in parts if p)
+
+
+def relation_text(relation: Relation) -> str:
+    """The text of a relation, as matched by keyword search and embedded for vectors."""
+    parts = [relation.label(), relation.description]
+    return " | ".join(p for p in parts if p)
+
+
+class KeywordIndex:
+    """Substring search over every item of a :class:`KnowledgeGraphState`."""
+
+    def __init__(self) -> None:
+        self._version = -1
+        self._state: KnowledgeGraphState | None = None
+        self._corpus = ""
+        self._starts: list[int] = []
+        self._items: list[tuple[str, str]] = []  # (kind, entity name | relation key)
+        self._texts: list[str] = []
+
+    def search(self, state: KnowledgeGraphState, query: str) -> list[tuple[str, str]]:
+        """Items whose text contains every word of ``query`` (case-insensitive)."""
+        words = query.lower().split()
+        if not words:
+            return []
+        self._refresh(state)
+        first, rest = max(words, key=len), words
+        found: list[tuple[str, str]] = []
+        corpus, starts = self._corpus, self._starts
+        position = corpus.find(first)
+        while position != -1:
+            index = bisect.bisect_right(starts, position) - 1
+            if all(word in self._texts[index] for word in rest):
+                found.append(self._items[index])
+            if index + 1 >= len(starts):
+                break
+            position = corpus.find(first, starts[index + 1])
+        return found
+
+    def _refresh(self, state: KnowledgeGraphState) -> None:
+        if self._state is state and self._version == state.version:
+            return
+        items: list[tuple[str, str]] = []
+        texts: list[str] = []
+        for name, entity in state.entities.items():
+            items.append(("entity", name))
+            texts.append(entity_text(entity).lower())
+        for key, relation in state.relations.items():
+            items.append(("relation", key))
+            texts.append(relation_text(relation).lower())
+        starts: list[int] = []
+        offset = 0
+        for text in texts:
+            starts.append(offset)
+            offset += len(text) + 1
+        self._items, self._texts, self._starts = items, texts, starts
+        self._corpus = _SEP.join(texts)
+        self._version, self._state = state.version, state
+
+
+def merge_hits(
+    state: KnowledgeGraphState,
+    keyword: Iterable[tuple[str, str]],
+    vector: Iterable[tuple[str, str, float]],
+    top_k: int,
+) -> list[GraphSearchHit]:
+    """Combine keyword hits (score 1.0) and vector hits (cosine; +0.5 when both).
+
+    Items that no longer exist (a vector index lagging behind a deletion) are dropped.
+    Ties keep keyword order, entities before relations.
+    """
+    scores: dict[tuple[str, str], tuple[float, str]] = {}
+    for item in keyword:
+        scores[item] = (KEYWORD_SCORE, "keyword")
+    for kind, key, cosine in vector:
+        item = (kind, key)
+        if item in scores:
+            scores[item] = (cosine + BOTH_BONUS, "both")
+        else:
+            scores[item] = (cosine, "vector")
+    ranked = sorted(scores.items(), key=lambda pair: -pair[1][0])
+    hits: list[GraphSearchHit] = []
+    for (kind, key), (score, how) in ranked:
+        if kind == "entity" and (entity := state.entities.get(key)) is not None:
+            hits.append(
+                GraphSearchHit(kind="entity", score=score, matched_by=how, entity=entity)  # type: ignore[arg-type]
+            )
+        elif kind == "relation" and (relation := state.relations.get(key)) is not None:
+            hits.append(
+                GraphSearchHit(kind="relation", score=score, matched_by=how, relation=relation)  # type: ignore[arg-type]
+            )
+        if len(hits) >= top_k:
+            break
+    return hits
+
+
+def add_context(state: KnowledgeGraphState, query: SearchQuery, result: GraphSearchResult) -> None:
+    """Fill neighbours, edges and paths around the entity hits, as ``query`` asks."""
+    names = [hit.entity.name for hit in result.hits if hit.entity is not None]
+    truncated = False
+    if query.include_neighbors:
+        hit_set = set(names)
+        seen: dict[str, None] = {}
+        for name in names:
+            for other in state.neighbors_of(name):
+                if other not in hit_set and other in state.entities:
+                    seen[other] = None
+        truncated |= len(seen) > CONTEXT_LIMIT
+        result.neighbors = [state.entities[n] for n in list(seen)[:CONTEXT_LIMIT]]
+    if query.include_edges:
+        edges: dict[str, Relation] = {}
+        for name in names:
+            for relation in state.relations_of(name):
+                edges[relation.key] = relation
+        truncated |= len(edges) > CONTEXT_LIMIT
+        result.edges = list(edges.values())[:CONTEXT_LIMIT]
+    if query.find_paths:
+        result.paths = shortest_paths(state, names[:PATH_SOURCES])
+    if truncated:
+        extra = f"neighbours/edges cut to the first {CONTEXT_LIMIT}"
+        result.note = f"{result.note}; {extra}" if result.note else extra
+
+
+def shortest_paths(state: KnowledgeGraphState, names: list[str]) -> list[GraphPath]:
+    """Shortest undirected paths between each pair of ``names`` (at most 10 pairs).
+
+    One breadth-first search per source finds the paths to all later names at once.
+    Pairs with no connecting path are left out.
+    """
+    paths: list[GraphPath] = []
+    for i, source in enumerate(names):
+        targets = [t for t in names[i + 1 :] if t != source]
+        if not targets:
+            continue
+        parents = _bfs(state, source, set(targets))
+        for target in targets:
+            if target in parents:
+                paths.append(_walk_back(parents, source, target))
+            if len(paths) >= MAX_PATH_PAIRS:
+                return paths
+    return paths
+
+
+def _bfs(
+    state: KnowledgeGraphState, source: str, targets: set[str]
+) -> dict[str, tuple[str, Relation] | None]:
+    parents: dict[str, tuple[str, Relation] | None] = {source: None}
+    queue = deque([source])
+    remaining = set(targets)
+    while queue and remaining:
+        current = queue.popleft()
+        for relation in state.relations_of(current):
+            other = relation.to_entity if relation.from_entity == current else relation.from_entity
+            if other not in parents:
+                parents[other] = (current, relation)
+                remaining.discard(other)
+                queue.append(other)
+    return parents
+
+
+def _walk_back(
+    parents: dict[str, tuple[str, Relation] | None], source: str, target: str
+) -> GraphPath:
+    entities = [target]
+    relations: list[Relation] = []
+    node = target
+    while node != source:
+        step = parents[node]
+        assert step is not None  # only the source has no parent
+        node, relation = step
+        entities.append(node)
+        relations.append(relation)
+    entities.reverse()
+    relations.reverse()
+    return GraphPath(entities=entities, relations=relations)

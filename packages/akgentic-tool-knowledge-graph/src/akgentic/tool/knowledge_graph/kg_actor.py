@@ -1,0 +1,301 @@
+"""``KnowledgeGraphActor``: the team's single knowledge graph, ``#KnowledgeGraphTool``.
+
+Every agent carrying a ``KnowledgeGraphTool`` talks to this one actor, so all of them see
+the same graph and their updates are serialised by its mailbox (no locks needed).
+
+Persistence: each update that changes something emits one ``ToolStateEvent`` with the net
+delta (``seq`` numbered per actor, without gaps). Full snapshots of the state are
+published on a schedule proportional to the amount of change (see ``_snapshots``), plus
+on stop. A restored actor (``init_state`` from its last snapshot, or a fresh one in a
+resumed team) replays from the team history the deltas newer than the snapshot before it
+serves its first call, so an abrupt end right after a burst of updates loses nothing that
+reached the event stream.
+
+Semantic search: when the team has the vector store this actor is configured for, the actor
+creates its collection at start and mirrors entity and relation texts into it on each
+change. Query embedding and vector search run on the *caller's* thread (see ``kg_tool``),
+so a slow embedding never holds this actor.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+from pydantic import BaseModel, Field
+
+from akgentic.core.agent import Akgent
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.event import ToolStateEvent
+from akgentic.tool.core.vector_store import (
+    CollectionConfig,
+    VectorDocument,
+    VectorStore,
+    lookup_vector_store,
+    resolve_vector_store_name,
+)
+from akgentic.tool.knowledge_graph._search import (
+    ENTITY_PREFIX,
+    RELATION_PREFIX,
+    KeywordIndex,
+    add_context,
+    entity_text,
+    merge_hits,
+    relation_text,
+)
+from akgentic.tool.knowledge_graph._snapshots import SnapshotSchedule
+from akgentic.tool.knowledge_graph._update import apply_update
+from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
+from akgentic.tool.knowledge_graph.models import (
+    GraphSearchResult,
+    ManageGraph,
+    SearchQuery,
+)
+from akgentic.tool.knowledge_graph.state import KnowledgeGraphState
+
+__all__ = [
+    "KG_ACTOR_NAME",
+    "KG_COLLECTION",
+    "GraphUpdateReport",
+    "KnowledgeGraphActor",
+    "KnowledgeGraphConfig",
+]
+
+logger = logging.getLogger(__name__)
+
+KG_ACTOR_NAME = "#KnowledgeGraphTool"
+KG_COLLECTION = "knowledge-graph"
+# How many root entities the overview lists before summarising the rest.
+_OVERVIEW_ROOTS = 50
+
+
+class KnowledgeGraphConfig(BaseConfig):
+    """Configuration of the graph actor (built by ``KnowledgeGraphTool``)."""
+
+    name: str = KG_ACTOR_NAME
+    role: str = "KnowledgeGraphTool"
+    vector_store: bool | str = True
+    collection: CollectionConfig = Field(default_factory=CollectionConfig)
+    snapshot_min_changes: int = Field(
+        default=256, ge=1, description="Changes before the first snapshot is due."
+    )
+    snapshot_size_ratio: float = Field(
+        default=1.0,
+        gt=0,
+        description="A snapshot is due once unpublished changes reach this share of the size.",
+    )
+
+
+class GraphUpdateReport(BaseModel):
+    """What an update did: a summary, the rejected items, and the event's ``seq``."""
+
+    summary: str
+    errors: list[str] = Field(default_factory=list)
+    seq: int | None = Field(default=None, description="seq of the emitted delta, if any.")
+
+
+class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
+    """Holds the graph; every public method is called through an ask proxy."""
+
+    def on_start(self) -> None:
+        self.state = KnowledgeGraphState().observer(self)
+        self._schedule = SnapshotSchedule(
+            self.config.snapshot_min_changes, self.config.snapshot_size_ratio
+        )
+        self._keywords = KeywordIndex()
+        self._overview: tuple[int, str] | None = None
+        # Deltas in the team history newer than our state are replayed before first use.
+        self._catch_up_pending = True
+        self._store: VectorStore | None = None
+        self._bind_vector_store()
+
+    # -- akgentic-core state hooks ------------------------------------------------------
+
+    def init_state(self, state: KnowledgeGraphState) -> None:
+        """Adopt a restored snapshot; newer deltas are replayed before the next call."""
+        super().init_state(state)
+        self._schedule.published()
+        self._catch_up_pending = True
+
+    # -- public API (ask proxy) ---------------------------------------------------------
+
+    def update_graph(self, update: ManageGraph) -> GraphUpdateReport:
+        """Apply a batch; emit its net delta (if any) before returning."""
+        self._ready()
+        outcome = apply_update(self.state, update)
+        seq = self._emit(outcome.delta)
+        return GraphUpdateReport(summary=outcome.summary, errors=outcome.errors, seq=seq)
+
+    def search(
+        self,
+        query: SearchQuery,
+        vector_hits: list[tuple[str, float]],
+        top_k: int,
+        note: str | None = None,
+    ) -> GraphSearchResult:
+        """Rank keyword hits (unless ``mode='vector'``) with the given vector hits.
+
+        ``vector_hits`` are ``(vector-store ref, cosine)`` pairs found by the caller.
+        """
+        self._ready()
+        keyword = self._keywords.search(self.state, query.query) if query.mode != "vector" else []
+        vector: list[tuple[str, str, float]] = []
+        for ref, score in vector_hits:
+            if ref.startswith(ENTITY_PREFIX):
+                vector.append(("entity", ref[len(ENTITY_PREFIX) :], score))
+            elif ref.startswith(RELATION_PREFIX):
+                vector.append(("relation", ref[len(RELATION_PREFIX) :], score))
+        result = GraphSearchResult(hits=merge_hits(self.state, keyword, vector, top_k), note=note)
+        add_context(self.state, query, result)
+        return result
+
+    def overview(self) -> str:
+        """The graph's type schema and root entities, as shown in the system prompt."""
+        self._ready()
+        version = self.state.version
+        if self._overview is None or self._overview[0] != version:
+            self._overview = (version, _render_overview(self.state))
+        return self._overview[1]
+
+    def graph(self) -> KnowledgeGraphState:
+        """An independent copy of the current graph (without observer)."""
+        self._ready()
+        return self.state.serializable_copy()
+
+    def semantic_enabled(self) -> bool:
+        """Whether this actor mirrors the graph into a vector store."""
+        return self._store is not None
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _ready(self) -> None:
+        if self._catch_up_pending:
+            self._catch_up_pending = False
+            self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Replay deltas from the team history that are newer than the state."""
+        if self._orchestrator is None:
+            return
+        orchestrator = self.proxy_ask(self._orchestrator, Orchestrator)
+        events: dict[int, KnowledgeGraphStateEvent] = {}
+        for message in orchestrator.get_events(event_class=ToolStateEvent):
+            event = message.event
+            if (
+                event.tool_id == self.config.name
+                and event.seq > self.state.seq
+                and isinstance(event.payload, KnowledgeGraphStateEvent)
+            ):
+                events[event.seq] = event.payload
+        if not events:
+            return
+        expected = self.state.seq + 1
+        for seq in sorted(events):
+            if seq != expected:
+                logger.warning(
+                    "%s: history lacks delta(s) %d..%d; the graph may miss changes",
+                    self.config.name,
+                    expected,
+                    seq - 1,
+                )
+            self.state.apply(events[seq], seq=seq)
+            expected = seq + 1
+        logger.info("%s: replayed %d delta(s) from history", self.config.name, len(events))
+        # The replayed state is now the baseline: publish it once.
+        self.state.notify_state_change()
+        self._schedule.published()
+
+    def _emit(self, delta: KnowledgeGraphStateEvent) -> int | None:
+        if delta.is_empty():
+            return None
+        self.state.seq += 1
+        self.notify_event(
+            ToolStateEvent(tool_id=self.config.name, seq=self.state.seq, payload=delta)
+        )
+        self._mirror(delta)
+        if self._schedule.record(delta.change_count(), self.state.size()):
+            self.state.notify_state_change()
+            self._schedule.published()
+        return self.state.seq
+
+    def _bind_vector_store(self) -> None:
+        name = resolve_vector_store_name(self.config.vector_store)
+        if name is None or self._orchestrator is None:
+            return
+        try:
+            store = lookup_vector_store(self, name)
+            if store is None:
+                logger.info("%s: no %s in the team; keyword search only", self.config.name, name)
+                return
+            store.create_collection(KG_COLLECTION, self.config.collection)
+        except Exception as exc:  # a store we cannot use must not break the graph
+            logger.warning(
+                "%s: vector store %s unusable (%s); keyword search only",
+                self.config.name,
+                name,
+                exc,
+            )
+            return
+        self._store = store
+
+    def _mirror(self, delta: KnowledgeGraphStateEvent) -> None:
+        """Send the texts that changed to the vector store (embedding happens there)."""
+        store = self._store
+        if store is None:
+            return
+        documents: dict[str, VectorDocument] = {}
+        for entity in (*delta.entities_added, *delta.entities_modified):
+            ref = ENTITY_PREFIX + entity.name
+            documents[ref] = VectorDocument(
+                ref=ref, text=entity_text(entity), metadata={"kind": "entity"}
+            )
+        for relation in delta.relations_added:
+            ref = RELATION_PREFIX + relation.key
+            documents[ref] = VectorDocument(
+                ref=ref, text=relation_text(relation), metadata={"kind": "relation"}
+            )
+        gone = [ENTITY_PREFIX + name for name in delta.entities_removed]
+        gone += [RELATION_PREFIX + r.key for r in delta.relations_removed]
+        gone = [ref for ref in gone if ref not in documents]
+        try:
+            if gone:
+                store.delete(KG_COLLECTION, gone)
+            if documents:
+                store.upsert(KG_COLLECTION, list(documents.values()))
+        except Exception as exc:
+            logger.warning("%s: vector store update failed: %s", self.config.name, exc)
+
+
+def _render_overview(state: KnowledgeGraphState) -> str:
+    if not state.entities:
+        return "**Knowledge graph:** empty. Record entities and relations with update_graph(...)."
+    entity_types = Counter(e.entity_type for e in state.entities.values())
+    relation_types = Counter(r.relation_type for r in state.relations.values())
+    lines = [
+        f"**Knowledge graph:** {len(state.entities)} entities, {len(state.relations)} relations",
+        "Entity types: " + _counts(entity_types),
+    ]
+    if relation_types:
+        lines.append("Relation types: " + _counts(relation_types))
+    roots = [e for e in state.entities.values() if e.is_root]
+    if roots:
+        lines.append("")
+        lines.append("**Root entities:**")
+        for entity in roots[:_OVERVIEW_ROOTS]:
+            text = f"- {entity.name} ({entity.entity_type})"
+            if entity.description:
+                text += f": {entity.description}"
+            lines.append(text)
+        if len(roots) > _OVERVIEW_ROOTS:
+            lines.append(f"- ... and {len(roots) - _OVERVIEW_ROOTS} more root entities")
+    lines.append("")
+    lines.append(
+        "Use search_graph(query=...) to find entities and relations, "
+        "update_graph(...) to change them."
+    )
+    return "\n".join(lines)
+
+
+def _counts(counter: Counter[str]) -> str:
+    return ", ".join(f"{name} ({count})" for name, count in counter.most_common())

@@ -1,0 +1,371 @@
+"""``KnowledgeGraphTool``: the card that gives an agent the team's knowledge graph.
+
+Binding (``observer``) gets or creates the team's ``#KnowledgeGraphActor`` through the
+orchestrator in one idempotent step, and finds the vector store by name when semantic
+search is enabled. The callables capture the card, never the agent, so a stopped agent is
+not kept alive by its tools.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Self, cast
+
+import pykka
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
+
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.card import ToolCard
+from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
+from akgentic.tool.core.dependencies import known_card_names
+from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
+from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.core.vector_store import (
+    CollectionConfig,
+    UnknownCollectionError,
+    VectorQuery,
+    VectorStore,
+    lookup_vector_store,
+    resolve_vector_store_name,
+    search_text,
+)
+from akgentic.tool.errors import RetriableError
+from akgentic.tool.knowledge_graph.kg_actor import (
+    KG_COLLECTION,
+    KnowledgeGraphActor,
+    KnowledgeGraphConfig,
+)
+from akgentic.tool.knowledge_graph.models import (
+    DEFAULT_KG_SCORE_THRESHOLD,
+    DEFAULT_KG_TOP_K,
+    EntityCreate,
+    EntityUpdate,
+    GraphSearchResult,
+    ManageGraph,
+    RelationCreate,
+    RelationDelete,
+    SearchMode,
+    SearchQuery,
+)
+
+__all__ = ["GetGraph", "KnowledgeGraphTool", "SearchGraph", "UpdateGraph"]
+
+logger = logging.getLogger(__name__)
+
+_VECTOR_STORE_CARD = "VectorStoreTool"
+# How long a card waits before looking for a vector store again after finding none.
+_STORE_RETRY_SECONDS = 10.0
+
+
+class GetGraph(BaseToolParam):
+    """The graph overview (types and root entities): system prompt and command."""
+
+    expose: set[Channels] = Field(default_factory=lambda: {SYSTEM_PROMPT, COMMAND})
+
+
+class UpdateGraph(BaseToolParam):
+    """Batch changes to the graph: a tool call."""
+
+    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL})
+
+
+class SearchGraph(BaseToolParam):
+    """Keyword / semantic search over the graph: tool call and command."""
+
+    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL, COMMAND})
+
+
+class KnowledgeGraphTool(ToolCard):
+    """A shared knowledge graph of entities and typed relations, with hybrid search.
+
+    ``vector_store``: ``True`` uses the team's ``#VectorStore``, a ``#``-name selects another
+    store, ``False`` keeps search keyword-only. Without a store in the team, search is
+    keyword-only as well, and says so in its result.
+    """
+
+    get_graph: bool | GetGraph = True
+    update_graph: bool | UpdateGraph = True
+    search_graph: bool | SearchGraph = True
+    vector_store: bool | str = True
+    collection: CollectionConfig = Field(default_factory=CollectionConfig)
+    search_top_k: int = Field(default=DEFAULT_KG_TOP_K, ge=1, le=100)
+    search_score_threshold: float = Field(default=DEFAULT_KG_SCORE_THRESHOLD, ge=0.0, le=1.0)
+
+    _actor: KnowledgeGraphActor | None = PrivateAttr(default=None)
+    _store: VectorStore | None = PrivateAttr(default=None)
+    _store_checked_at: float = PrivateAttr(default=0.0)
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        # Wire after the vector store card when there is one to wait for. The dependency is
+        # only declared when that card class is known here: where the vector-store package
+        # is not installed the name would be a configuration error, and the tool simply
+        # searches by keyword.
+        resolve_vector_store_name(self.vector_store)  # rejects a malformed store name
+        wanted = self.vector_store is not False and _VECTOR_STORE_CARD in known_card_names()
+        deps = [name for name in self.depends_on if name != _VECTOR_STORE_CARD]
+        self.depends_on = [*deps, _VECTOR_STORE_CARD] if wanted else deps
+
+    def observer(self, observer: ToolObserver) -> Self:
+        super().observer(observer)
+        obs = self._actor_observer()
+        if obs.orchestrator is None:
+            raise RuntimeError(
+                "KnowledgeGraphTool needs an agent that belongs to a team (no orchestrator)"
+            )
+        orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
+        config = KnowledgeGraphConfig(vector_store=self.vector_store, collection=self.collection)
+        address = orchestrator.getChildrenOrCreate(KnowledgeGraphActor, config)
+        self._actor = cast(KnowledgeGraphActor, obs.proxy_ask(address, KnowledgeGraphActor))
+        self._store = None
+        self._store_checked_at = 0.0
+        self._vector_store()
+        return self
+
+    def _actor_observer(self) -> ActorToolObserver:
+        return cast(ActorToolObserver, self.get_observer())
+
+    def _graph(self) -> KnowledgeGraphActor:
+        if self._actor is None:
+            raise RuntimeError("KnowledgeGraphTool is not bound: build it through ToolFactory")
+        return self._actor
+
+    def _vector_store(self) -> VectorStore | None:
+        """The store proxy, looked up again now and then while the team has none."""
+        name = resolve_vector_store_name(self.vector_store)
+        if name is None or self._store is not None:
+            return self._store
+        now = time.monotonic()
+        if self._store_checked_at and now - self._store_checked_at < _STORE_RETRY_SECONDS:
+            return None
+        self._store_checked_at = now
+        observer = self.get_observer_or_none()
+        if observer is None:
+            return None
+        try:
+            self._store = lookup_vector_store(cast(ActorToolObserver, observer), name)
+        except Exception as exc:
+            logger.warning("KnowledgeGraphTool: looking up %s failed: %s", name, exc)
+        return self._store
+
+    # -- callables ----------------------------------------------------------------------
+
+    def get_tools(self) -> list[Callable[..., Any]]:
+        tools: list[Callable[..., Any]] = []
+        update = resolve_param(self.update_graph, UpdateGraph)
+        if update is not None and update.exposes(TOOL_CALL):
+            tools.append(update.describe(self._make_update_graph()))
+        search = resolve_param(self.search_graph, SearchGraph)
+        if search is not None and search.exposes(TOOL_CALL):
+            tools.append(search.describe(self._make_search_graph()))
+        return tools
+
+    def get_system_prompts(self) -> list[Callable[..., Any]]:
+        get = resolve_param(self.get_graph, GetGraph)
+        if get is not None and get.exposes(SYSTEM_PROMPT):
+            return [get.describe(self._make_get_graph())]
+        return []
+
+    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
+        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
+        get = resolve_param(self.get_graph, GetGraph)
+        if get is not None and get.exposes(COMMAND):
+            commands[GetGraph] = get.describe(self._make_get_graph())
+        update = resolve_param(self.update_graph, UpdateGraph)
+        if update is not None and update.exposes(COMMAND):
+            commands[UpdateGraph] = update.describe(self._make_update_graph())
+        search = resolve_param(self.search_graph, SearchGraph)
+        if search is not None and search.exposes(COMMAND):
+            commands[SearchGraph] = search.describe(self._make_search_graph())
+        return commands
+
+    def _make_get_graph(self) -> Callable[[], str]:
+        card = self
+
+        def get_graph() -> str:
+            """The team knowledge graph: entity and relation types, and root entities."""
+            return _call(lambda: card._graph().overview())
+
+        return get_graph
+
+    def _make_update_graph(self) -> Callable[..., str]:
+        card = self
+
+        def update_graph(
+            create_entities: list[EntityCreate] | None = None,
+            update_entities: list[EntityUpdate] | None = None,
+            delete_entities: list[str] | None = None,
+            create_relations: list[RelationCreate] | None = None,
+            delete_relations: list[RelationDelete] | None = None,
+        ) -> str:
+            """Change the team knowledge graph in one batch.
+
+            Entities are identified by their unique name. Order of application: entity
+            creations, entity updates, relation creations, relation deletions, entity
+            deletions (an entity's relations go with it). A relation may use entities
+            created in the same call. Valid changes are applied even if others are
+            rejected; rejected ones are listed in the error.
+
+            Args:
+                create_entities: New entities (name, entity_type, description,
+                    observations, is_root).
+                update_entities: Changes to existing entities, by name.
+                delete_entities: Names of entities to delete.
+                create_relations: New relations (from_entity, to_entity, relation_type).
+                delete_relations: Relations to delete.
+            """
+            batch = _validate(
+                ManageGraph,
+                {
+                    "create_entities": create_entities or [],
+                    "update_entities": update_entities or [],
+                    "delete_entities": delete_entities or [],
+                    "create_relations": create_relations or [],
+                    "delete_relations": delete_relations or [],
+                },
+            )
+            if batch.item_count() == 0:
+                raise RetriableError(
+                    "update_graph got no change: pass create_entities, update_entities, "
+                    "delete_entities, create_relations or delete_relations"
+                )
+            report = _call(lambda: card._graph().update_graph(batch))
+            if report.errors:
+                raise RetriableError(
+                    f"{len(report.errors)} of {batch.item_count()} change(s) rejected: "
+                    + "; ".join(report.errors)
+                    + f". Applied: {report.summary}."
+                )
+            return f"Knowledge graph updated: {report.summary}."
+
+        return update_graph
+
+    def _make_search_graph(self) -> Callable[..., GraphSearchResult]:
+        card = self
+
+        def search_graph(
+            query: str,
+            mode: SearchMode = "hybrid",
+            top_k: int | None = None,
+            score_threshold: float | None = None,
+            include_neighbors: bool = False,
+            include_edges: bool = False,
+            find_paths: bool = False,
+        ) -> GraphSearchResult:
+            """Search the team knowledge graph's entities and relations.
+
+            Results come best first: a keyword match scores 1.0, a semantic match its
+            cosine similarity, a match found both ways cosine + 0.5.
+
+            Args:
+                query: Words to look for, or a question.
+                mode: 'hybrid' (keyword and semantic), 'keyword' (substring match) or
+                    'vector' (semantic only).
+                top_k: Maximum number of hits (default from the tool configuration).
+                score_threshold: Minimum cosine similarity of a semantic hit.
+                include_neighbors: Add the entities one hop from each entity hit.
+                include_edges: Add every relation touching an entity hit.
+                find_paths: Add shortest paths between the five best entity hits.
+            """
+            search = _validate(
+                SearchQuery,
+                {
+                    "query": query,
+                    "mode": mode,
+                    "top_k": top_k,
+                    "score_threshold": score_threshold,
+                    "include_neighbors": include_neighbors,
+                    "include_edges": include_edges,
+                    "find_paths": find_paths,
+                },
+            )
+            return card._search(search)
+
+        return search_graph
+
+    def _search(self, search: SearchQuery) -> GraphSearchResult:
+        top_k = search.top_k or self.search_top_k
+        threshold = (
+            self.search_score_threshold
+            if search.score_threshold is None
+            else search.score_threshold
+        )
+        vector_hits: list[tuple[str, float]] = []
+        note: str | None = None
+        if search.mode != "keyword":
+            vector_hits, note = self._semantic(search.query, top_k, threshold)
+            if note is not None and search.mode == "vector":
+                # No semantic answer at all: fall back to keyword matching, and say so.
+                search = search.model_copy(update={"mode": "keyword"})
+                note += "; keyword matches shown instead"
+        return _call(lambda: self._graph().search(search, vector_hits, top_k, note))
+
+    def _semantic(
+        self, text: str, top_k: int, threshold: float
+    ) -> tuple[list[tuple[str, float]], str | None]:
+        """Vector hits for ``text`` from the store, on this (the caller's) thread."""
+        store = self._vector_store()
+        if store is None:
+            reason = (
+                "semantic search is disabled for this tool"
+                if self.vector_store is False
+                else "semantic search unavailable (no vector store in this team)"
+            )
+            return [], reason
+        try:
+            result = search_text(
+                store,
+                KG_COLLECTION,
+                # Ask for more than top_k: some refs may point at items deleted since.
+                VectorQuery(text=text, top_k=min(2 * top_k, 1000), score_threshold=threshold),
+            )
+        except (UnknownCollectionError, pykka.ActorDeadError) as exc:
+            self._store = None
+            return [], f"semantic search unavailable ({type(exc).__name__})"
+        except Exception as exc:
+            logger.warning("KnowledgeGraphTool: vector search failed: %s", exc)
+            return [], f"semantic search failed ({type(exc).__name__})"
+        hits = [
+            (h.ref, h.score) for h in result.hits if h.match == "vector" and h.score >= threshold
+        ]
+        note = None if result.status == "ok" else f"semantic search degraded: {result.reason}"
+        return hits, note
+
+
+def _validate[M: BaseModel](model: type[M], data: dict[str, Any]) -> M:
+    """Build ``model`` from tool arguments; a bad argument becomes a RetriableError."""
+    try:
+        return model.model_validate({k: _plain(v) for k, v in data.items()})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{_location(err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
+        )
+        raise RetriableError(f"Invalid arguments: {problems}") from exc
+
+
+def _plain(value: Any) -> Any:
+    """Models given by a caller are re-validated from their data (their own class may differ)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "arguments"
+
+
+def _call[T](fn: Callable[[], T]) -> T:
+    """Run an ask on the graph actor; a stopped actor becomes a RetriableError."""
+    try:
+        return fn()
+    except pykka.ActorDeadError as exc:
+        raise RetriableError(
+            "The team knowledge graph is not running (the team is stopping); try again later."
+        ) from exc

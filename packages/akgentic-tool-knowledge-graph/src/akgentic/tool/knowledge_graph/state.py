@@ -1,0 +1,176 @@
+"""The graph held by the ``#KnowledgeGraphTool`` actor, as that actor's persisted state.
+
+The state is the graph itself (entities by name, relations by key) plus ``seq``, the number of
+the last delta it reflects. Two choices keep persistence proportional to the change:
+
+* change detection is a dirty flag set by the mutators below, not a comparison of two full
+  serializations (akgentic-core's default), and
+* a snapshot copies the two dictionaries, not the items: entities and relations are frozen,
+  so the copy handed to the orchestrator can share them with the live graph safely.
+
+The actor decides *when* to publish a snapshot; between snapshots the delta events are the
+increment, and a restored actor replays the ones newer than its snapshot's ``seq``.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, PrivateAttr
+
+from akgentic.core.agent_state import BaseState
+from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
+from akgentic.tool.knowledge_graph.models import Entity, Relation
+
+__all__ = ["KnowledgeGraphState"]
+
+
+class KnowledgeGraphState(BaseState):
+    """Entities keyed by name, relations keyed by :func:`relation_key`, and ``seq``.
+
+    Mutate through :meth:`put_entity`, :meth:`remove_entity`, :meth:`put_relation`,
+    :meth:`remove_relation` or :meth:`apply`, which keep the adjacency index and the dirty
+    flag right. A client following a team's event stream rebuilds the graph with
+    ``KnowledgeGraphState()`` and :meth:`apply` on each delta, in ``seq`` order.
+    """
+
+    entities: dict[str, Entity] = Field(default_factory=dict)
+    relations: dict[str, Relation] = Field(default_factory=dict)
+    seq: int = Field(default=0, description="seq of the last delta reflected here.")
+
+    # entity name -> keys of the relations touching it; built on first use.
+    _adjacency: dict[str, set[str]] | None = PrivateAttr(default=None)
+    # Bumped by every mutation: lets derived indexes (keyword corpus) know they are stale.
+    _version: int = PrivateAttr(default=0)
+    _dirty: bool = PrivateAttr(default=False)
+
+    # -- persistence hooks (akgentic-core's BaseState protocol) -------------------------
+
+    def notify_state_change(self) -> None:
+        """Publish this state to the owning actor, which sends the snapshot on.
+
+        Overrides the base class only to skip its full JSON dump used for change
+        detection: the dirty flag below does that job at no cost.
+        """
+        self._dirty = False
+        if self._observer is not None:
+            self._observer.notify_state_change(self)
+
+    def notify_if_changed(self) -> None:
+        """Publish only when a mutation happened since the last publication."""
+        if self._observer is not None and self._dirty:
+            self.notify_state_change()
+
+    def serializable_copy(self) -> KnowledgeGraphState:
+        """An independent snapshot sharing the (frozen) items, without the observer."""
+        return type(self).model_construct(
+            entities=dict(self.entities), relations=dict(self.relations), seq=self.seq
+        )
+
+    @property
+    def dirty(self) -> bool:
+        """Whether the state changed since it was last published."""
+        return self._dirty
+
+    @property
+    def version(self) -> int:
+        """A counter bumped by every mutation (for caches derived from the graph)."""
+        return self._version
+
+    def size(self) -> int:
+        """Entities plus relations."""
+        return len(self.entities) + len(self.relations)
+
+    # -- mutators -----------------------------------------------------------------------
+
+    def put_entity(self, entity: Entity) -> None:
+        """Add or replace an entity."""
+        self.entities[entity.name] = entity
+        self._touch()
+
+    def remove_entity(self, name: str) -> list[Relation]:
+        """Remove an entity and every relation touching it; returns those relations."""
+        if name not in self.entities:
+            return []
+        removed = [
+            relation
+            for key in sorted(self._adjacency_index().get(name, ()))
+            if (relation := self.remove_relation(key)) is not None
+        ]
+        del self.entities[name]
+        self._adjacency_index().pop(name, None)
+        self._touch()
+        return removed
+
+    def put_relation(self, relation: Relation) -> None:
+        """Add or replace a relation (its ends are not checked here)."""
+        key = relation.key
+        self.relations[key] = relation
+        adjacency = self._adjacency_index()
+        adjacency.setdefault(relation.from_entity, set()).add(key)
+        adjacency.setdefault(relation.to_entity, set()).add(key)
+        self._touch()
+
+    def remove_relation(self, key: str) -> Relation | None:
+        """Remove the relation stored under ``key``; returns it, or None if absent."""
+        relation = self.relations.pop(key, None)
+        if relation is None:
+            return None
+        adjacency = self._adjacency_index()
+        for end in (relation.from_entity, relation.to_entity):
+            keys = adjacency.get(end)
+            if keys is not None:
+                keys.discard(key)
+        self._touch()
+        return relation
+
+    def apply(self, delta: KnowledgeGraphStateEvent, seq: int | None = None) -> None:
+        """Apply one delta: removals first, then entities, then new relations.
+
+        That order turns the state before an update into the state after it for any net
+        delta the actor emits. ``seq``, when given, becomes this state's ``seq``.
+        """
+        for relation in delta.relations_removed:
+            self.remove_relation(relation.key)
+        for name in delta.entities_removed:
+            self.remove_entity(name)
+        for entity in (*delta.entities_added, *delta.entities_modified):
+            self.put_entity(entity)
+        for relation in delta.relations_added:
+            self.put_relation(relation)
+        if seq is not None:
+            self.seq = seq
+            self._touch()
+
+    # -- reads --------------------------------------------------------------------------
+
+    def relations_of(self, name: str) -> list[Relation]:
+        """Relations touching entity ``name``, in a stable order."""
+        keys = self._adjacency_index().get(name, ())
+        return [self.relations[key] for key in sorted(keys)]
+
+    def neighbors_of(self, name: str) -> list[str]:
+        """Names of the entities one relation away from ``name`` (either direction)."""
+        found: dict[str, None] = {}
+        for relation in self.relations_of(name):
+            other = relation.to_entity if relation.from_entity == name else relation.from_entity
+            if other != name:
+                found[other] = None
+        return list(found)
+
+    def same_graph(self, other: KnowledgeGraphState) -> bool:
+        """Whether ``other`` holds the same entities and relations (``seq`` aside)."""
+        return self.entities == other.entities and self.relations == other.relations
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _touch(self) -> None:
+        self._version += 1
+        self._dirty = True
+
+    def _adjacency_index(self) -> dict[str, set[str]]:
+        if self._adjacency is None:
+            adjacency: dict[str, set[str]] = {}
+            for key, relation in self.relations.items():
+                adjacency.setdefault(relation.from_entity, set()).add(key)
+                adjacency.setdefault(relation.to_entity, set()).add(key)
+            self._adjacency = adjacency
+        return self._adjacency

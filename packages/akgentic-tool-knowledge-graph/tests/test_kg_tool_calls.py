@@ -1,0 +1,173 @@
+"""KnowledgeGraphTool through ToolFactory, against a real actor system."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kg_support import bind, expect_retry, sync
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.tool.core.event import ToolStateEvent
+from akgentic.tool.core.testing import ToolTestAgent, orchestrator_events
+from akgentic.tool.knowledge_graph import (
+    KG_ACTOR_NAME,
+    KnowledgeGraphStateEvent,
+    KnowledgeGraphTool,
+)
+
+
+def _person(name: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "entity_type": "Person", **extra}
+
+
+def _kg_events(system: ActorSystem, orchestrator: ActorAddress) -> list[ToolStateEvent]:
+    return [
+        e
+        for e in orchestrator_events(system, orchestrator, ToolStateEvent)
+        if e.tool_id == KG_ACTOR_NAME
+    ]
+
+
+def test_update_emits_one_delta_before_returning(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    result = tools["update_graph"](
+        create_entities=[_person("Alice"), {"name": "Acme", "entity_type": "Company"}],
+        create_relations=[
+            {"from_entity": "Alice", "to_entity": "Acme", "relation_type": "works_at"}
+        ],
+    )
+    assert "2 entities created" in result
+    assert "1 relations added" in result
+    # No waiting: the event was sent before update_graph returned, so the orchestrator,
+    # asked now, has already processed it.
+    events = _kg_events(actor_system, orchestrator)
+    assert [e.seq for e in events] == [1]
+    delta = events[0].payload
+    assert isinstance(delta, KnowledgeGraphStateEvent)
+    assert sorted(e.name for e in delta.entities_added) == ["Acme", "Alice"]
+    assert [r.label() for r in delta.relations_added] == ["Alice -[works_at]-> Acme"]
+
+
+def test_no_change_emits_nothing_and_seq_stays_gap_free(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools["update_graph"](create_entities=[_person("Alice")])
+    # Re-stating what is already there changes nothing: no event.
+    tools["update_graph"](update_entities=[{"name": "Alice", "entity_type": "Person"}])
+    # Entirely rejected batch: nothing changed, nothing emitted.
+    expect_retry(tools["update_graph"], delete_entities=["Nobody"])
+    tools["update_graph"](update_entities=[{"name": "Alice", "description": "engineer"}])
+    sync(actor_system, orchestrator)
+    events = _kg_events(actor_system, orchestrator)
+    assert [e.seq for e in events] == [1, 2]
+    assert [e.name for e in events[1].payload.entities_modified] == ["Alice"]
+
+
+def test_partial_batch_applies_valid_items_and_names_the_bad_ones(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools["update_graph"](create_entities=[_person("Alice")])
+    message = expect_retry(
+        tools["update_graph"],
+        create_entities=[_person("Bob"), _person("Alice")],
+        update_entities=[{"name": "Zed", "description": "x"}],
+        create_relations=[
+            {"from_entity": "Bob", "to_entity": "Alice", "relation_type": "knows"},
+            {"from_entity": "Bob", "to_entity": "Ghost", "relation_type": "knows"},
+        ],
+        delete_entities=["Nobody"],
+    )
+    assert "create_entities[1]: entity 'Alice' already exists" in message
+    assert "update_entities[0]: unknown entity 'Zed'" in message
+    assert "create_relations[1] Bob -[knows]-> Ghost: unknown entity 'Ghost'" in message
+    assert "delete_entities[0]: unknown entity 'Nobody'" in message
+    assert "4 of 6 change(s) rejected" in message
+    # The valid part was applied, and its event went out before the error.
+    events = _kg_events(actor_system, orchestrator)
+    assert [e.seq for e in events] == [1, 2]
+    delta = events[1].payload
+    assert [e.name for e in delta.entities_added] == ["Bob"]
+    assert [r.label() for r in delta.relations_added] == ["Bob -[knows]-> Alice"]
+    assert delta.entities_modified == []
+    assert delta.entities_removed == []
+
+
+def test_invalid_arguments_are_retriable_and_change_nothing(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    message = expect_retry(
+        tools["update_graph"], create_entities=[{"name": "", "entity_type": "X"}]
+    )
+    assert "create_entities[0].name" in message
+    message = expect_retry(tools["update_graph"])
+    assert "no change" in message
+    message = expect_retry(tools["search_graph"], query="x", mode="fuzzy")
+    assert "mode" in message
+    message = expect_retry(tools["search_graph"], query="x", top_k=0)
+    assert "top_k" in message
+    sync(actor_system, orchestrator)
+    assert _kg_events(actor_system, orchestrator) == []
+
+
+def test_deleting_an_entity_removes_its_relations_in_the_same_delta(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools["update_graph"](
+        create_entities=[_person("A"), _person("B"), _person("C")],
+        create_relations=[
+            {"from_entity": "A", "to_entity": "B", "relation_type": "knows"},
+            {"from_entity": "C", "to_entity": "A", "relation_type": "knows"},
+            {"from_entity": "B", "to_entity": "C", "relation_type": "knows"},
+        ],
+    )
+    tools["update_graph"](delete_entities=["A"])
+    delta = _kg_events(actor_system, orchestrator)[-1].payload
+    assert delta.entities_removed == ["A"]
+    assert sorted(r.label() for r in delta.relations_removed) == [
+        "A -[knows]-> B",
+        "C -[knows]-> A",
+    ]
+    result = tools["search_graph"](query="knows", mode="keyword")
+    assert [h.relation.label() for h in result.hits if h.relation] == ["B -[knows]-> C"]
+
+
+def test_get_graph_prompt_shows_types_and_root_entities(tool_agent: ToolTestAgent) -> None:
+    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    assert "empty" in tools["get_graph"]()
+    tools["update_graph"](
+        create_entities=[
+            {
+                "name": "Acme",
+                "entity_type": "Company",
+                "description": "the client",
+                "is_root": True,
+            },
+            _person("Alice"),
+            _person("Bob"),
+        ],
+        create_relations=[
+            {"from_entity": "Alice", "to_entity": "Acme", "relation_type": "works_at"},
+        ],
+    )
+    prompt = tools["get_graph"]()
+    assert "3 entities, 1 relations" in prompt
+    assert "Person (2), Company (1)" in prompt
+    assert "works_at (1)" in prompt
+    assert "- Acme (Company): the client" in prompt
+    assert "Alice (Person)" not in prompt  # not a root entity
+
+
+@pytest.mark.parametrize("disabled", ["get_graph", "update_graph", "search_graph"])
+def test_capabilities_can_be_switched_off(tool_agent: ToolTestAgent, disabled: str) -> None:
+    card = KnowledgeGraphTool(vector_store=False, **{disabled: False})
+    names = set(bind(tool_agent, card))
+    assert disabled not in names
+    assert names == {"get_graph", "update_graph", "search_graph"} - {disabled}
