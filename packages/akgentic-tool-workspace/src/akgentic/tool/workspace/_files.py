@@ -1,0 +1,150 @@
+"""Byte-level file handling: text detection, line endings, atomic writes, grouped commits."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+# How much of a file is sniffed for a NUL byte to call it binary (what git and grep do).
+_SNIFF = 8192
+_BOM = "\ufeff"
+
+
+class NotTextError(ValueError):
+    """The bytes are not text a text tool can work on."""
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A decoded text file, with what is needed to write it back the way it was."""
+
+    text: str  # with "\n" line endings when the file used CRLF throughout
+    crlf: bool
+    bom: bool
+
+    def encode(self, text: str) -> bytes:
+        """Encode new content with this file's line endings and byte-order mark."""
+        if self.crlf:
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        return ((_BOM if self.bom else "") + text).encode("utf-8")
+
+
+def looks_binary(data: bytes) -> bool:
+    return b"\x00" in data[:_SNIFF]
+
+
+def decode_text(data: bytes, *, strict: bool = True) -> TextFile:
+    """Decode UTF-8 bytes; CRLF-only files are normalised to "\\n" (see `TextFile.encode`).
+
+    With `strict`, undecodable bytes raise `NotTextError` (a tool about to rewrite the file
+    must not corrupt it); otherwise they are replaced, which is fine for display.
+    """
+    if looks_binary(data):
+        raise NotTextError("binary content (NUL bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if strict:
+            raise NotTextError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
+        text = data.decode("utf-8", errors="replace")
+    bom = text.startswith(_BOM)
+    if bom:
+        text = text[1:]
+    newlines = text.count("\n")
+    crlf = newlines > 0 and text.count("\r\n") == newlines
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    return TextFile(text=text, crlf=crlf, bom=bom)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` through a temporary sibling and a rename.
+
+    A reader (or a crash) sees either the old file or the new one, never a truncated mix. The
+    temporary file lives in the same directory so the rename stays on one filesystem, and the
+    existing file's permission bits are kept. No fsync: it costs ~7 ms per write here (more
+    than the whole edit) and ext4 already orders a rename-over after the new data.
+    """
+    mode: int | None = None
+    with contextlib.suppress(FileNotFoundError):
+        mode = path.stat().st_mode & 0o7777
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(temp, mode if mode is not None else 0o666 & ~_UMASK)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _read_umask() -> int:
+    # os.umask can only be read by setting it; done once at import, before any thread runs
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+_UMASK = _read_umask()
+
+
+def commit(changes: Mapping[Path, bytes | None]) -> None:
+    """Write (bytes) or delete (None) several files, all or nothing.
+
+    Every new content is first written to a temporary sibling; only when all of them exist are
+    they renamed into place. If a rename fails, the files already replaced are restored from
+    the copies read beforehand, so a failure leaves the workspace as it was.
+    """
+    originals: dict[Path, bytes | None] = {}
+    for path in changes:
+        try:
+            originals[path] = path.read_bytes()
+        except FileNotFoundError:
+            originals[path] = None
+    staged: dict[Path, str] = {}
+    try:
+        for path, data in changes.items():
+            if data is None:
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(
+                prefix=f".{path.name[:200]}.", suffix=".tmp", dir=path.parent
+            )
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            if originals[path] is not None:
+                os.chmod(temp, path.stat().st_mode & 0o7777)
+            else:
+                os.chmod(temp, 0o666 & ~_UMASK)
+            staged[path] = temp
+    except BaseException:
+        for temp in staged.values():
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        raise
+    done: list[Path] = []
+    try:
+        for path, data in changes.items():
+            if data is None:
+                path.unlink()
+            else:
+                os.replace(staged.pop(path), path)
+            done.append(path)
+    except BaseException:
+        for path in done:
+            original = originals[path]
+            with contextlib.suppress(OSError):
+                if original is None:
+                    path.unlink()
+                else:
+                    atomic_write(path, original)
+        for temp in staged.values():
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        raise

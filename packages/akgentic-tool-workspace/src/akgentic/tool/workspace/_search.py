@@ -1,0 +1,348 @@
+"""Finding files and lines: brace-expanding globs, and grep through ripgrep or pure Python.
+
+The two grep engines are held to one contract so their output is byte-for-byte the same:
+hidden entries (a name starting with ".") are skipped unless named explicitly, symlinks are
+not followed, ignore files (.gitignore, .ignore) are not consulted, a file holding a NUL byte
+is binary and skipped, a pattern is matched against each line separately (the line without
+its "\\n"), and results are sorted by path, then line number.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+#: Longest line text shown in a grep result; longer lines are cut with an ellipsis.
+MAX_LINE_CHARS = 400
+
+# Sidecars written by this package: `.report.pdf.md` (converted document) and
+# `.photo.png.1568px.png` (resized image); they belong to their source, not to the listing.
+_SIDECAR_RE = re.compile(r"^\.(?P<source>.+?)(?:\.md|\.\d+px\.(?:png|jpeg|webp|gif))$")
+_TEMP_RE = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")
+
+
+def is_internal(directory: str, name: str) -> bool:
+    """Whether `name` is a sidecar or a temporary file this package wrote (hidden from tools)."""
+    if not name.startswith("."):
+        return False
+    if _TEMP_RE.match(name):
+        return True
+    match = _SIDECAR_RE.match(name)
+    return match is not None and os.path.exists(os.path.join(directory, match.group("source")))
+
+
+# -- brace expansion and glob patterns --------------------------------------------------------
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """`src/*.{py,ts}` -> [`src/*.py`, `src/*.ts`]; nested groups are expanded too."""
+    depth = 0
+    start = -1
+    for index, char in enumerate(pattern):
+        if char == "{":
+            if depth == 0:
+                start = index
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                options = _split_top_level(pattern[start + 1 : index])
+                if len(options) < 2:
+                    continue
+                head, tail = pattern[:start], pattern[index + 1 :]
+                expanded: list[str] = []
+                for option in options:
+                    for result in expand_braces(head + option + tail):
+                        if result not in expanded:
+                            expanded.append(result)
+                return expanded
+    return [pattern]
+
+
+def _split_top_level(body: str) -> list[str]:
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in body:
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        current.append(char)
+    parts.append("".join(current))
+    return parts
+
+
+def glob_to_regex(pattern: str) -> re.Pattern[str]:
+    """Translate one brace-free glob to a regex over "/"-separated relative paths.
+
+    `**` spans any number of directories (zero included), `*` and `?` stay within one name,
+    `[...]` is a character class. Wildcards never match a leading "." (as in a shell), so
+    hidden entries are only found by a pattern that spells the dot out.
+    """
+    parts: list[str] = []
+    segments = pattern.strip("/").split("/")
+    for position, segment in enumerate(segments):
+        last = position == len(segments) - 1
+        if segment == "**":
+            parts.append(r"(?:[^/.][^/]*/)*" if not last else r"(?:[^/.][^/]*(?:/|$))*")
+            continue
+        body = _translate_segment(segment)
+        if segment[:1] in ("*", "?", "["):
+            body = r"(?!\.)" + body
+        parts.append(body + ("" if last else "/"))
+    return re.compile("".join(parts) + r"\Z", re.DOTALL)
+
+
+def _translate_segment(segment: str) -> str:
+    out: list[str] = []
+    index = 0
+    while index < len(segment):
+        char = segment[index]
+        if char == "*":
+            while index + 1 < len(segment) and segment[index + 1] == "*":
+                index += 1
+            out.append(r"[^/]*")
+        elif char == "?":
+            out.append(r"[^/]")
+        elif char == "[":
+            end = segment.find("]", index + 2)
+            if end == -1:
+                out.append(re.escape(char))
+            else:
+                body = segment[index + 1 : end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                index = end
+        else:
+            out.append(re.escape(char))
+        index += 1
+    return "".join(out)
+
+
+def literal_prefix(pattern: str) -> str:
+    """The leading directories of a glob that hold no wildcard (where a walk can start)."""
+    prefix: list[str] = []
+    segments = pattern.strip("/").split("/")
+    for segment in segments[:-1]:
+        if any(char in segment for char in "*?[{"):
+            break
+        prefix.append(segment)
+    return "/".join(prefix)
+
+
+@dataclass(frozen=True)
+class FoundFile:
+    relative: str
+    mtime: float
+
+
+def walk_files(
+    root: Path, start: Path, *, hidden: bool = False, max_depth: int | None = None
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Regular files under `start` as (path relative to `root`, entry); symlinks not followed."""
+    base = os.fspath(root)
+    stack: list[tuple[str, int]] = [(os.fspath(start), 0)]
+    while stack:
+        directory, depth = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") and (not hidden or is_internal(directory, name)):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if max_depth is None or depth + 1 < max_depth:
+                        stack.append((entry.path, depth + 1))
+                elif entry.is_file(follow_symlinks=False):
+                    yield os.path.relpath(entry.path, base), entry
+            except OSError:
+                continue
+
+
+def glob_files(root: Path, start: Path, pattern: str, *, limit: int) -> tuple[list[FoundFile], int]:
+    """Files under `start` matching `pattern` (relative to `start`), newest first.
+
+    Returns at most `limit` files and the total number that matched.
+    """
+    patterns = expand_braces(pattern)
+    regexes = [glob_to_regex(each) for each in patterns]
+    hidden = any(part.startswith(".") for each in patterns for part in each.split("/"))
+    found: list[FoundFile] = []
+    start_rel = os.path.relpath(start, root)
+    prefixes = {literal_prefix(each) for each in patterns}
+    # Start at the deepest directory all patterns share literally, and stop descending where
+    # no pattern could match any deeper (no `**`).
+    common = os.path.commonpath(list(prefixes)) if all(prefixes) else ""
+    walk_start = start / common if common else start
+    depths = [None if "**" in each else len(each.strip("/").split("/")) for each in patterns]
+    max_depth = None if None in depths else max(d for d in depths if d is not None)
+    if max_depth is not None and common:
+        max_depth -= len(common.split("/"))
+    if not walk_start.is_dir():
+        return [], 0
+    for relative, entry in walk_files(root, walk_start, hidden=hidden, max_depth=max_depth):
+        inner = relative if start_rel == "." else os.path.relpath(relative, start_rel)
+        inner = inner.replace(os.sep, "/")
+        if any(regex.match(inner) for regex in regexes):
+            try:
+                found.append(FoundFile(relative.replace(os.sep, "/"), entry.stat().st_mtime))
+            except OSError:
+                continue
+    found.sort(key=lambda item: (-item.mtime, item.relative))
+    return found[:limit], len(found)
+
+
+# -- grep -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GrepHit:
+    path: str
+    line: int
+    text: str
+
+
+# Constructs that can match on a lone line yet not inside the whole text (start/end of string
+# anchors, negative look-arounds); with them, the whole-file pre-check is skipped.
+_NO_PREFILTER = re.compile(r"\\A|\\Z|\(\?<?!")
+
+
+def grep_python(
+    root: Path,
+    start: Path,
+    regex: re.Pattern[str],
+    *,
+    include: str | None,
+) -> list[GrepHit]:
+    """Pure-Python grep with the ripgrep contract described in the module docstring."""
+    includes = expand_braces(include) if include else None
+    prefilter = None
+    if not _NO_PREFILTER.search(regex.pattern):
+        prefilter = re.compile(regex.pattern, regex.flags | re.MULTILINE)
+    hits: list[GrepHit] = []
+    if start.is_file():
+        files: Iterator[tuple[str, str]] = iter([(os.path.relpath(start, root), str(start))])
+    else:
+        files = (
+            (relative, entry.path)
+            for relative, entry in walk_files(root, start)
+            if includes is None or any(fnmatchcase(entry.name, each) for each in includes)
+        )
+    for relative, full in files:
+        try:
+            with open(full, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        if b"\x00" in data:
+            continue
+        text = data.decode("utf-8", errors="replace")
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        # One C-level pass over the whole file rejects most files; only files with a hit
+        # are split into lines and matched line by line.
+        if prefilter is not None and prefilter.search(text) is None:
+            continue
+        display = relative.replace(os.sep, "/")
+        search = regex.search
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()  # the empty string after the final "\n" is not a line
+        for number, line in enumerate(lines, start=1):
+            if search(line) is not None:
+                hits.append(GrepHit(display, number, line))
+    hits.sort(key=lambda hit: (hit.path, hit.line))
+    return hits
+
+
+class RipgrepUnusable(Exception):  # noqa: N818 - a signal, not an error for the caller
+    """ripgrep refused the pattern (a Python-only construct): use the Python engine."""
+
+
+def ripgrep_path() -> str | None:
+    return shutil.which("rg")
+
+
+def grep_ripgrep(
+    rg: str,
+    root: Path,
+    start: Path,
+    regex: re.Pattern[str],
+    *,
+    include: str | None,
+    timeout: float,
+) -> list[GrepHit]:
+    """Run ripgrep with flags matching `grep_python`; raise `RipgrepUnusable` if it refuses."""
+    args = [
+        rg,
+        "--no-config",
+        "--no-ignore",
+        "--no-messages",
+        "--color=never",
+        "--line-number",
+        "--with-filename",
+        "--no-heading",
+        "--null",
+    ]
+    if regex.flags & re.IGNORECASE:
+        args.append("--ignore-case")
+    if include:
+        args += ["--glob", include]
+    args += ["--regexp", regex.pattern]
+    if start != root:
+        args += ["--", os.path.relpath(start, root)]
+    try:
+        done = subprocess.run(args, cwd=root, capture_output=True, timeout=timeout, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise RipgrepUnusable(str(exc)) from exc
+    if done.returncode not in (0, 1):
+        raise RipgrepUnusable(done.stderr.decode("utf-8", errors="replace"))
+    hits: list[GrepHit] = []
+    for record in done.stdout.split(b"\n"):
+        path, sep, rest = record.partition(b"\x00")
+        number, colon, text = rest.partition(b":")
+        if not sep or not colon or not number.isdigit():
+            continue  # an empty trailing record, or a warning about a binary file
+        hits.append(
+            GrepHit(
+                path.decode("utf-8", errors="replace"),
+                int(number),
+                text.decode("utf-8", errors="replace"),
+            )
+        )
+    hits.sort(key=lambda hit: (hit.path, hit.line))
+    return hits
+
+
+def format_hits(hits: list[GrepHit], *, limit: int, pattern: str, where: str) -> str:
+    """The text both engines return: `path:line:text`, then a footer when cut."""
+    if not hits:
+        return f"No matches for /{pattern}/ in {where}."
+    lines = []
+    for hit in hits[:limit]:
+        text = hit.text.rstrip("\r")
+        if len(text) > MAX_LINE_CHARS:
+            text = text[:MAX_LINE_CHARS] + "…"
+        lines.append(f"{hit.path}:{hit.line}:{text}")
+    files = len({hit.path for hit in hits})
+    if len(hits) > limit:
+        lines.append(
+            f"[showing {limit} of {len(hits)} matches in {files} files; "
+            "narrow the pattern, the path or the include filter to see the rest]"
+        )
+    return "\n".join(lines)

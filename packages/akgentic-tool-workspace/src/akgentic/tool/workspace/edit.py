@@ -1,0 +1,784 @@
+"""Text surgery: the find-and-replace cascade and GNU unified-diff patches.
+
+Everything here is pure string work (no filesystem), so the tool layer can compute every new
+file content in memory first and only then commit, which is how `workspace_multi_edit` and
+`workspace_patch` stay all-or-nothing.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from itertools import accumulate
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "EDIT_STRATEGIES",
+    "AmbiguousEditError",
+    "EditError",
+    "EditItem",
+    "EditMatcher",
+    "EditNotFoundError",
+    "EditResult",
+    "FilePatch",
+    "Hunk",
+    "PatchError",
+    "apply_file_patch",
+    "parse_patch",
+]
+
+#: The cascade, from the strictest matcher to the most lenient one.
+EDIT_STRATEGIES: tuple[str, ...] = (
+    "exact",
+    "indentation_flexible",
+    "line_trimmed",
+    "whitespace_normalized",
+    "escape_normalized",
+    "block_anchor",
+    "fuzzy",
+)
+
+
+class EditError(ValueError):
+    """An edit that cannot be applied; the message tells the caller what to change."""
+
+
+class EditNotFoundError(EditError):
+    """No strategy of the cascade located `old_string`."""
+
+
+class AmbiguousEditError(EditError):
+    """`old_string` matches more than one place and `replace_all` was not asked for."""
+
+
+class PatchError(ValueError):
+    """A patch that cannot be parsed or applied; the message names the file and the hunk."""
+
+
+class EditItem(BaseModel):
+    """One find-and-replace operation of `workspace_multi_edit`."""
+
+    path: str = Field(description="File to edit, relative to the workspace root.")
+    old_string: str = Field(description="Text to find (include enough context to be unique).")
+    new_string: str = Field(description="Text to put in its place.")
+    replace_all: bool = Field(default=False, description="Replace every occurrence.")
+
+
+@dataclass(frozen=True)
+class EditResult:
+    """The outcome of `EditMatcher.apply`."""
+
+    content: str
+    strategy: str
+    count: int
+    first_line: int  # 1-based line of the first replacement, in the new content
+    start: int  # character span of the first replacement, in the new content
+    end: int
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    replacement: str
+    score: float = 1.0
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "`": "`", "$": "$"}
+_ESCAPE_RE = re.compile(r"\\([ntr\"'\\`$])")
+_INDENT_RE = re.compile(r"[ \t]*")
+
+# Above this many windows the fuzzy stage stops checking every window and checks only the
+# ones that share the most rare trigrams with the target (see `_fuzzy`).
+_EXHAUSTIVE_WINDOWS = 400
+_FUZZY_CANDIDATES = 24
+_TIE_MARGIN = 0.02
+
+
+def _unescape(text: str) -> str:
+    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(1)], text)
+
+
+def _indent_of(line: str) -> str:
+    match = _INDENT_RE.match(line)
+    return match.group(0) if match else ""
+
+
+def _common_indent(lines: Sequence[str]) -> str:
+    indents = [_indent_of(line) for line in lines if line.strip()]
+    if not indents:
+        return ""
+    shortest = min(indents, key=len)
+    for indent in indents:
+        while not indent.startswith(shortest):
+            shortest = shortest[:-1]
+    return shortest
+
+
+def _trim_newlines(old: str, new: str) -> tuple[str, str]:
+    """Drop the blank lines framing `old` (and the same framing of `new`) for line matching."""
+    core = old.strip("\n")
+    if not core:
+        return old, new
+    lead = len(old) - len(old.lstrip("\n"))
+    trail = len(old) - len(old.rstrip("\n"))
+    new_lead = min(lead, len(new) - len(new.lstrip("\n")))
+    new_trail = min(trail, len(new) - len(new.rstrip("\n")))
+    return core, new[new_lead : len(new) - new_trail]
+
+
+def _reindent(new: str, old_lines: Sequence[str], window: Sequence[str]) -> str:
+    """Give `new` the file's indentation where `old_string`'s indentation differed.
+
+    Each indentation used in `old_string` is paired with the one the file uses on the matching
+    line; a line of `new` indented like some old line gets the file's version of it, and a
+    deeper line keeps its extra indentation on top of the closest known level.
+    """
+    mapping: dict[str, str] = {}
+    for old_line, file_line in zip(old_lines, window, strict=False):
+        if old_line.strip() and file_line.strip():
+            mapping.setdefault(_indent_of(old_line), _indent_of(file_line))
+    if all(old == file for old, file in mapping.items()):
+        return new
+    out = []
+    for line in new.split("\n"):
+        indent = _indent_of(line)
+        if not line.strip():
+            out.append(line)
+        elif indent in mapping:
+            out.append(mapping[indent] + line[len(indent) :])
+        else:
+            bases = [known for known in mapping if indent.startswith(known)]
+            if bases:
+                base = max(bases, key=len)
+                out.append(mapping[base] + line[len(base) :])
+            else:
+                out.append(line)
+    return "\n".join(out)
+
+
+class _Lines:
+    """Line views of one content string, computed lazily and shared by the strategies."""
+
+    def __init__(self, content: str) -> None:
+        self.content = content
+        self.lines = content.split("\n")
+        self.starts = [0, *accumulate(len(line) + 1 for line in self.lines)]
+        self._stripped: list[str] | None = None
+        self._index: dict[str, list[int]] | None = None
+
+    @property
+    def stripped(self) -> list[str]:
+        if self._stripped is None:
+            self._stripped = [line.strip() for line in self.lines]
+        return self._stripped
+
+    @property
+    def index(self) -> dict[str, list[int]]:
+        """Stripped line -> the line numbers (0-based) holding it."""
+        if self._index is None:
+            index: dict[str, list[int]] = {}
+            for number, line in enumerate(self.stripped):
+                index.setdefault(line, []).append(number)
+            self._index = index
+        return self._index
+
+    def span(self, first: int, last: int) -> tuple[int, int]:
+        """Character span of lines first..last (inclusive), without the final newline."""
+        return self.starts[first], self.starts[last] + len(self.lines[last])
+
+    def window(self, first: int, count: int) -> list[str]:
+        return self.lines[first : first + count]
+
+
+def _line_window_spans(
+    doc: _Lines,
+    old: str,
+    new: str,
+    same: Callable[[list[str], list[str]], bool],
+) -> list[_Span]:
+    old_core, new_core = _trim_newlines(old, new)
+    old_lines = old_core.split("\n")
+    count = len(old_lines)
+    first_key = old_lines[0].strip()
+    if not first_key and count == 1:
+        return []
+    spans: list[_Span] = []
+    for first in doc.index.get(first_key, ()):
+        window = doc.window(first, count)
+        if len(window) == count and same(window, old_lines):
+            start, end = doc.span(first, first + count - 1)
+            replacement = _reindent(new_core, old_lines, window)
+            spans.append(_Span(start, end, replacement))
+    return spans
+
+
+def _same_trimmed(window: list[str], old_lines: list[str]) -> bool:
+    return all(a.strip() == b.strip() for a, b in zip(window, old_lines, strict=True))
+
+
+def _same_dedented(window: list[str], old_lines: list[str]) -> bool:
+    file_indent = len(_common_indent(window))
+    old_indent = len(_common_indent(old_lines))
+    for a, b in zip(window, old_lines, strict=True):
+        if not a.strip() and not b.strip():
+            continue
+        if a[file_indent:].rstrip() != b[old_indent:].rstrip():
+            return False
+    return True
+
+
+def _ratio(a: str, b: str) -> float:
+    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+class EditMatcher:
+    """Locates `old_string` in a text through a cascade of increasingly lenient matchers.
+
+    The strategies are tried in the order of `EDIT_STRATEGIES`; the first one that finds
+    anything decides. When it finds more than one place and `replace_all` is false, the edit
+    is refused rather than guessed (`AmbiguousEditError`). The last two strategies score
+    similarity with `difflib.SequenceMatcher.ratio` and accept a match at `threshold` or above.
+    """
+
+    def __init__(self, threshold: float = 0.85) -> None:
+        if not 0.0 < threshold <= 1.0:
+            raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        self.threshold = threshold
+
+    def apply(self, content: str, old: str, new: str, *, replace_all: bool = False) -> EditResult:
+        """Return `content` with `old` replaced by `new`, or raise an `EditError`."""
+        if not old:
+            raise EditError(
+                "old_string is empty; give the exact text to replace "
+                "(use workspace_write to create or overwrite a whole file)"
+            )
+        if old == new:
+            raise EditError("old_string and new_string are identical; nothing would change")
+
+        # Fast path: an exact, unique match needs no line bookkeeping at all.
+        occurrences = content.count(old)
+        if occurrences == 1 or (occurrences > 1 and replace_all):
+            return self._exact(content, old, new, replace_all=replace_all)
+        doc = _Lines(content)
+        if occurrences > 1:
+            spans = []
+            position = content.find(old)
+            while position != -1:
+                spans.append(_Span(position, position + len(old), new))
+                position = content.find(old, position + len(old))
+            raise self._ambiguous(doc, spans, "exact")
+
+        for name, finder in self._strategies():
+            spans = finder(doc, old, new)
+            if not spans:
+                continue
+            spans = _non_overlapping(spans)
+            if len(spans) > 1 and not replace_all:
+                best, runner_up = spans[0].score, spans[1].score
+                if best - runner_up < _TIE_MARGIN or best == 1.0:
+                    raise self._ambiguous(doc, spans, name)
+                spans = spans[:1]
+            return self._splice(content, spans, name)
+        raise EditNotFoundError(self._not_found_message(doc, old))
+
+    # -- strategies -------------------------------------------------------------------------
+
+    def _strategies(self) -> list[tuple[str, Callable[[_Lines, str, str], list[_Span]]]]:
+        return [
+            ("indentation_flexible", self._indentation_flexible),
+            ("line_trimmed", self._line_trimmed),
+            ("whitespace_normalized", self._whitespace_normalized),
+            ("escape_normalized", self._escape_normalized),
+            ("block_anchor", self._block_anchor),
+            ("fuzzy", self._fuzzy),
+        ]
+
+    @staticmethod
+    def _exact(content: str, old: str, new: str, *, replace_all: bool) -> EditResult:
+        first = content.find(old)
+        if replace_all:
+            count = content.count(old)
+            updated = content.replace(old, new)
+        else:
+            count = 1
+            updated = content[:first] + new + content[first + len(old) :]
+        line = content.count("\n", 0, first) + 1
+        return EditResult(updated, "exact", count, line, first, first + len(new))
+
+    @staticmethod
+    def _indentation_flexible(doc: _Lines, old: str, new: str) -> list[_Span]:
+        return _line_window_spans(doc, old, new, _same_dedented)
+
+    @staticmethod
+    def _line_trimmed(doc: _Lines, old: str, new: str) -> list[_Span]:
+        return _line_window_spans(doc, old, new, _same_trimmed)
+
+    @staticmethod
+    def _whitespace_normalized(doc: _Lines, old: str, new: str) -> list[_Span]:
+        tokens = old.split()
+        if not tokens:
+            return []
+        pattern = re.compile(r"\s+".join(re.escape(token) for token in tokens))
+        return [_Span(m.start(), m.end(), new) for m in pattern.finditer(doc.content)]
+
+    def _escape_normalized(self, doc: _Lines, old: str, new: str) -> list[_Span]:
+        plain_old = _unescape(old)
+        if plain_old == old:
+            return []
+        plain_new = _unescape(new)
+        spans: list[_Span] = []
+        position = doc.content.find(plain_old)
+        while position != -1:
+            spans.append(_Span(position, position + len(plain_old), plain_new))
+            position = doc.content.find(plain_old, position + len(plain_old))
+        return spans or self._line_trimmed(doc, plain_old, plain_new)
+
+    def _block_anchor(self, doc: _Lines, old: str, new: str) -> list[_Span]:
+        """First and last lines match (trimmed); the lines between are similar enough."""
+        old_core, new_core = _trim_newlines(old, new)
+        old_lines = old_core.split("\n")
+        count = len(old_lines)
+        if count < 3:
+            return []
+        head, tail = old_lines[0].strip(), old_lines[-1].strip()
+        if not head or not tail:
+            return []
+        middle = "\n".join(line.strip() for line in old_lines[1:-1])
+        tails = doc.index.get(tail, [])
+        spans: list[_Span] = []
+        for first in doc.index.get(head, ()):
+            # The closing anchor may sit a little earlier or later than in old_string.
+            low = first + max(2, count // 2)
+            high = first + count + count // 2
+            candidates = tails[bisect.bisect_left(tails, low) : bisect.bisect_right(tails, high)]
+            if not candidates:
+                continue
+            last = min(candidates, key=lambda line: abs(line - (first + count - 1)))
+            score = _ratio("\n".join(doc.stripped[first + 1 : last]), middle)
+            if score >= self.threshold:
+                start, end = doc.span(first, last)
+                window = doc.lines[first : last + 1]
+                replacement = _reindent(new_core, old_lines, window)
+                spans.append(_Span(start, end, replacement, score))
+        return sorted(spans, key=lambda span: -span.score)
+
+    def _fuzzy(self, doc: _Lines, old: str, new: str) -> list[_Span]:
+        """Similarity over line windows (or inside one line for a single-line target)."""
+        old_core, new_core = _trim_newlines(old, new)
+        old_lines = old_core.split("\n")
+        target = "\n".join(line.strip() for line in old_lines)
+        if len(target.strip()) < 3:
+            return []
+        count = len(old_lines)
+        total = len(doc.lines) - count + 1
+        if total <= 0:
+            return []
+        starts = (
+            range(total)
+            if total <= _EXHAUSTIVE_WINDOWS
+            else self._likely_windows(doc, target, count, total)
+        )
+        if count == 1:
+            spans = self._fuzzy_single_line(doc, old_core, new_core, target, starts)
+        else:
+            spans = self._fuzzy_windows(doc, old_lines, new_core, target, starts)
+        return sorted(spans, key=lambda span: -span.score)
+
+    def _fuzzy_windows(
+        self,
+        doc: _Lines,
+        old_lines: list[str],
+        new_core: str,
+        target: str,
+        starts: Sequence[int] | range,
+    ) -> list[_Span]:
+        count = len(old_lines)
+        stripped = doc.stripped
+        # prefix sums of stripped lengths give an O(1) upper bound of the ratio per window
+        lengths = [0, *accumulate(len(line) + 1 for line in stripped)]
+        size = len(target)
+        spans: list[_Span] = []
+        for first in starts:
+            window_size = lengths[first + count] - lengths[first] - 1
+            if 2 * min(size, window_size) < self.threshold * (size + window_size):
+                continue
+            score = _ratio("\n".join(stripped[first : first + count]), target)
+            if score >= self.threshold:
+                start, end = doc.span(first, first + count - 1)
+                window = doc.window(first, count)
+                replacement = _reindent(new_core, old_lines, window)
+                spans.append(_Span(start, end, replacement, score))
+        return spans
+
+    def _fuzzy_single_line(
+        self,
+        doc: _Lines,
+        old_core: str,
+        new_core: str,
+        target: str,
+        starts: Sequence[int] | range,
+    ) -> list[_Span]:
+        # `old_string` may be a fragment of a line: look for the best-aligned slice of it.
+        lead = _indent_of(old_core)
+        replacement = new_core[len(lead) :] if new_core.startswith(lead) else new_core.lstrip()
+        trail = old_core[len(old_core.rstrip()) :]
+        if trail and replacement.endswith(trail):
+            replacement = replacement[: len(replacement) - len(trail)]
+        size = len(target)
+        spans: list[_Span] = []
+        for number in starts:
+            line = doc.stripped[number]
+            if 2 * min(size, len(line)) < self.threshold * (size + len(line)) and (
+                len(line) < size
+            ):
+                continue
+            matcher = SequenceMatcher(None, line, target, autojunk=False)
+            blocks = [block for block in matcher.get_matching_blocks() if block.size]
+            if not blocks:
+                continue
+            # Two guesses at the slice of the line the target stands for: from the first to
+            # the last matching block, and the target's length around the longest block.
+            longest = max(blocks, key=lambda block: block.size)
+            head = max(0, longest.a - longest.b)
+            regions = {
+                (
+                    max(0, blocks[0].a - blocks[0].b),
+                    min(len(line), blocks[-1].a + size - blocks[-1].b),
+                ),
+                (head, min(len(line), head + size)),
+            }
+            score, begin, end = max((_ratio(line[b:e], target), b, e) for b, e in regions)
+            if score >= self.threshold:
+                offset = doc.starts[number] + len(_indent_of(doc.lines[number]))
+                spans.append(_Span(offset + begin, offset + end, replacement, score))
+        return spans
+
+    @staticmethod
+    def _likely_windows(doc: _Lines, target: str, count: int, total: int) -> list[int]:
+        """Window starts sharing the most rare trigrams with the target, best first.
+
+        Counting trigram occurrences with `str.count` / `str.find` runs in C, so ranking the
+        whole file costs about a millisecond; only the best-ranked windows are then scored with
+        `SequenceMatcher`. A window similar enough to pass the threshold keeps most of the
+        target's trigrams, so it ranks near the top.
+        """
+        text = "\n".join(doc.stripped)
+        line_starts = [0, *accumulate(len(line) + 1 for line in doc.stripped)]
+        target_line_starts = [0, *accumulate(len(line) + 1 for line in target.split("\n"))]
+        positions = range(0, max(1, len(target) - 2), max(1, (len(target) - 2) // 48))
+        grams: dict[str, int] = {}
+        for position in positions:
+            gram = target[position : position + 3]
+            if len(gram) == 3 and gram.strip() and gram not in grams:
+                grams[gram] = position
+        ranked = sorted(grams.items(), key=lambda item: text.count(item[0]))
+        votes: dict[int, int] = {}
+        cap = max(64, 4 * len(doc.lines) // max(1, len(grams)))
+        for gram, position in ranked[:24]:
+            target_line = bisect.bisect_right(target_line_starts, position) - 1
+            found = text.find(gram)
+            seen = 0
+            while found != -1 and seen < cap:
+                first = bisect.bisect_right(line_starts, found) - 1 - target_line
+                if 0 <= first < total:
+                    votes[first] = votes.get(first, 0) + 1
+                found = text.find(gram, found + 1)
+                seen += 1
+        best = sorted(votes, key=lambda first: -votes[first])[:_FUZZY_CANDIDATES]
+        return sorted(best)
+
+    # -- results ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _splice(content: str, spans: list[_Span], strategy: str) -> EditResult:
+        ordered = sorted(spans, key=lambda span: span.start)
+        pieces: list[str] = []
+        cursor = 0
+        for span in ordered:
+            pieces.append(content[cursor : span.start])
+            pieces.append(span.replacement)
+            cursor = span.end
+        pieces.append(content[cursor:])
+        first = ordered[0]
+        first_line = content.count("\n", 0, first.start) + 1
+        end = first.start + len(first.replacement)
+        return EditResult("".join(pieces), strategy, len(ordered), first_line, first.start, end)
+
+    @staticmethod
+    def _ambiguous(doc: _Lines, spans: list[_Span], strategy: str) -> AmbiguousEditError:
+        lines = sorted({bisect.bisect_right(doc.starts, span.start) for span in spans})
+        shown = ", ".join(str(line) for line in lines[:10])
+        more = f" and {len(lines) - 10} more" if len(lines) > 10 else ""
+        return AmbiguousEditError(
+            f"old_string matches {len(spans)} places ({strategy} match at lines {shown}{more}); "
+            "add surrounding lines to old_string so it matches exactly one place, "
+            "or set replace_all=true to change every one of them"
+        )
+
+    def _not_found_message(self, doc: _Lines, old: str) -> str:
+        first = old.strip().split("\n", 1)[0].strip()
+        hint = ""
+        if first:
+            scored = [
+                (_ratio(line, first), number)
+                for number, line in enumerate(doc.stripped)
+                if line and abs(len(line) - len(first)) <= max(8, len(first) // 2)
+            ][:5000]
+            if scored:
+                score, number = max(scored)
+                if score >= 0.5:
+                    hint = f" The closest line is {number + 1}: {doc.lines[number].strip()!r}."
+        return (
+            "old_string was not found (tried exact, indentation, whitespace, escape, "
+            f"block-anchor and fuzzy matching at {self.threshold:.2f}).{hint} "
+            "Read the file again and copy the text to replace exactly."
+        )
+
+
+def _non_overlapping(spans: list[_Span]) -> list[_Span]:
+    """Best-scored spans first, dropping any that overlaps a better one."""
+    chosen: list[_Span] = []
+    for span in sorted(spans, key=lambda span: (-span.score, span.start)):
+        if all(span.end <= other.start or span.start >= other.end for other in chosen):
+            chosen.append(span)
+    return chosen
+
+
+# -- unified diffs ----------------------------------------------------------------------------
+
+
+class Hunk(BaseModel):
+    """One `@@ -a,b +c,d @@` section of a unified diff."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    header: str
+    lines: list[str] = Field(default_factory=list)  # each prefixed with ' ', '-' or '+'
+    old_missing_newline: bool = False  # "\ No newline at end of file" after an old line
+    new_missing_newline: bool = False
+
+    @property
+    def old_lines(self) -> list[str]:
+        return [line[1:] for line in self.lines if line[0] in " -"]
+
+    @property
+    def new_lines(self) -> list[str]:
+        return [line[1:] for line in self.lines if line[0] in " +"]
+
+
+class FilePatch(BaseModel):
+    """The changes a unified diff makes to one file (`None` path: `/dev/null`)."""
+
+    old_path: str | None
+    new_path: str | None
+    hunks: list[Hunk] = Field(default_factory=list)
+
+    @property
+    def path(self) -> str:
+        """The file the patch writes (or deletes)."""
+        path = self.new_path if self.new_path is not None else self.old_path
+        assert path is not None  # parse_patch refuses /dev/null on both sides
+        return path
+
+    @property
+    def creates(self) -> bool:
+        return self.old_path is None
+
+    @property
+    def deletes(self) -> bool:
+        return self.new_path is None
+
+
+_HUNK_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _patch_path(raw: str) -> str | None:
+    name = raw.split("\t", 1)[0].strip()
+    if name.startswith('"') and name.endswith('"') and len(name) >= 2:
+        name = name[1:-1]
+    return None if name == "/dev/null" else name
+
+
+def parse_patch(text: str) -> list[FilePatch]:
+    """Parse a GNU unified diff (one or more files, one or more hunks each).
+
+    `a/` and `b/` prefixes (git style) are removed. Raises `PatchError` on malformed input.
+    """
+    lines = text.replace("\r\n", "\n").split("\n")
+    patches: list[FilePatch] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if not (line.startswith("--- ") and index + 1 < len(lines)):
+            index += 1
+            continue
+        if not lines[index + 1].startswith("+++ "):
+            index += 1
+            continue
+        old_path = _patch_path(line[4:])
+        new_path = _patch_path(lines[index + 1][4:])
+        if old_path is None and new_path is None:
+            raise PatchError("a file header names /dev/null on both sides (--- and +++)")
+        old_path, new_path = _strip_git_prefixes(old_path, new_path)
+        patch = FilePatch(old_path=old_path, new_path=new_path)
+        index += 2
+        while index < len(lines) and lines[index].startswith("@@"):
+            hunk, index = _parse_hunk(lines, index, patch.path, len(patch.hunks) + 1)
+            patch.hunks.append(hunk)
+        if not patch.hunks:
+            raise PatchError(f"the patch for {patch.path} has a file header but no @@ hunk")
+        patches.append(patch)
+    if not patches:
+        raise PatchError(
+            "no file changes found; a unified diff needs '--- old' and '+++ new' header lines "
+            "followed by '@@ -start,count +start,count @@' hunks"
+        )
+    return patches
+
+
+def _strip_git_prefixes(old: str | None, new: str | None) -> tuple[str | None, str | None]:
+    old_ok = old is None or old.startswith("a/")
+    new_ok = new is None or new.startswith("b/")
+    if old_ok and new_ok:
+        return (old[2:] if old else None), (new[2:] if new else None)
+    return old, new
+
+
+def _parse_hunk(lines: list[str], index: int, path: str, number: int) -> tuple[Hunk, int]:
+    header = lines[index]
+    match = _HUNK_RE.match(header)
+    if match is None:
+        raise PatchError(f"hunk {number} of {path}: malformed header {header!r}")
+    # an omitted count means one line, as in GNU diff's output for single-line hunks
+    old_start = int(match.group(1))
+    old_count = int(match.group(2)) if match.group(2) is not None else 1
+    new_start = int(match.group(3))
+    new_count = int(match.group(4)) if match.group(4) is not None else 1
+    hunk = Hunk(
+        old_start=old_start,
+        old_count=old_count,
+        new_start=new_start,
+        new_count=new_count,
+        header=header,
+    )
+    index += 1
+    seen_old = seen_new = 0
+    last_kind = ""
+    while index < len(lines) and (seen_old < old_count or seen_new < new_count):
+        line = lines[index]
+        kind = line[:1]
+        if kind == "\\":
+            _mark_missing_newline(hunk, last_kind)
+            index += 1
+            continue
+        if line == "":
+            # editors and chat UIs drop the lone space of an empty context line
+            line, kind = " ", " "
+        if kind not in " -+":
+            break
+        if kind in " -":
+            seen_old += 1
+        if kind in " +":
+            seen_new += 1
+        hunk.lines.append(line)
+        last_kind = kind
+        index += 1
+    if index < len(lines) and lines[index].startswith("\\"):
+        _mark_missing_newline(hunk, last_kind)
+        index += 1
+    if seen_old != old_count or seen_new != new_count:
+        raise PatchError(
+            f"hunk {number} of {path} ({header}) promises {old_count} old and {new_count} new "
+            f"lines but its body has {seen_old} old and {seen_new} new lines; "
+            "fix the counts in the @@ header"
+        )
+    return hunk, index
+
+
+def _mark_missing_newline(hunk: Hunk, last_kind: str) -> None:
+    if last_kind in (" ", "-"):
+        hunk.old_missing_newline = True
+    if last_kind in (" ", "+"):
+        hunk.new_missing_newline = True
+
+
+def apply_file_patch(content: str | None, patch: FilePatch) -> str | None:
+    """Apply every hunk of `patch` to `content`; `None` stands for a missing / deleted file.
+
+    Each hunk is looked for at its stated line first, then progressively further away (as GNU
+    patch does), then once more ignoring trailing whitespace. Raises `PatchError` naming the
+    first hunk that does not apply.
+    """
+    if patch.creates:
+        if content is not None:
+            raise PatchError(
+                f"{patch.path} already exists but the patch creates it (--- /dev/null)"
+            )
+        content = ""
+    elif content is None:
+        raise PatchError(f"{patch.path}: file not found, so the patch cannot be applied")
+    lines = content.split("\n")
+    final_newline = content.endswith("\n") or content == ""
+    if final_newline:
+        lines.pop()
+    offset = 0
+    floor = 0
+    for number, hunk in enumerate(patch.hunks, start=1):
+        old = hunk.old_lines
+        new = hunk.new_lines
+        expected = hunk.old_start - 1 + offset if hunk.old_count else hunk.old_start + offset
+        position = _locate(lines, old, max(expected, floor), floor)
+        if position is None:
+            preview = old[0] if old else ""
+            raise PatchError(
+                f"hunk {number} of {patch.path} ({hunk.header}) does not apply: its "
+                f"{len(old)} context/removed lines were not found near line {hunk.old_start} "
+                f"(first expected line: {preview!r}); re-read the file and rebuild the hunk"
+            )
+        lines[position : position + len(old)] = new
+        offset += len(new) - len(old) + (position - expected)
+        floor = position + len(new)
+        at_end = position + len(new) == len(lines)
+        if (hunk.old_missing_newline or hunk.new_missing_newline) and at_end:
+            final_newline = not hunk.new_missing_newline
+    if patch.deletes:
+        if any(line for line in lines):
+            raise PatchError(
+                f"the patch deletes {patch.path} (+++ /dev/null) but lines would remain; "
+                "its hunk must remove the whole file"
+            )
+        return None
+    if not lines:
+        return ""
+    return "\n".join(lines) + ("\n" if final_newline else "")
+
+
+def _locate(lines: list[str], old: list[str], expected: int, floor: int) -> int | None:
+    if not old:
+        return min(max(expected, floor), len(lines))
+    size = len(old)
+    last = len(lines) - size
+    for compare in (_equal, _equal_rstrip):
+        for distance in range(max(last - floor, expected - floor, 0) + 1):
+            for candidate in (
+                (expected - distance, expected + distance) if distance else (expected,)
+            ):
+                if floor <= candidate <= last and compare(lines, candidate, old):
+                    return candidate
+    return None
+
+
+def _equal(lines: list[str], start: int, old: list[str]) -> bool:
+    return lines[start : start + len(old)] == old
+
+
+def _equal_rstrip(lines: list[str], start: int, old: list[str]) -> bool:
+    window = lines[start : start + len(old)]
+    return all(a.rstrip() == b.rstrip() for a, b in zip(window, old, strict=True))

@@ -1,0 +1,124 @@
+"""Turning workspace files into text a model can read.
+
+Plain text is decoded directly. Office documents, PDFs and images go through MarkItDown (the
+`docs` extra), and the Markdown it produces is cached next to the source in a hidden sidecar
+(`report.pdf` -> `.report.pdf.md`). The sidecar carries the source's modification time as
+its own, so any change to the source (a rewrite, a touch) makes the cache stale.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from akgentic.tool.workspace._files import atomic_write
+
+__all__ = [
+    "DOCS_INSTALL_HINT",
+    "DOCUMENT_EXTENSIONS",
+    "IMAGE_EXTENSIONS",
+    "TEXT_EXTENSIONS",
+    "DocumentReader",
+    "DocumentReaderUnavailable",
+    "document_sidecar",
+]
+
+#: Extensions read as text without sniffing their content.
+TEXT_EXTENSIONS: frozenset[str] = frozenset(
+    {
+        ".txt", ".md", ".markdown", ".rst", ".adoc", ".org", ".tex", ".log",
+        ".py", ".pyi", ".ipynb", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx",
+        ".java", ".kt", ".kts", ".scala", ".go", ".rs", ".c", ".h", ".cc", ".cpp",
+        ".hpp", ".cs", ".swift", ".m", ".rb", ".php", ".pl", ".lua", ".r", ".jl",
+        ".sh", ".bash", ".zsh", ".fish", ".ps1", ".bat", ".sql", ".graphql",
+        ".html", ".htm", ".css", ".scss", ".sass", ".less", ".vue", ".svelte", ".xml",
+        ".svg", ".json", ".jsonl", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf",
+        ".env", ".properties", ".csv", ".tsv", ".dockerfile", ".mk", ".cmake", ".gradle",
+        ".proto", ".tf", ".hcl", ".lock", ".gitignore", ".editorconfig",
+    }
+)  # fmt: skip
+
+#: Image formats `workspace_view` hands to a vision model (and MarkItDown can describe).
+IMAGE_EXTENSIONS: frozenset[str] = frozenset({".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp"})
+
+#: Binary formats `workspace_read` converts to Markdown with MarkItDown.
+DOCUMENT_EXTENSIONS: frozenset[str] = frozenset(
+    {".pdf", ".docx", ".xlsx", ".xls", ".pptx", ".msg", ".epub"} | IMAGE_EXTENSIONS
+)
+
+DOCS_INSTALL_HINT = (
+    'pip install "akgentic-tool-workspace[docs]" '
+    '(or pip install "akgentic-framework[workspace]" with the docs extra)'
+)
+
+
+class DocumentReaderUnavailable(ValueError):  # noqa: N818 - names the state, like the spec's
+    """MarkItDown (the `docs` extra) is not installed."""
+
+
+def document_sidecar(source: Path) -> Path:
+    """Where the Markdown of `source` is cached: a hidden sibling `.name.ext.md`."""
+    return source.with_name(f".{source.name}.md")
+
+
+class DocumentReader(BaseModel):
+    """Converts binary documents to Markdown, caching the result in a sidecar file."""
+
+    use_sidecar: bool = Field(
+        default=True, description="Cache conversions next to the source (.name.ext.md)."
+    )
+
+    def can_convert(self, path: Path) -> bool:
+        """Whether `path` is a document format this reader converts."""
+        return path.suffix.lower() in DOCUMENT_EXTENSIONS
+
+    def read(self, path: Path) -> str:
+        """The Markdown text of `path`, from a fresh sidecar when there is one.
+
+        Raises `DocumentReaderUnavailable` (a `ValueError`) with the install command when
+        MarkItDown is missing, and `ValueError` when the file cannot be converted.
+        """
+        stat = path.stat()
+        sidecar = document_sidecar(path)
+        if self.use_sidecar:
+            cached = _fresh_sidecar(sidecar, stat.st_mtime_ns)
+            if cached is not None:
+                return cached
+        text = self._convert(path)
+        if self.use_sidecar:
+            # A read-only workspace or a full disk only costs us the cache, not the read.
+            with contextlib.suppress(OSError):
+                atomic_write(sidecar, text.encode("utf-8"))
+                os.utime(sidecar, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        return text
+
+    @staticmethod
+    def _convert(path: Path) -> str:
+        try:
+            from markitdown import MarkItDown
+        except ImportError as exc:
+            raise DocumentReaderUnavailable(
+                f"{path.name} is a {path.suffix.lower() or 'binary'} document; reading it "
+                f"needs MarkItDown, which is not installed. Install it with: {DOCS_INSTALL_HINT}"
+            ) from exc
+        try:
+            result = MarkItDown(enable_plugins=False).convert_local(str(path))
+        except Exception as exc:  # MarkItDown wraps each converter's own failures
+            raise ValueError(
+                f"could not convert {path.name} to text ({type(exc).__name__}: {exc}); "
+                "the file may be damaged or not what its extension says"
+            ) from exc
+        text: str = result.text_content or ""
+        return text
+
+
+def _fresh_sidecar(sidecar: Path, source_mtime_ns: int) -> str | None:
+    try:
+        if sidecar.stat().st_mtime_ns != source_mtime_ns:
+            return None
+        return sidecar.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -1,0 +1,415 @@
+"""WorkspaceTool: the card that gives agents a shared team directory.
+
+Each of the eleven capabilities is a field typed `bool | <Param>`: `False` removes it, `True`
+keeps its defaults, a param instance tunes it (and chooses its channels). `read_only=True`
+keeps the five reading capabilities only, whatever the write fields say.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+from pydantic import Field
+from pydantic_ai.messages import BinaryContent
+
+from akgentic.tool.core.card import ToolCard
+from akgentic.tool.core.channels import COMMAND, TOOL_CALL, Channels
+from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.errors import RetriableError
+from akgentic.tool.workspace.edit import EditItem, EditMatcher
+from akgentic.tool.workspace.readers import DocumentReader
+from akgentic.tool.workspace.workspace import (
+    DEFAULT_WORKSPACE_ID,
+    Filesystem,
+    GrepEngine,
+    get_workspace,
+)
+
+__all__ = [
+    "WorkspaceDelete",
+    "WorkspaceEdit",
+    "WorkspaceGlob",
+    "WorkspaceGrep",
+    "WorkspaceList",
+    "WorkspaceMkdir",
+    "WorkspaceMultiEdit",
+    "WorkspacePatch",
+    "WorkspaceRead",
+    "WorkspaceTool",
+    "WorkspaceView",
+    "WorkspaceWrite",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class WorkspaceRead(BaseToolParam):
+    """`workspace_read`: numbered, paginated file reading; documents as Markdown."""
+
+    page_lines: int = Field(
+        default=2000, ge=1, description="Lines returned when no limit is given."
+    )
+    max_line_chars: int = Field(default=2000, ge=20, description="Longer lines are cut.")
+    convert_documents: bool = Field(
+        default=True, description="Convert PDF/DOCX/XLSX/PPTX/images with MarkItDown."
+    )
+    cache_conversions: bool = Field(
+        default=True, description="Keep converted Markdown in a `.name.ext.md` sidecar."
+    )
+
+
+class WorkspaceList(BaseToolParam):
+    """`workspace_list`: a directory listing, flat or as a tree."""
+
+    max_entries: int = Field(default=500, ge=1, description="Entries shown before cutting.")
+
+
+class WorkspaceGlob(BaseToolParam):
+    """`workspace_glob`: files by glob pattern, newest first."""
+
+    max_results: int = Field(default=200, ge=1, description="Paths shown before cutting.")
+
+
+class WorkspaceGrep(BaseToolParam):
+    """`workspace_grep`: regex search through files."""
+
+    max_matches: int = Field(default=200, ge=1, description="Matching lines shown.")
+    use_ripgrep: bool = Field(
+        default=True, description="Use `rg` when it is on PATH (False: always pure Python)."
+    )
+    timeout_seconds: float = Field(default=30.0, gt=0, description="Limit for one rg run.")
+
+
+class WorkspaceView(BaseToolParam):
+    """`workspace_view`: an image handed to the model's vision input."""
+
+    max_dimension: int = Field(
+        default=1568, ge=16, description="Longer side, in pixels, images are shrunk to (Pillow)."
+    )
+
+
+class WorkspaceWrite(BaseToolParam):
+    """`workspace_write`: create or overwrite a text file atomically."""
+
+
+class WorkspaceEdit(BaseToolParam):
+    """`workspace_edit`: find-and-replace through the matching cascade."""
+
+    fuzzy_threshold: float = Field(
+        default=0.85, gt=0, le=1, description="Similarity the fuzzy strategies require."
+    )
+
+
+class WorkspaceMultiEdit(BaseToolParam):
+    """`workspace_multi_edit`: several edits across files, all or nothing."""
+
+    fuzzy_threshold: float = Field(
+        default=0.85, gt=0, le=1, description="Similarity the fuzzy strategies require."
+    )
+
+
+class WorkspacePatch(BaseToolParam):
+    """`workspace_patch`: apply a unified diff, all or nothing."""
+
+
+class WorkspaceDelete(BaseToolParam):
+    """`workspace_delete`: remove a file."""
+
+
+class WorkspaceMkdir(BaseToolParam):
+    """`workspace_mkdir`: create a directory with its parents."""
+
+
+def _guarded(fn: Callable[P, R]) -> Callable[P, R]:
+    """Turn the OS's complaints about a bad path into a `RetriableError` for the model.
+
+    Everything expected is already reported as `RetriableError` by `Filesystem`; this is the
+    backstop for what the OS alone knows (permissions, a full disk, an unencodable name).
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except RetriableError:
+            raise
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            raise RetriableError(
+                f"{fn.__name__} failed: {exc.strerror or exc}{where}; check the path and retry"
+            ) from exc
+        except ValueError as exc:  # e.g. a lone surrogate the OS cannot encode in a name
+            raise RetriableError(f"{fn.__name__} failed: invalid argument ({exc})") from exc
+
+    return wrapper
+
+
+class WorkspaceTool(ToolCard):
+    """Read and write access to a team directory under `AKGENTIC_WORKSPACES_ROOT`.
+
+    `workspace_id` names the directory; left unset, the team's id is used (so each team gets
+    its own), or `"default"` when the card runs outside a team. Two cards (or a `WorkspaceTool`
+    and an `ExecTool`) with the same `workspace_id` share their files.
+    """
+
+    workspace_id: str | None = Field(
+        default=None, description="Directory name under the workspaces root; default: team id."
+    )
+    read_only: bool = Field(default=False, description="Expose the reading capabilities only.")
+
+    workspace_read: bool | WorkspaceRead = True
+    workspace_list: bool | WorkspaceList = True
+    workspace_glob: bool | WorkspaceGlob = True
+    workspace_grep: bool | WorkspaceGrep = True
+    workspace_view: bool | WorkspaceView = True
+    workspace_write: bool | WorkspaceWrite = True
+    workspace_edit: bool | WorkspaceEdit = True
+    workspace_multi_edit: bool | WorkspaceMultiEdit = True
+    workspace_patch: bool | WorkspacePatch = True
+    workspace_delete: bool | WorkspaceDelete = True
+    workspace_mkdir: bool | WorkspaceMkdir = True
+
+    def resolved_workspace_id(self) -> str:
+        """The directory name this card works in (see the class docstring)."""
+        if self.workspace_id:
+            return self.workspace_id
+        team_id = getattr(self.get_observer_or_none(), "team_id", None)
+        return str(team_id) if team_id is not None else DEFAULT_WORKSPACE_ID
+
+    def get_workspace(self) -> Filesystem:
+        """The workspace directory, created when missing."""
+        return get_workspace(self.resolved_workspace_id())
+
+    def get_tools(self) -> list[Callable[..., Any]]:
+        return [fn for _, fn in self._capabilities(TOOL_CALL)]
+
+    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
+        return {type(param): fn for param, fn in self._capabilities(COMMAND)}
+
+    # -- wiring -----------------------------------------------------------------------------
+
+    def _capabilities(self, channel: Channels) -> list[tuple[BaseToolParam, Callable[..., Any]]]:
+        workspace = self.get_workspace()
+        builders: list[tuple[BaseToolParam | None, Callable[[Any, Filesystem], Any]]] = [
+            (resolve_param(self.workspace_read, WorkspaceRead), _read_tool),
+            (resolve_param(self.workspace_list, WorkspaceList), _list_tool),
+            (resolve_param(self.workspace_glob, WorkspaceGlob), _glob_tool),
+            (resolve_param(self.workspace_grep, WorkspaceGrep), _grep_tool),
+            (resolve_param(self.workspace_view, WorkspaceView), _view_tool),
+        ]
+        if not self.read_only:
+            builders += [
+                (resolve_param(self.workspace_write, WorkspaceWrite), _write_tool),
+                (resolve_param(self.workspace_edit, WorkspaceEdit), _edit_tool),
+                (resolve_param(self.workspace_multi_edit, WorkspaceMultiEdit), _multi_edit_tool),
+                (resolve_param(self.workspace_patch, WorkspacePatch), _patch_tool),
+                (resolve_param(self.workspace_delete, WorkspaceDelete), _delete_tool),
+                (resolve_param(self.workspace_mkdir, WorkspaceMkdir), _mkdir_tool),
+            ]
+        out: list[tuple[BaseToolParam, Callable[..., Any]]] = []
+        for param, build in builders:
+            if param is not None and param.exposes(channel):
+                out.append((param, param.describe(_guarded(build(param, workspace)))))
+        return out
+
+
+# -- the model-facing callables ---------------------------------------------------------------
+# Each builder reads every field of its param at bind time and closes over the workspace.
+
+
+def _read_tool(param: WorkspaceRead, ws: Filesystem) -> Callable[..., str]:
+    reader = DocumentReader(use_sidecar=param.cache_conversions)
+    converter = reader if param.convert_documents else None
+    page, max_chars = param.page_lines, param.max_line_chars
+
+    def workspace_read(path: str, offset: int = 0, limit: int | None = None) -> str:
+        """Read a file from the workspace, with line numbers.
+
+        PDF, Word, Excel, PowerPoint and image files are returned as Markdown text.
+        Long files come in pages: the footer says which offset to ask for next.
+
+        Args:
+            path: File path relative to the workspace root, e.g. 'src/app.py'.
+            offset: Number of lines to skip (0 starts at the first line).
+            limit: Maximum number of lines to return (default: one page).
+        """
+        return ws.read(path, offset, limit or page, max_line_chars=max_chars, reader=converter)
+
+    return workspace_read
+
+
+def _list_tool(param: WorkspaceList, ws: Filesystem) -> Callable[..., str]:
+    max_entries = param.max_entries
+
+    def workspace_list(path: str = ".", depth: int = 1) -> str:
+        """List a workspace directory: directories end with '/', files show their size.
+
+        Args:
+            path: Directory relative to the workspace root ('.' is the root).
+            depth: 1 lists the directory itself; 2 or more draws a tree that many levels deep.
+        """
+        return ws.list_dir(path, depth, max_entries=max_entries)
+
+    return workspace_list
+
+
+def _glob_tool(param: WorkspaceGlob, ws: Filesystem) -> Callable[..., str]:
+    max_results = param.max_results
+
+    def workspace_glob(pattern: str, path: str = ".") -> str:
+        """Find files by name pattern; the most recently modified come first.
+
+        Supports '**' (any number of directories), '*', '?', '[abc]' and braces:
+        '**/*.{py,ts}' finds Python and TypeScript files at any depth.
+
+        Args:
+            pattern: Glob relative to `path`, e.g. '**/*.py' or 'docs/*.md'.
+            path: Directory to search from ('.' is the workspace root).
+        """
+        return ws.glob(pattern, path, max_results=max_results)
+
+    return workspace_glob
+
+
+def _grep_tool(param: WorkspaceGrep, ws: Filesystem) -> Callable[..., str]:
+    max_matches, timeout = param.max_matches, param.timeout_seconds
+    engine: GrepEngine = "auto" if param.use_ripgrep else "python"
+
+    def workspace_grep(
+        pattern: str, path: str = ".", include: str | None = None, ignore_case: bool = False
+    ) -> str:
+        """Search file contents with a regular expression (Python `re` syntax).
+
+        Returns 'path:line:text' for every matching line, sorted by path. Hidden files
+        (names starting with '.') and binary files are skipped.
+
+        Args:
+            pattern: Regular expression matched against each line, e.g. 'def \\w+_total'.
+            path: File or directory to search ('.' is the workspace root).
+            include: Only search files whose name matches this glob, e.g. '*.py' or '*.{ts,tsx}'.
+            ignore_case: Match letters regardless of case.
+        """
+        return ws.grep(
+            pattern,
+            path,
+            include,
+            ignore_case,
+            max_matches=max_matches,
+            engine=engine,
+            timeout_seconds=timeout,
+        )
+
+    return workspace_grep
+
+
+def _view_tool(param: WorkspaceView, ws: Filesystem) -> Callable[..., BinaryContent]:
+    max_dimension = param.max_dimension
+
+    def workspace_view(path: str) -> BinaryContent:
+        """Look at an image (PNG, JPEG, WebP, GIF or BMP) from the workspace.
+
+        Args:
+            path: Image path relative to the workspace root, e.g. 'screens/home.png'.
+        """
+        return ws.view(path, max_dimension=max_dimension)
+
+    return workspace_view
+
+
+def _write_tool(param: WorkspaceWrite, ws: Filesystem) -> Callable[..., str]:
+    def workspace_write(path: str, content: str) -> str:
+        """Create a file, or replace the whole content of an existing one.
+
+        Missing parent directories are created. An existing file keeps its line endings
+        (CRLF or LF). Prefer workspace_edit to change part of a file.
+
+        Args:
+            path: File path relative to the workspace root.
+            content: The complete new content of the file.
+        """
+        return ws.write(path, content)
+
+    return workspace_write
+
+
+def _edit_tool(param: WorkspaceEdit, ws: Filesystem) -> Callable[..., str]:
+    matcher = EditMatcher(param.fuzzy_threshold)
+
+    def workspace_edit(
+        path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> str:
+        """Replace a piece of text in a file.
+
+        `old_string` must identify one place: copy it from workspace_read (without the line
+        numbers) and include a few surrounding lines if it could appear more than once.
+        Small differences in indentation, whitespace or a typo are tolerated.
+
+        Args:
+            path: File path relative to the workspace root.
+            old_string: The text to replace.
+            new_string: The replacement text.
+            replace_all: Replace every occurrence instead of requiring a unique one.
+        """
+        return ws.edit(path, old_string, new_string, replace_all, matcher=matcher)
+
+    return workspace_edit
+
+
+def _multi_edit_tool(param: WorkspaceMultiEdit, ws: Filesystem) -> Callable[..., str]:
+    matcher = EditMatcher(param.fuzzy_threshold)
+
+    def workspace_multi_edit(edits: list[EditItem]) -> str:
+        """Apply several replacements, in one or more files, as a single change.
+
+        Edits run in order (later edits see the result of earlier ones in the same file).
+        If any edit fails, no file is changed and the error names the failing edit.
+
+        Args:
+            edits: The edits, each with path, old_string, new_string and replace_all.
+        """
+        return ws.multi_edit(edits, matcher=matcher)
+
+    return workspace_multi_edit
+
+
+def _patch_tool(param: WorkspacePatch, ws: Filesystem) -> Callable[..., str]:
+    def workspace_patch(patch: str) -> str:
+        """Apply a unified diff (the format of `diff -u` and `git diff`) to the workspace.
+
+        The patch may touch several files and have several hunks per file; '--- /dev/null'
+        creates a file and '+++ /dev/null' deletes one. Either the whole patch applies or
+        nothing changes, and the error names the hunk that did not fit.
+
+        Args:
+            patch: The unified diff text, with '--- a/file' / '+++ b/file' headers.
+        """
+        return ws.patch(patch)
+
+    return workspace_patch
+
+
+def _delete_tool(param: WorkspaceDelete, ws: Filesystem) -> Callable[..., str]:
+    def workspace_delete(path: str) -> str:
+        """Delete a file (or an empty directory) from the workspace.
+
+        Args:
+            path: Path relative to the workspace root.
+        """
+        return ws.delete(path)
+
+    return workspace_delete
+
+
+def _mkdir_tool(param: WorkspaceMkdir, ws: Filesystem) -> Callable[..., str]:
+    def workspace_mkdir(path: str) -> str:
+        """Create a directory, including missing parents; an existing one is left as is.
+
+        Args:
+            path: Directory path relative to the workspace root, e.g. 'src/utils'.
+        """
+        return ws.mkdir(path)
+
+    return workspace_mkdir
