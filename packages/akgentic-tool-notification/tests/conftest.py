@@ -10,15 +10,15 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
+from pydantic import field_validator
+
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import StateChangedMessage
-from akgentic.core.utils.deserializer import deserialize_object
 from akgentic.core.orchestrator import Orchestrator
-from pydantic import field_validator
-
+from akgentic.core.utils.deserializer import deserialize_object
 from akgentic.tool.notification import NotificationActor, NotificationConfig
 
 if TYPE_CHECKING:

@@ -53,7 +53,9 @@ def test_not_a_class_at_all() -> None:
         resolve_message_class(message_path("message_path"))
 
 
-@pytest.mark.parametrize(("name", "missing"), [("NoTypeMessage", "type"), ("NoContentMessage", "content")])
+@pytest.mark.parametrize(
+    ("name", "missing"), [("NoTypeMessage", "type"), ("NoContentMessage", "content")]
+)
 def test_missing_content_or_type_field(name: str, missing: str) -> None:
     with pytest.raises(ValueError, match=rf"must declare the model field\(s\) {missing}"):
         resolve_message_class(message_path(name))

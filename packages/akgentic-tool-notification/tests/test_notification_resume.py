@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.core.messages.orchestrator import StartMessage
-from akgentic.core.orchestrator import Orchestrator
-from akgentic.core.utils.deserializer import deserialize_object
-from akgentic.tool.core import ToolFactory
 from akgentic_notification_testkit import (
     REMINDER,
     ManualClock,
@@ -20,6 +15,11 @@ from akgentic_notification_testkit import (
     wait_for,
 )
 
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.messages.orchestrator import StartMessage
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.core.utils.deserializer import deserialize_object
+from akgentic.tool.core import ToolFactory
 from akgentic.tool.notification import NotificationState, NotificationTool
 
 
@@ -124,3 +124,22 @@ def test_replayed_roster_entry_is_not_a_deliverable_owner(
     assert [m.content for m in wait_for(lambda: notifications(back))] == ["ping"]  # type: ignore[attr-defined]
     # The replayed snapshot never reports a stop, so this team can only end on its backstop.
     stop_team(actor_system, resumed, grace=0.3)
+
+
+def test_changes_are_published_by_the_next_scan(
+    actor_system: ActorSystem, clock: ManualClock
+) -> None:
+    recorder = StateRecorder()
+    team = new_team(actor_system, recorder)
+    notifier = notification_actor(actor_system, team)
+    notifier.set_clock(clock)
+    alice = start_member(actor_system, team, "@Alice")
+
+    def persisted() -> list[str]:
+        state = recorder.restored("#NotificationTool")
+        return [e.content for e in state.pending]
+
+    register(alice, "one", 100)
+    register(alice, "two", 100)
+    notifier.tick()  # one publication for both registrations
+    assert wait_for(lambda: persisted() == ["one", "two"])

@@ -7,11 +7,6 @@ import time
 from typing import Any
 
 import pytest
-from akgentic.core.actor_address import ActorAddress
-from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core import COMMAND, TOOL_CALL, ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
-from akgentic.tool.errors import CommandNotRecognized, RetriableError, ToolObserverGone
 from akgentic_notification_testkit import (
     REMINDER,
     FragileReminder,
@@ -25,6 +20,11 @@ from akgentic_notification_testkit import (
     wait_for,
 )
 
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.tool.core import COMMAND, TOOL_CALL, ToolFactory
+from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
+from akgentic.tool.errors import CommandNotRecognized, RetriableError, ToolObserverGone
 from akgentic.tool.notification import (
     CancelNotification,
     NotificationActor,
@@ -75,7 +75,9 @@ def test_binding_creates_one_singleton_for_the_team(
 # -- register / pending / cancel ----------------------------------------------------------
 
 
-def test_register_then_list_own_entries(tool_agent: ToolTestAgent, notifier: NotificationActor) -> None:
+def test_register_then_list_own_entries(
+    tool_agent: ToolTestAgent, notifier: NotificationActor
+) -> None:
     tools = bind(tool_agent)
     answer = tools["register_notification"]("check CI", 120)
     assert answer.startswith("Scheduled notification ")
@@ -130,11 +132,15 @@ def test_all_widens_visibility_but_never_cancel_authority(
         bobs["cancel_notification"](entry_id)
     assert [e.id for e in notifier.pending().entries] == [entry_id]  # still pending for owner
 
-    assert mine["cancel_notification"](entry_id) == f"Cancelled notification {entry_id}: deploy check"
+    assert (
+        mine["cancel_notification"](entry_id) == f"Cancelled notification {entry_id}: deploy check"
+    )
     assert notifier.pending().entries == []
 
 
-def test_cancel_unknown_id_lists_own_ids(tool_agent: ToolTestAgent, notifier: NotificationActor) -> None:
+def test_cancel_unknown_id_lists_own_ids(
+    tool_agent: ToolTestAgent, notifier: NotificationActor
+) -> None:
     tools = bind(tool_agent)
     entry_id = tools["register_notification"]("a", 10).split()[2].rstrip(":")
     with pytest.raises(RetriableError, match=f"your pending ids: {entry_id}"):
@@ -173,7 +179,8 @@ def test_due_entry_is_delivered_once_as_a_notification_from_the_actor(
     assert isinstance(message, ReminderMessage)
     assert message.content == "check CI"
     assert message.type == "notification"
-    assert message.sender is not None and message.sender.name == "#NotificationTool"
+    assert message.sender is not None
+    assert message.sender.name == "#NotificationTool"
     assert notifier.tick() == []  # never twice
     time.sleep(0.05)
     assert len(notifications(tool_agent)) == 1
@@ -280,7 +287,8 @@ def test_all_capabilities_disabled_binds_no_actor(
         cancel_notification=False,
     )
     factory = ToolFactory([card], observer=tool_agent)
-    assert factory.get_tools() == [] and factory.commands.names() == []
+    assert factory.get_tools() == []
+    assert factory.commands.names() == []
     team = actor_system.proxy_ask(orchestrator, Orchestrator).get_team()
     assert "#NotificationTool" not in [m.name for m in team]
 
@@ -311,9 +319,12 @@ def test_slash_commands_schedule_and_list(
     answer = commands.execute('/register_notification "check CI" 120')
     assert "in 120 s" in answer
     own = commands.execute("/pending_notification")
-    assert "check CI" in own and "theirs" not in own
+    assert "check CI" in own
+    assert "theirs" not in own
     team = commands.execute("/pending_notification all=true")
-    assert "@@Tester" in team and "@@Other" in team and "theirs" in team
+    assert "@@Tester" in team
+    assert "@@Other" in team
+    assert "theirs" in team
 
     entry_id = own.splitlines()[1].split()[1]
     assert commands.execute(f"/cancel_notification {entry_id}").startswith("Cancelled")
@@ -378,4 +389,7 @@ def test_unreachable_actor_is_retriable(
 def _alive(system: ActorSystem, orchestrator: ActorAddress) -> bool:
     from akgentic.core.orchestrator import Orchestrator
 
-    return any(m.name == "#NotificationTool" for m in system.proxy_ask(orchestrator, Orchestrator).get_team())
+    return any(
+        m.name == "#NotificationTool"
+        for m in system.proxy_ask(orchestrator, Orchestrator).get_team()
+    )

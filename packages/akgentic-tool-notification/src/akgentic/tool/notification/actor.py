@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, override
 
+from pykka import ActorDeadError, ActorRef
+
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_address_impl import ActorAddressImpl
 from akgentic.core.agent import Akgent
 from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
-from pykka import ActorDeadError, ActorRef
-
 from akgentic.tool.notification.models import (
     NOTIFICATION_TYPE,
     NotificationConfig,
@@ -101,6 +101,8 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         # a resume the owner gets a fresh window, however long the team was stopped.
         self._waiting_since: dict[str, datetime] = {}
         self._message_classes: dict[str, type[Message]] = {}
+        # Set by every mutation, cleared when the state is published (see _publish).
+        self._dirty = False
         self.state = NotificationState().observer(self)
         self._ticker = _Ticker(self.actor_ref, self.config.tick_seconds)
         self._ticker.start()
@@ -108,6 +110,7 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
     @override
     def on_stop(self) -> None:
         self._ticker.halt()
+        self._publish()
         super().on_stop()
 
     # -- clock --------------------------------------------------------------------------
@@ -145,7 +148,7 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         )
         self.state.next_seq += 1
         self.state.pending.append(entry)
-        self.state.notify_state_change()
+        self._dirty = True
         return entry
 
     def pending(self, owner_id: uuid.UUID | None = None) -> NotificationListing:
@@ -164,7 +167,7 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
 
     # -- delivery ------------------------------------------------------------------------
 
-    def receiveMsg_NotificationTick(self, tick: NotificationTick) -> None:  # noqa: N802
+    def receiveMsg_NotificationTick(self, tick: NotificationTick) -> None:
         try:
             self.tick()
         except Exception:  # a failed scan must not kill the actor; the next one retries
@@ -174,6 +177,12 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
 
     def tick(self) -> list[str]:
         """Deliver what is due; returns the ids delivered, in delivery order."""
+        try:
+            return self._deliver_due()
+        finally:
+            self._publish()
+
+    def _deliver_due(self) -> list[str]:
         now = self._clock.now()
         due = sorted(
             (e for e in self.state.pending if e.due_at <= now), key=lambda e: (e.due_at, e.seq)
@@ -242,13 +251,29 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         if cls is None:
             cls = resolve_message_class(entry.message_class)
             self._message_classes[entry.message_class] = cls
-        return cls(content=entry.content, type=NOTIFICATION_TYPE)
+        # resolve_message_class guarantees `content` and `type` fields and no other
+        # required one; the base class's signature cannot say so.
+        factory: Any = cls
+        message: Message = factory(content=entry.content, type=NOTIFICATION_TYPE)
+        return message
 
     def _remove(self, ids: set[str]) -> None:
         self.state.pending = [e for e in self.state.pending if e.id not in ids]
         for notification_id in ids:
             self._waiting_since.pop(notification_id, None)
-        self.state.notify_state_change()
+        self._dirty = True
+
+    def _publish(self) -> None:
+        """Publish the state if it changed since the last publication.
+
+        Publishing serializes every pending entry, so doing it on each registration made
+        a burst of N registrations cost O(N^2). Changes are coalesced instead and
+        published once per scan (about a second) and when the actor stops, which the
+        orchestrator's teardown always goes through.
+        """
+        if self._dirty:
+            self._dirty = False
+            self.state.notify_state_change()
 
     def _new_id(self) -> str:
         taken = {e.id for e in self.state.pending}

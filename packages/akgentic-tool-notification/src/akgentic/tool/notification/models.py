@@ -11,10 +11,11 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.core.messages.message import Message
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 __all__ = [
     "DEFAULT_MESSAGE_CLASS",
@@ -126,11 +127,12 @@ def resolve_message_class(path: str) -> type[Message]:
             f"message_class {path!r} must declare the model field(s) {', '.join(missing)}: "
             "delivery writes the notification text to `content` and 'notification' to `type`"
         )
+    type_annotation: Any = fields["type"].annotation
     try:
-        TypeAdapter(fields["type"].annotation).validate_python(NOTIFICATION_TYPE)
+        TypeAdapter[Any](type_annotation).validate_python(NOTIFICATION_TYPE)
     except ValidationError as exc:
         raise ValueError(
-            f"message_class {path!r}: its `type` field ({fields['type'].annotation!r}) does not "
+            f"message_class {path!r}: its `type` field ({type_annotation!r}) does not "
             f"accept {NOTIFICATION_TYPE!r}, the value delivery writes"
         ) from exc
     unfillable = [

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Self, cast
 
-from akgentic.core.actor_address import ActorAddress
-from akgentic.core.orchestrator import Orchestrator
 from pydantic import Field, PrivateAttr
 
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
@@ -185,7 +185,7 @@ class NotificationTool(ToolCard):
     def _pending_fn(self) -> Callable[..., str]:
         card = self
 
-        def pending_notification(all: bool = False) -> str:  # noqa: A002 - public name
+        def pending_notification(all: bool = False) -> str:
             """List pending notifications with the time left on each.
 
             Args:
@@ -238,7 +238,9 @@ def _ask[T](call: Callable[[], T]) -> T:
 
 def _render_listing(listing: NotificationListing, *, show_owner: bool) -> str:
     if not listing.entries:
-        return "No pending notifications in the team." if show_owner else "No pending notifications."
+        return (
+            "No pending notifications in the team." if show_owner else "No pending notifications."
+        )
     lines = [f"{len(listing.entries)} pending notification(s):"]
     for entry in listing.entries:
         owner = f" @{entry.owner_name}" if show_owner else ""
