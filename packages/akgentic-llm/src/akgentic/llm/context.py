@@ -30,9 +30,11 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from akgentic.llm.compaction import fold_compaction
 from akgentic.llm.event import (
     ContextObserver,
     LlmContextClearedEvent,
+    LlmContextCompactedEvent,
     LlmMessageEvent,
     LlmSystemPromptEvent,
     LlmUsageEvent,
@@ -295,6 +297,50 @@ class ContextManager:
         """Restore the dedup state (e.g. from a persisted event) without emitting anything."""
         self._system_prompt_hash = content_hash
 
-    # LLM-B: ``fold_compaction`` (static, shared by the live and the replay path) and
-    # ``compact(event)`` belong here; they replace history through ``restore``-like bulk
-    # assignment and then notify observers with the ``LlmContextCompactedEvent``.
+    # ------------------------------------------------------- compaction and replay
+
+    @staticmethod
+    def fold_compaction(
+        messages: Sequence[ModelMessage], event: LlmContextCompactedEvent
+    ) -> list[ModelMessage]:
+        """The history that results from applying ``event`` to ``messages`` (pure).
+
+        One function for the live path (``compact``) and the replay path (``replay``), so a
+        restored history is the live one; see ``akgentic.llm.compaction`` for the rules.
+        """
+        return fold_compaction(messages, event)
+
+    def compact(self, event: LlmContextCompactedEvent) -> None:
+        """Apply the fold ``event`` describes, then emit ``event`` to observers."""
+        self._messages = self.fold_compaction(self.messages, event)
+        self._pinned = []
+        self._start = 0
+        # The last reported size described the history that was just folded away; keeping it
+        # would re-arm the compaction gate before the next response reports the new size.
+        self._last_input_tokens = None
+        for observer in self._observers:
+            observer.notify_event(event)
+
+    def replay(self, events: Iterable[object]) -> None:
+        """Rebuild the history from a persisted event stream, notifying nobody.
+
+        Messages are re-added, compactions re-folded and clears re-applied through the same
+        code paths the live agent took, so history, window and ``last_input_tokens`` end up
+        exactly as the live context had them. The system-prompt dedup hash is re-seeded from
+        the last ``LlmSystemPromptEvent``. Items that are not these events are ignored.
+        """
+        observers = self._observers
+        self._observers = ()
+        try:
+            self.clear()
+            for event in events:
+                if isinstance(event, LlmMessageEvent):
+                    self.add_message(event.message, run_id=event.run_id)
+                elif isinstance(event, LlmContextCompactedEvent):
+                    self.compact(event)
+                elif isinstance(event, LlmContextClearedEvent):
+                    self.clear()
+                elif isinstance(event, LlmSystemPromptEvent):
+                    self._system_prompt_hash = event.content_hash
+        finally:
+            self._observers = observers

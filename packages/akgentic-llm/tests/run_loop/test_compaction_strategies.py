@@ -1,0 +1,347 @@
+"""Compaction strategies, their registry, the summarizer prompt registry and the fold."""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from akgentic.llm.compaction import (
+    COMPACTION_STRATEGIES,
+    SUMMARY_INSTRUCTIONS,
+    SUMMARY_PREFIX,
+    CompactionResult,
+    NoCompaction,
+    SlidingWindowStrategy,
+    SummarizeStrategy,
+    create_compaction,
+    fold_compaction,
+    render_transcript,
+)
+from akgentic.llm.config import CompactionConfig, ModelConfig
+from akgentic.llm.event import LlmContextCompactedEvent
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _history() -> list[ModelMessage]:
+    """System prompt fused with the first user prompt, a tool round-trip, then a chat turn."""
+    return [
+        ModelRequest(
+            parts=[
+                SystemPromptPart("You are helpful.", timestamp=T0),
+                SystemPromptPart("Today is Monday.", timestamp=T0, dynamic_ref="today"),
+                UserPromptPart("Find the report.", timestamp=T0),
+            ]
+        ),
+        ModelResponse(parts=[ToolCallPart("search", {"q": "report"}, tool_call_id="s1")]),
+        ModelRequest(parts=[ToolReturnPart("search", "report.pdf", tool_call_id="s1")]),
+        ModelResponse(parts=[TextPart("It is report.pdf.")]),
+        ModelRequest(parts=[UserPromptPart("Thanks, and the summary?")]),
+        ModelResponse(parts=[TextPart("Sales grew 4%.")]),
+    ]
+
+
+def _event(strategy_id: str, summary: str, count: int) -> LlmContextCompactedEvent:
+    return LlmContextCompactedEvent(
+        run_id=None,
+        strategy_id=strategy_id,
+        summary=summary,
+        replaced_message_count=count,
+        summarizer_prompt_version="v1",
+    )
+
+
+@pytest.fixture
+def restore_registries() -> Iterator[None]:
+    strategies = dict(COMPACTION_STRATEGIES)
+    instructions = dict(SUMMARY_INSTRUCTIONS)
+    yield
+    COMPACTION_STRATEGIES.clear()
+    COMPACTION_STRATEGIES.update(strategies)
+    SUMMARY_INSTRUCTIONS.clear()
+    SUMMARY_INSTRUCTIONS.update(instructions)
+
+
+def _summarizer(reply: str, seen: list[tuple[str | None, str]]) -> FunctionModel:
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        request = messages[-1]
+        assert isinstance(request, ModelRequest)
+        prompt = next(p.content for p in request.parts if isinstance(p, UserPromptPart))
+        seen.append((request.instructions, str(prompt)))
+        return ModelResponse(parts=[TextPart(reply)])
+
+    return FunctionModel(respond)
+
+
+# ------------------------------------------------------------------ the fold
+
+
+def test_summarize_fold_keeps_system_parts_only_and_one_summary() -> None:
+    history = _history()
+    folded = fold_compaction(history, _event("summarize", "They found report.pdf.", 999))
+    assert len(folded) == 1
+    (head,) = folded
+    assert isinstance(head, ModelRequest)
+    kinds = [p.part_kind for p in head.parts]
+    assert kinds == ["system-prompt", "system-prompt", "user-prompt"]
+    assert head.parts[0] is history[0].parts[0]  # the system parts are kept as they were
+    assert head.parts[2].content == SUMMARY_PREFIX + "They found report.pdf."
+    # the fused user prompt "Find the report." is folded away
+    assert "Find the report." not in str(head.parts)
+
+
+def test_summarize_fold_ignores_replaced_message_count() -> None:
+    history = _history()
+    a = fold_compaction(history, _event("summarize", "S", 1))
+    b = fold_compaction(history, _event("summarize", "S", 5))
+    assert a == b
+    assert len(a) == 1
+
+
+def test_head_drop_fold_keeps_the_tail_and_never_orphans_tool_results() -> None:
+    history = _history()
+    # non-system body: [user "Find", call, return, text, user, text]; dropping 2 would
+    # leave the tool return first: the cut moves past it.
+    folded = fold_compaction(history, _event("sliding_window", "marker", 2))
+    assert folded[1:] == history[3:]
+    assert all(a is b for a, b in zip(folded[1:], history[3:], strict=True))
+    head = folded[0]
+    assert isinstance(head, ModelRequest)
+    assert [p.part_kind for p in head.parts] == ["system-prompt", "system-prompt", "user-prompt"]
+
+
+def test_empty_summary_head_drop_keeps_system_request() -> None:
+    history = [
+        ModelRequest(parts=[SystemPromptPart("sys")]),
+        ModelRequest(parts=[UserPromptPart("a")]),
+        ModelResponse(parts=[TextPart("b")]),
+        ModelRequest(parts=[UserPromptPart("c")]),
+    ]
+    folded = fold_compaction(history, _event("keep_last", "", 2))
+    assert folded == [history[0], history[3]]
+    assert folded[0] is history[0]
+
+
+def test_noop_event_changes_nothing() -> None:
+    history = _history()
+    assert fold_compaction(history, _event("none", "", 0)) == history
+
+
+def test_fold_is_deterministic_for_replay() -> None:
+    history = _history()
+    for strategy_id in ("summarize", "sliding_window"):
+        event = _event(strategy_id, "S", 3)
+        first, second = fold_compaction(history, event), fold_compaction(list(history), event)
+        assert first == second
+        # the synthetic summary part is stamped from the history, not from the clock
+        assert first[0].parts[-1].timestamp == history[2].parts[0].timestamp or (
+            strategy_id == "summarize" and first[0].parts[-1].timestamp == history[-1].timestamp
+        )
+
+
+def test_fold_without_system_prompt() -> None:
+    history = _history()[1:]
+    history.insert(0, ModelRequest(parts=[UserPromptPart("plain")]))
+    folded = fold_compaction(history, _event("summarize", "S", 0))
+    assert len(folded) == 1
+    assert [p.part_kind for p in folded[0].parts] == ["user-prompt"]
+
+
+# ------------------------------------------------------------ the strategies
+
+
+async def test_summarize_strategy_calls_the_summarizer_with_versioned_instructions(
+    restore_registries: None,
+) -> None:
+    SUMMARY_INSTRUCTIONS["legal"] = "Summarize like a lawyer."
+    seen: list[tuple[str | None, str]] = []
+    strategy = SummarizeStrategy(
+        _summarizer("  The user found report.pdf.  ", seen),
+        prompt_version="legal",
+        summary_target_tokens=123,
+    )
+    result = await strategy.compact(_history())
+    assert result.summary == "The user found report.pdf."
+    assert result.replaced_message_count == 6
+    assert result.tokens_after is not None
+    assert result.tokens_after > 0
+    instructions, prompt = seen[0]
+    assert instructions == "Summarize like a lawyer."
+    assert "123" in prompt
+    assert "User: Find the report." in prompt
+    assert 'Assistant called search({"q":"report"})' in prompt
+    assert "You are helpful." not in prompt  # the system prompt is kept, not summarized
+
+
+async def test_unknown_prompt_version_falls_back_to_the_default(restore_registries: None) -> None:
+    seen: list[tuple[str | None, str]] = []
+    await SummarizeStrategy(_summarizer("s", seen), prompt_version="nope").compact(_history())
+    assert seen[0][0] == SUMMARY_INSTRUCTIONS["v1"]
+    SUMMARY_INSTRUCTIONS["v1"] = "Replaced in place."
+    await SummarizeStrategy(_summarizer("s", seen)).compact(_history())
+    assert seen[1][0] == "Replaced in place."
+
+
+async def test_summarizer_failure_degrades_to_a_truncation_marker() -> None:
+    def broken(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise ConnectionError("summarizer unreachable")
+
+    result = await SummarizeStrategy(FunctionModel(broken)).compact(_history())
+    assert result.replaced_message_count == 6
+    assert "removed" in result.summary
+    assert "6 message(s)" in result.summary
+
+    seen: list[tuple[str | None, str]] = []
+    empty = await SummarizeStrategy(_summarizer("   ", seen)).compact(_history())
+    assert "no summary could be produced" in empty.summary
+
+
+async def test_summarize_on_a_system_only_history_folds_nothing() -> None:
+    seen: list[tuple[str | None, str]] = []
+    history: list[ModelMessage] = [ModelRequest(parts=[SystemPromptPart("sys")])]
+    result = await SummarizeStrategy(_summarizer("s", seen)).compact(history)
+    assert result == CompactionResult(summary="", replaced_message_count=0)
+    assert seen == []
+
+
+async def test_sliding_window_keeps_recent_messages_without_an_llm() -> None:
+    history = _history()
+    result = await SlidingWindowStrategy(keep_recent_messages=3).compact(history)
+    assert result.replaced_message_count == 3
+    folded = fold_compaction(history, _event("sliding_window", result.summary, 3))
+    assert folded[1:] == history[3:]
+    assert "3 earlier message(s)" in result.summary
+    # a window larger than the history folds nothing
+    assert (await SlidingWindowStrategy(50).compact(history)).replaced_message_count == 0
+
+
+async def test_none_strategy_never_folds() -> None:
+    result = await NoCompaction().compact(_history())
+    assert result == CompactionResult(summary="", replaced_message_count=0)
+
+
+def test_transcript_renders_parts_in_order() -> None:
+    text = render_transcript(_history())
+    assert text.splitlines() == [
+        "User: Find the report.",
+        'Assistant called search({"q":"report"})',
+        "Tool result (search): report.pdf",
+        "Assistant: It is report.pdf.",
+        "User: Thanks, and the summary?",
+        "Assistant: Sales grew 4%.",
+    ]
+
+
+# -------------------------------------------------------------- the registry
+
+
+class KeepLastOnly:
+    async def compact(self, messages: Sequence[ModelMessage]) -> CompactionResult:
+        return CompactionResult(summary="", replaced_message_count=max(0, len(messages) - 1))
+
+
+def test_builtin_ids_resolve() -> None:
+    model_cfg = ModelConfig()
+    window = create_compaction(
+        CompactionConfig(strategy="sliding_window", keep_recent_messages=7), model_cfg
+    )
+    assert isinstance(window, SlidingWindowStrategy)
+    assert window.keep_recent_messages == 7
+    assert isinstance(create_compaction(CompactionConfig(strategy="none"), model_cfg), NoCompaction)
+
+
+def test_summarize_builds_its_model_from_the_summary_or_agent_config(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    agent_cfg = ModelConfig(provider="openai", model="gpt-4o")
+    strategy = create_compaction(CompactionConfig(summarizer_prompt_version="x"), agent_cfg)
+    assert isinstance(strategy, SummarizeStrategy)
+    assert strategy.model.model_name == "gpt-4o"
+    assert strategy.prompt_version == "x"
+    own = ModelConfig(provider="anthropic", model="claude-3-5-haiku-latest")
+    strategy = create_compaction(CompactionConfig(summary_model_cfg=own), agent_cfg)
+    assert isinstance(strategy, SummarizeStrategy)
+    assert strategy.model.model_name == "claude-3-5-haiku-latest"
+
+
+def test_registered_factory_is_used(restore_registries: None) -> None:
+    received: list[Any] = []
+
+    def factory(cfg: CompactionConfig, model_cfg: ModelConfig, http_client: Any) -> KeepLastOnly:
+        received.append((cfg.strategy, model_cfg.model, http_client))
+        return KeepLastOnly()
+
+    COMPACTION_STRATEGIES["keep_last"] = factory
+    strategy = create_compaction(CompactionConfig(strategy="keep_last"), ModelConfig(model="m"))
+    assert isinstance(strategy, KeepLastOnly)
+    assert received == [("keep_last", "m", None)]
+
+
+def test_dotted_class_path_is_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("custom_compaction_mod")
+
+    class FromConfig(KeepLastOnly):
+        def __init__(self, keep: int) -> None:
+            self.keep = keep
+
+        @classmethod
+        def from_config(cls, cfg: CompactionConfig, model_cfg: ModelConfig, http: Any) -> Any:
+            return cls(cfg.keep_recent_messages)
+
+    module.KeepLastOnly = KeepLastOnly  # type: ignore[attr-defined]
+    module.FromConfig = FromConfig  # type: ignore[attr-defined]
+    module.factory = lambda cfg, model_cfg, http: KeepLastOnly()  # type: ignore[attr-defined]
+    module.not_a_strategy = 3  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "custom_compaction_mod", module)
+    model_cfg = ModelConfig()
+
+    plain = create_compaction(
+        CompactionConfig(strategy="custom_compaction_mod.KeepLastOnly"), model_cfg
+    )
+    assert isinstance(plain, KeepLastOnly)
+    configured = create_compaction(
+        CompactionConfig(strategy="custom_compaction_mod.FromConfig", keep_recent_messages=9),
+        model_cfg,
+    )
+    assert isinstance(configured, FromConfig)
+    assert configured.keep == 9
+    built = create_compaction(CompactionConfig(strategy="custom_compaction_mod.factory"), model_cfg)
+    assert isinstance(built, KeepLastOnly)
+    with pytest.raises(ValueError, match="neither a class nor a factory"):
+        create_compaction(
+            CompactionConfig(strategy="custom_compaction_mod.not_a_strategy"), model_cfg
+        )
+
+
+@pytest.mark.parametrize(
+    ("strategy", "message"),
+    [
+        ("bogus", "not a registered strategy"),
+        ("no_such_module_xyz.Strategy", "cannot import module 'no_such_module_xyz'"),
+        ("akgentic.llm.compaction.Missing", "has no attribute 'Missing'"),
+        ("akgentic.llm.compaction.CompactionResult", "no async compact"),
+        ("akgentic.llm.compaction.SlidingWindowStrategy", "could not be built"),
+    ],
+)
+def test_bad_strategy_names_fail_naming_the_field(strategy: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as info:
+        create_compaction(CompactionConfig(strategy=strategy), ModelConfig())
+    assert "compaction_cfg.strategy" in str(info.value)
