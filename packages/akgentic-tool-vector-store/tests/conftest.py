@@ -8,7 +8,7 @@ import hashlib
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -124,6 +124,15 @@ def _make_handler(server_state: EmbeddingServer) -> type[BaseHTTPRequestHandler]
     return Handler
 
 
+EmbedFn = Callable[..., npt.NDArray[np.float32]]
+
+
+@pytest.fixture(name="hash_embed")
+def hash_embed_fixture() -> EmbedFn:
+    """The deterministic embedding function (``texts, dimension=64`` -> matrix)."""
+    return hash_embed
+
+
 @pytest.fixture
 def embedding_server() -> Iterator[EmbeddingServer]:
     """A real OpenAI-compatible embeddings endpoint on 127.0.0.1."""
@@ -143,7 +152,9 @@ def embedding_server() -> Iterator[EmbeddingServer]:
 
 
 @pytest.fixture
-def openai_env(embedding_server: EmbeddingServer, monkeypatch: pytest.MonkeyPatch) -> EmbeddingServer:
+def openai_env(
+    embedding_server: EmbeddingServer, monkeypatch: pytest.MonkeyPatch
+) -> EmbeddingServer:
     """Point the openai client (provider "openai") at the local server."""
     monkeypatch.setenv("OPENAI_BASE_URL", f"{embedding_server.base_url}/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local-test")

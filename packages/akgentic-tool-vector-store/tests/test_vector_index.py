@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from akgentic.tool.vector_store.vector import VectorIndex
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from akgentic.tool.vector_store.vector import VectorIndex
 
 
 def _reference(matrix: np.ndarray, refs: list[str], query: np.ndarray, k: int) -> list[str]:
@@ -78,7 +79,8 @@ def test_replace_remove_and_contiguity() -> None:
     assert index.search([0, 1, 0], top_k=1)[0][1] < 0.5  # nothing points at y any more
 
     assert index.remove(["a", "missing"]) == 1
-    assert "a" not in index and len(index) == 2
+    assert "a" not in index
+    assert len(index) == 2
     assert sorted(index.refs) == ["b", "c"]
     assert index.search([0, 0, 1], top_k=1)[0][0] == "c"
     np.testing.assert_allclose(index.get("b"), [1, 0, 0])

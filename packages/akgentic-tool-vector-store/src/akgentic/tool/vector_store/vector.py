@@ -28,6 +28,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from akgentic.tool.core.vector_store import MetadataValue
 
+try:  # imported up front: it takes seconds, which a first embedding should not pay
+    import openai
+except ImportError:  # pragma: no cover - depends on the environment
+    openai = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
     from openai import OpenAI
 
@@ -207,13 +212,11 @@ class EmbeddingService:
             return self._client or self._open_client()
 
     def _open_client(self) -> OpenAI:
-        try:
-            import openai
-        except ImportError as exc:  # pragma: no cover - depends on the environment
+        if openai is None:  # pragma: no cover - depends on the environment
             raise EmbeddingError(
                 "the openai package is missing: "
                 'pip install "akgentic-tool-vector-store[vector-search]"'
-            ) from exc
+            )
         # The client reads its endpoint and key from the environment (see the class doc).
         if self.provider == "azure":
             client: OpenAI = openai.AzureOpenAI(

@@ -1,0 +1,354 @@
+"""The store actor in a real akgentic-core team, embedding through a real local HTTP
+server that speaks the OpenAI embeddings API."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.messages.orchestrator import StartMessage
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.factory import ToolFactory
+from akgentic.tool.core.testing import eventually, spawn_tool_agent
+from akgentic.tool.core.vector_store import (
+    VECTOR_STORE_NAME,
+    CollectionConfig,
+    UnknownCollectionError,
+    VectorDocument,
+    VectorQuery,
+    VectorStore,
+    VectorStoreConfig,
+    lookup_vector_store,
+    search_text,
+)
+from akgentic.tool.vector_store.actor import VectorStoreActor
+from akgentic.tool.vector_store.tool import VectorStoreTool
+
+DIM = 64
+NOTES = CollectionConfig(dimension=DIM)
+DOCS = [
+    VectorDocument(ref="db", text="database migration plan for postgres", metadata={"kind": "a"}),
+    VectorDocument(ref="ui", text="redesign the login page colours", metadata={"kind": "b"}),
+    VectorDocument(ref="ops", text="rotate the production certificates", metadata={"kind": "a"}),
+]
+
+
+class QuickRetryStore(VectorStoreActor):
+    """The real actor with a short failure window, so recovery fits in a test."""
+
+    negative_ttl_seconds: ClassVar[float] = 0.3
+    flush_delay_seconds: ClassVar[float] = 0.05
+
+
+def bind(agent: Any, **card: Any) -> VectorStore:
+    """Wire a VectorStoreTool on ``agent`` (as a team would) and look the store up."""
+    tool = VectorStoreTool(**card)
+    ToolFactory([tool], observer=agent)
+    store = lookup_vector_store(agent, tool.vector_store_name)
+    assert store is not None
+    return store
+
+
+def custom_store(system: ActorSystem, orchestrator: Any, agent: Any, cls: type) -> VectorStore:
+    orch = system.proxy_ask(orchestrator, Orchestrator)
+    orch.getChildrenOrCreate(cls, VectorStoreConfig(name="#QuickStore"))
+    store = lookup_vector_store(agent, "#QuickStore")
+    assert store is not None
+    return store
+
+
+def wait_embedded(store: VectorStore, collection: str, count: int) -> None:
+    eventually(lambda: store.collection_stats(collection).embedded == count)
+
+
+def worker_names(system: ActorSystem, orchestrator: Any) -> list[str]:
+    orch = system.proxy_ask(orchestrator, Orchestrator)
+    return [m.sender.name for m in orch.get_messages(message_type=StartMessage) if m.sender]
+
+
+def test_one_store_per_name_whatever_the_number_of_agents(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    other = spawn_tool_agent(actor_system, orchestrator, "@Other")
+    first, second = VectorStoreTool(), VectorStoreTool()
+    factory = ToolFactory([first], observer=tool_agent)
+    ToolFactory([second], observer=other)
+    named = VectorStoreTool(vector_store_name="#VectorStore-RAG")
+    ToolFactory([named], observer=other)
+
+    assert first.store_address is not None
+    assert first.store_address == second.store_address
+    assert named.store_address not in (None, first.store_address)
+    assert factory.get_tools() == []
+    assert factory.get_system_prompts() == []
+    assert factory.get_commands() == {}
+    names = worker_names(actor_system, orchestrator)
+    assert names.count(VECTOR_STORE_NAME) == 1
+    assert names.count("#VectorStore-RAG") == 1
+
+
+def test_upsert_returns_at_once_and_named_workers_embed_later(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    openai_env.gate = threading.Event()  # the provider hangs until released
+    store = bind(tool_agent)
+    store.create_collection("notes", NOTES)
+
+    started = time.monotonic()
+    receipt = store.upsert("notes", DOCS)
+    answer = store.search("notes", VectorQuery(text="database"))
+    elapsed = time.monotonic() - started
+
+    assert elapsed < 1.0
+    assert (receipt.accepted, receipt.pending) == (3, 3)
+    assert receipt.request_id is not None
+    assert answer.status == "pending"
+    assert [hit.ref for hit in answer.hits] == ["db"]
+    assert answer.hits[0].match == "keyword"
+    assert store.collection_stats("notes").pending == 3
+    expected_worker = f"#embed-notes-{receipt.request_id}"
+    eventually(lambda: expected_worker in worker_names(actor_system, orchestrator))
+
+    openai_env.gate.set()
+    wait_embedded(store, "notes", 3)
+    stats = store.collection_stats("notes")
+    assert (stats.documents, stats.pending, stats.failed) == (3, 0, 0)
+    orch = actor_system.proxy_ask(orchestrator, Orchestrator)
+    eventually(lambda: all(not m.name.startswith("#embed-") for m in orch.get_team()))
+
+
+def test_text_search_ranks_by_cosine_and_honours_threshold_and_filter(
+    tool_agent: Any, openai_env: Any, hash_embed: Any
+) -> None:
+    store = bind(tool_agent)
+    store.create_collection("notes", NOTES)
+    store.upsert("notes", DOCS)
+    wait_embedded(store, "notes", 3)
+
+    result = search_text(store, "notes", VectorQuery(text="postgres database migration"))
+
+    assert result.status == "ok"
+    assert result.hits[0].ref == "db"
+    assert result.hits[0].match == "vector"
+    expected = float(hash_embed(["postgres database migration"])[0] @ hash_embed([DOCS[0].text])[0])
+    assert result.hits[0].score == pytest.approx(expected, abs=1e-5)
+    assert result.hits[0].metadata == {"kind": "a"}
+
+    strict = search_text(
+        store, "notes", VectorQuery(text="postgres database migration", score_threshold=0.99)
+    )
+    assert strict.hits == []
+    filtered = search_text(
+        store, "notes", VectorQuery(text="postgres database migration", where={"kind": "b"})
+    )
+    assert [hit.ref for hit in filtered.hits] == ["ui"]
+    by_vector = store.search("notes", VectorQuery(vector=tuple(hash_embed(["login page"])[0])))
+    assert by_vector.status == "ok"
+    assert by_vector.hits[0].ref == "ui"
+
+
+def test_one_text_is_embedded_once_however_many_callers_ask(
+    tool_agent: Any, openai_env: Any
+) -> None:
+    store = bind(tool_agent)
+    store.create_collection("notes", NOTES)
+    store.upsert("notes", [DOCS[0].model_copy(update={"vector": [1.0] * DIM})])
+    openai_env.gate = threading.Event()
+    answers: list[str] = []
+
+    def ask() -> None:
+        answers.append(store.search("notes", VectorQuery(text="shared question")).status)
+
+    threads = [threading.Thread(target=ask) for _ in range(5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    openai_env.gate.set()
+    result = search_text(store, "notes", VectorQuery(text="shared question"), delay=0.05)
+
+    assert answers == ["pending"] * 5
+    assert result.status == "ok"
+    assert openai_env.inputs() == [["shared question"]]
+    assert search_text(store, "notes", VectorQuery(text="shared question")).status == "ok"
+    assert len(openai_env.requests) == 1  # answered from the query cache
+
+
+def test_a_late_embedding_never_overwrites_newer_data(tool_agent: Any, openai_env: Any) -> None:
+    store = bind(tool_agent)
+    store.create_collection("notes", NOTES)
+    openai_env.gate = threading.Event()
+    store.upsert("notes", [VectorDocument(ref="a", text="old text about apples")])
+    store.upsert("notes", [VectorDocument(ref="b", text="soon deleted")])
+    explicit = [0.0] * DIM
+    explicit[3] = 2.0
+    store.upsert("notes", [VectorDocument(ref="a", text="new text", vector=explicit)])
+    assert store.delete("notes", ["b"]) == 1
+
+    openai_env.gate.set()
+    eventually(lambda: len(openai_env.requests) == 2)
+    eventually(lambda: store.collection_stats("notes").pending == 0)
+
+    entries = {entry.ref: entry for entry in store.entries("notes")}  # type: ignore[attr-defined]
+    assert set(entries) == {"a"}
+    assert entries["a"].text == "new text"
+    np.testing.assert_allclose(entries["a"].vector, np.eye(DIM)[3], atol=1e-6)
+
+
+def test_provider_failure_degrades_to_keywords_with_a_single_warning(
+    tool_agent: Any, openai_env: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    openai_env.fail_status = 503
+    caplog.set_level(logging.WARNING, logger="akgentic.tool.vector_store")
+    store = bind(tool_agent)
+    store.create_collection("notes", NOTES)
+    store.upsert("notes", DOCS)
+    eventually(lambda: store.collection_stats("notes").failed == 3)
+
+    results = [
+        search_text(store, "notes", VectorQuery(text="production certificates"), delay=0.02)
+        for _ in range(3)
+    ]
+    store.upsert("notes", [VectorDocument(ref="late", text="certificates renewal checklist")])
+    later = search_text(store, "notes", VectorQuery(text="certificates"), delay=0.02)
+
+    assert {result.status for result in results} == {"degraded"}
+    assert results[0].hits[0].ref == "ops"
+    assert results[0].hits[0].score == 1.0
+    assert "provider unavailable" in (results[0].reason or "")
+    assert later.status == "degraded"
+    assert {hit.ref for hit in later.hits} == {"ops", "late"}
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1, [r.getMessage() for r in warnings]
+    assert "notes" in warnings[0].getMessage()
+    assert len(openai_env.requests) == 2  # documents + one query; nothing while failing
+
+
+def test_embeddings_are_retried_after_the_failure_window(
+    actor_system: ActorSystem,
+    orchestrator: Any,
+    tool_agent: Any,
+    openai_env: Any,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="akgentic.tool.vector_store")
+    openai_env.fail_status = 500
+    store = custom_store(actor_system, orchestrator, tool_agent, QuickRetryStore)
+    store.create_collection("notes", NOTES)
+    store.upsert("notes", DOCS)
+    eventually(lambda: store.collection_stats("notes").failed == 3)
+
+    openai_env.fail_status = None
+    time.sleep(0.35)  # the failure window of QuickRetryStore
+    result = search_text(store, "notes", VectorQuery(text="login page"), delay=0.05)
+
+    assert result.status == "ok"
+    assert result.hits[0].ref == "ui"
+    wait_embedded(store, "notes", 3)
+    assert any("work again" in r.getMessage() for r in caplog.records)
+
+
+def test_an_exhausted_poll_budget_keeps_the_keyword_answer(
+    tool_agent: Any, openai_env: Any
+) -> None:
+    store = bind(tool_agent)
+    store.create_collection("notes", NOTES)
+    store.upsert("notes", [DOCS[1].model_copy(update={"vector": [0.5] * DIM})])
+    openai_env.gate = threading.Event()
+
+    result = search_text(store, "notes", VectorQuery(text="login"), attempts=2, delay=0.05)
+
+    assert result.status == "degraded"
+    assert [hit.ref for hit in result.hits] == ["ui"]
+    assert "2 x 0.05 s" in (result.reason or "")
+    openai_env.gate.set()
+
+
+def test_a_provider_answering_another_dimension_counts_as_a_failure(
+    tool_agent: Any, openai_env: Any
+) -> None:
+    store = bind(tool_agent)
+    store.create_collection("small", CollectionConfig(dimension=32))
+    store.upsert("small", DOCS[:1])
+    eventually(lambda: store.collection_stats("small").failed == 1)
+    result = search_text(store, "small", VectorQuery(text="database"), delay=0.02)
+    assert result.status == "degraded"
+    assert "dimension 64, expected 32" in (result.reason or "")
+
+
+def test_bad_calls_raise_with_the_culprit_and_change_nothing(
+    tool_agent: Any, openai_env: Any
+) -> None:
+    store = bind(tool_agent)
+    assert store.create_collection("notes", NOTES).documents == 0
+    assert store.create_collection("notes", NOTES).documents == 0  # idempotent
+    with pytest.raises(ValueError, match="different dimension"):
+        store.create_collection("notes", CollectionConfig(dimension=8))
+    with pytest.raises(ValueError, match="invalid collection name"):
+        store.create_collection("no spaces", NOTES)
+    with pytest.raises(UnknownCollectionError, match="ghost"):
+        store.upsert("ghost", DOCS)
+    with pytest.raises(ValueError, match="'bad': vector has 2 values"):
+        store.upsert("notes", [DOCS[0], VectorDocument(ref="bad", text="x", vector=[1.0, 2.0])])
+    with pytest.raises(ValueError, match="query vector has 2 values"):
+        store.search("notes", VectorQuery(vector=(1.0, 0.0)))
+    assert store.collection_stats("notes").documents == 0
+    assert openai_env.requests == []
+
+
+def test_collections_are_independent_and_can_be_dropped(tool_agent: Any, openai_env: Any) -> None:
+    store = bind(tool_agent)
+    store.create_collection("planning", NOTES)
+    store.create_collection("graph", NOTES)
+    store.upsert("planning", DOCS[:2])
+    store.upsert("graph", DOCS[2:])
+    wait_embedded(store, "planning", 2)
+    wait_embedded(store, "graph", 1)
+
+    hits = search_text(store, "graph", VectorQuery(text="database migration")).hits
+    assert {hit.ref for hit in hits} == {"ops"}
+    assert store.list_collections() == ["graph", "planning"]
+    assert store.drop_collection("graph") is True
+    assert store.drop_collection("graph") is False
+    assert store.list_collections() == ["planning"]
+    with pytest.raises(UnknownCollectionError):
+        store.search("graph", VectorQuery(text="x"))
+
+
+def test_store_answers_many_callers_while_the_provider_hangs(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    openai_env.gate = threading.Event()
+    store = bind(tool_agent)
+    store.create_collection("notes", NOTES)
+    agents = [spawn_tool_agent(actor_system, orchestrator, f"@A{i}") for i in range(10)]
+    proxies = [lookup_vector_store(agent, VECTOR_STORE_NAME) for agent in agents]
+    errors: list[BaseException] = []
+
+    def work(index: int, proxy: Any) -> None:
+        try:
+            for n in range(5):
+                proxy.upsert("notes", [VectorDocument(ref=f"{index}-{n}", text=f"item {n}")])
+                proxy.search("notes", VectorQuery(text=f"question {index}"))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=work, args=(i, p)) for i, p in enumerate(proxies)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - started
+
+    assert errors == []
+    assert elapsed < 5.0, f"100 calls took {elapsed:.1f} s with a hung provider"
+    assert store.collection_stats("notes").documents == 50
+    openai_env.gate.set()
+    wait_embedded(store, "notes", 50)
