@@ -1,0 +1,32 @@
+"""The README's examples run as written."""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+from akgentic.tool.core.testing import ToolTestAgent
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+
+
+def test_readme_tool_and_its_test_run(tool_agent: ToolTestAgent) -> None:
+    blocks = _python_blocks()
+    module = types.ModuleType("akgentic_core_readme_example")
+    sys.modules[module.__name__] = module  # pydantic resolves annotations through it
+    namespace: dict[str, Any] = module.__dict__
+    exec(blocks[0], namespace)  # the GlossaryTool definition
+    assert "pytest_plugins" in blocks[1]
+    exec(blocks[2], namespace)  # the test written against the kit
+    namespace["test_glossary"](tool_agent)
+    card = namespace["GlossaryTool"](
+        terms={"a": "1", "ab": "2", "b": "3"}, lookup=namespace["Lookup"](max_results=1)
+    )
+    assert card.get_tools()[0]("a") == ["a: 1"]
