@@ -95,7 +95,10 @@ def bwrap_argv(
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for path in read_only_paths:
         argv += ["--ro-bind", path, path]
-    argv += ["--bind", workspace_dir, workspace_dir, "--chdir", workspace_dir]
+    argv += ["--bind", workspace_dir, workspace_dir]
+    # The new root is a tmpfs bwrap builds to hold the mount points; left writable, a write
+    # to /etc/x or /x would "succeed" into a throwaway directory. Make it fail instead.
+    argv += ["--remount-ro", "/", "--chdir", workspace_dir]
     argv += ["--", shell, "-c", command]
     return argv
 

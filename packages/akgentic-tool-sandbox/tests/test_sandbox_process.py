@@ -1,0 +1,134 @@
+"""run_process: the one place commands are started, limited, timed out and captured."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from akgentic.tool.core.testing import eventually
+from akgentic.tool.sandbox._process import LaunchSpec, SandboxLaunchError, run_process
+
+BASH = "/bin/bash"
+
+
+def spec(command: str, cwd: Path, **overrides: Any) -> LaunchSpec:
+    fields: dict[str, Any] = {
+        "argv": [BASH, "-c", command],
+        "cwd": str(cwd),
+        "env": {"PATH": "/usr/local/bin:/usr/bin:/bin"},
+        "display_command": command,
+        "timeout_seconds": 10,
+        "max_output_bytes": 10_000,
+    }
+    fields.update(overrides)
+    return LaunchSpec(**fields)
+
+
+def wait_for(path: Path) -> str:
+    deadline = time.monotonic() + 5
+    while not path.exists() or not path.read_text().strip():
+        assert time.monotonic() < deadline, f"{path} never written"
+        time.sleep(0.01)
+    return path.read_text().strip()
+
+
+def test_captures_stdout_stderr_and_exit_code(tmp_path: Path) -> None:
+    outcome = run_process(spec("echo out; echo err >&2; exit 7", tmp_path))
+    assert outcome.exit_code == 7
+    assert outcome.stdout == "out\n"
+    assert outcome.stderr == "err\n"
+    assert not outcome.timed_out
+
+
+def test_runs_in_the_given_directory_with_only_the_given_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AKGENTIC_TEST_SECRET", "do-not-leak")
+    outcome = run_process(spec('pwd; echo "[$AKGENTIC_TEST_SECRET]"', tmp_path))
+    assert outcome.stdout == f"{tmp_path}\n[]\n"
+
+
+def test_timeout_kills_the_command_and_its_children(
+    tmp_path: Path, alive: Callable[[int], bool]
+) -> None:
+    pid_file = tmp_path / "child.pid"
+    outcome = run_process(
+        spec(f"sleep 300 & echo $! > {pid_file}; sleep 300", tmp_path, timeout_seconds=1)
+    )
+    assert outcome.timed_out
+    assert outcome.exit_code is None
+    child = int(wait_for(pid_file))
+    # SIGKILL is delivered asynchronously: give the kernel a moment to finish the kill.
+    eventually(lambda: not alive(child))
+
+
+def test_children_left_behind_die_when_the_command_exits(
+    tmp_path: Path, alive: Callable[[int], bool]
+) -> None:
+    pid_file = tmp_path / "bg.pid"
+    outcome = run_process(spec(f"sleep 300 >/dev/null 2>&1 & echo $! > {pid_file}", tmp_path))
+    assert outcome.exit_code == 0
+    assert not outcome.timed_out
+    background = int(wait_for(pid_file))
+    eventually(lambda: not alive(background))
+
+
+def test_a_command_that_closes_its_pipes_is_still_timed_out(tmp_path: Path) -> None:
+    outcome = run_process(spec("exec >/dev/null 2>&1; sleep 300", tmp_path, timeout_seconds=1))
+    assert outcome.timed_out
+
+
+def test_long_output_keeps_head_and_tail_with_a_marker(tmp_path: Path) -> None:
+    command = "for i in $(seq 1 20000); do echo line-$i; done"
+    outcome = run_process(spec(command, tmp_path, max_output_bytes=1000))
+    assert outcome.stdout.startswith("line-1\nline-2\n")
+    assert outcome.stdout.endswith("line-20000\n")
+    total = sum(len(f"line-{i}\n") for i in range(1, 20001))
+    assert outcome.stdout_omitted_bytes == total - 1000
+    assert f"[... {total - 1000} bytes of output truncated ...]" in outcome.stdout
+    assert len(outcome.stdout) < 1100
+
+
+def test_binary_output_is_made_printable(tmp_path: Path) -> None:
+    outcome = run_process(spec(r"printf 'a\000b\033[31mc\377d\n'", tmp_path))
+    assert "\x00" not in outcome.stdout
+    assert "\x1b" not in outcome.stdout
+    assert outcome.stdout == "a\ufffdb\ufffd[31mc\ufffdd\n"
+
+
+def test_file_size_limit(tmp_path: Path) -> None:
+    command = "head -c 2000000 /dev/zero > big.bin"
+    outcome = run_process(spec(command, tmp_path, file_size_bytes=1_000_000))
+    assert outcome.exit_code != 0
+    assert (tmp_path / "big.bin").stat().st_size == 1_000_000
+
+
+def test_cpu_time_limit(tmp_path: Path) -> None:
+    outcome = run_process(spec("while :; do :; done", tmp_path, cpu_seconds=1, timeout_seconds=20))
+    assert not outcome.timed_out
+    # Killed by SIGXCPU (soft limit) or SIGKILL (hard limit), well before the wall clock.
+    assert outcome.exit_code in {128 + 24, 128 + 9, -24, -9}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is applied on Linux only")
+def test_address_space_limit_on_linux(tmp_path: Path) -> None:
+    command = f"{sys.executable} -c 'b = bytearray(600 * 1024 * 1024)'"
+    limited = run_process(spec(command, tmp_path, address_space_bytes=512 * 1024 * 1024))
+    assert limited.exit_code != 0
+    assert "MemoryError" in limited.stderr
+
+
+def test_missing_program_is_a_launch_error(tmp_path: Path) -> None:
+    bad = spec("x", tmp_path).model_copy(update={"argv": ["/nonexistent/program"]})
+    with pytest.raises(SandboxLaunchError, match="FileNotFoundError"):
+        run_process(bad)
+
+
+def test_missing_working_directory_is_a_launch_error(tmp_path: Path) -> None:
+    with pytest.raises(SandboxLaunchError):
+        run_process(spec("true", tmp_path / "absent"))
