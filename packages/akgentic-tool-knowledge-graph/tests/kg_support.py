@@ -25,9 +25,9 @@ from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.core.messages.message import Message
-from akgentic.core.messages.orchestrator import StateChangedMessage
+from akgentic.core.messages.orchestrator import StartMessage, StateChangedMessage, StopMessage
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.core.utils.deserializer import deserialize_object
+from akgentic.core.utils.deserializer import deserialize_object, import_class
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.vector_store import (
     CollectionConfig,
@@ -215,18 +215,44 @@ def sync(system: ActorSystem, orchestrator: ActorAddress) -> None:
     system.proxy_ask(orchestrator, Orchestrator).get_team()
 
 
-def resume(system: ActorSystem, persisted: PersistedTeam) -> ActorAddress:
-    """Start a new orchestrator for the team and replay its persisted history into it."""
+def resume(
+    system: ActorSystem, persisted: PersistedTeam, *, restore_states: bool = True
+) -> tuple[ActorAddress, dict[str, ActorAddress]]:
+    """Bring a persisted team back the way a team layer does, with akgentic-core's API.
+
+    A new orchestrator (same team id) replays the persisted history; every member that had
+    started and not stopped is recreated with its class, agent id and configuration; and,
+    with ``restore_states``, each gets its latest persisted state through ``init_state``.
+    Returns the orchestrator and the recreated members by name.
+    """
     address = system.createActor(
         Orchestrator,
         config=BaseConfig(name="@Orchestrator", role="Orchestrator"),
         team_id=persisted.team_id,
     )
     orch = system.proxy_ask(address, Orchestrator)
-    for message in persisted.messages():
+    history = persisted.messages()
+    for message in history:
         orch.restore_message(message)
+    stopped = {m.sender.agent_id for m in history if isinstance(m, StopMessage) and m.sender}
+    states = {
+        message.sender.agent_id: message.state
+        for message in (deserialize_object(json.loads(t)) for t in persisted.states.values())
+    }
+    members: dict[str, ActorAddress] = {}
+    for message in history:
+        if not isinstance(message, StartMessage) or message.sender is None:
+            continue
+        sender = message.sender
+        if sender.agent_id in stopped or sender.role == "Orchestrator":
+            continue
+        actor_class = import_class(sender.serialize()["__actor_type__"])
+        member = orch.createActor(actor_class, agent_id=sender.agent_id, config=message.config)
+        if restore_states and sender.agent_id in states:
+            system.proxy_ask(member, Akgent).init_state(states[sender.agent_id])
+        members[sender.name] = member
     orch.end_restoration()
-    return address
+    return address, members
 
 
 def expect_retry(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:

@@ -77,7 +77,7 @@ def test_hybrid_adds_half_a_point_to_items_found_both_ways(kg: dict[str, Any]) -
     vector = kg["search_graph"](query="dog", mode="vector")
     cosine = {name: hit.score for name, hit in zip(_names(vector), vector.hits, strict=True)}
     result = kg["search_graph"](query="dog")
-    by_name = {name: hit for name, hit in zip(_names(result), result.hits, strict=True)}
+    by_name = dict(zip(_names(result), result.hits, strict=True))
     assert by_name["Rex"].matched_by == "both"
     assert by_name["Rex"].score == pytest.approx(cosine["Rex"] + 0.5)
     assert by_name["Fido"].matched_by == "vector"  # 'hound': semantic only

@@ -1,0 +1,216 @@
+"""Persistence: snapshots on a change-proportional schedule, deltas as the increment,
+stop -> resume through akgentic-core's replay, and restore after an abrupt end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kg_support import PersistedTeam, bind, persist, resume, sync
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.event import ToolStateEvent
+from akgentic.tool.core.testing import ToolTestAgent, spawn_tool_agent
+from akgentic.tool.knowledge_graph import (
+    KG_ACTOR_NAME,
+    KnowledgeGraphActor,
+    KnowledgeGraphConfig,
+    KnowledgeGraphState,
+    KnowledgeGraphStateEvent,
+    KnowledgeGraphTool,
+)
+
+
+def _burst(tools: dict[str, Any], batches: int, size: int, start: int = 0) -> None:
+    for b in range(batches):
+        base = start + b * size
+        tools["update_graph"](
+            create_entities=[
+                {"name": f"E{base + i}", "entity_type": "Thing", "description": f"item {base + i}"}
+                for i in range(size)
+            ],
+            create_relations=[
+                {
+                    "from_entity": f"E{base + i}",
+                    "to_entity": f"E{base + i - 1}",
+                    "relation_type": "after",
+                }
+                for i in range(1, size)
+            ],
+        )
+
+
+def _graph_actor(system: ActorSystem, orchestrator: ActorAddress) -> KnowledgeGraphActor:
+    # getChildrenOrCreate answers with the live singleton (it exists already here).
+    address = system.proxy_ask(orchestrator, Orchestrator).getChildrenOrCreate(
+        KnowledgeGraphActor, KnowledgeGraphConfig(vector_store=False)
+    )
+    actor: KnowledgeGraphActor = system.proxy_ask(address, KnowledgeGraphActor)
+    return actor
+
+
+def _member(system: ActorSystem, members: dict[str, ActorAddress], name: str) -> ToolTestAgent:
+    agent: ToolTestAgent = system.proxy_ask(members[name], ToolTestAgent).itself()
+    return agent
+
+
+def _deltas(persisted: PersistedTeam) -> list[ToolStateEvent]:
+    events = [
+        m.event
+        for m in persisted.messages()
+        if isinstance(getattr(m, "event", None), ToolStateEvent)
+        and m.event.tool_id == KG_ACTOR_NAME
+    ]
+    return sorted(events, key=lambda e: e.seq)
+
+
+def _stop(system: ActorSystem, orchestrator: ActorAddress) -> None:
+    system.proxy_ask(orchestrator, Orchestrator).stop().wait()
+
+
+def test_snapshots_are_rare_and_deltas_proportional_to_the_change(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    subscriber = persist(actor_system, orchestrator)
+    tools = bind(
+        spawn_tool_agent(actor_system, orchestrator), KnowledgeGraphTool(vector_store=False)
+    )
+    _burst(tools, batches=40, size=50)  # 2,000 entities + 1,960 relations, 40 calls
+    sync(actor_system, orchestrator)
+    store = subscriber.store
+    actor_id = str(_graph_actor(actor_system, orchestrator).agent_id)
+    # One snapshot at start, then one each time the unpublished changes reach the size:
+    # a handful for 40 updates, not 40.
+    assert 2 <= store.state_count[actor_id] <= 8
+    deltas = [text for text in store.events if "KnowledgeGraphStateEvent" in text]
+    assert len(deltas) == 40
+    # The increment of the last batch costs what the first one did, not more.
+    assert len(deltas[-1]) < 1.2 * len(deltas[0])
+
+
+def test_stop_then_resume_restores_the_graph_and_continues_the_sequence(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    subscriber = persist(actor_system, orchestrator)
+    tools = bind(
+        spawn_tool_agent(actor_system, orchestrator), KnowledgeGraphTool(vector_store=False)
+    )
+    _burst(tools, batches=3, size=10)
+    tools["update_graph"](
+        update_entities=[{"name": "E3", "description": "changed", "is_root": True}],
+        delete_entities=["E5"],
+    )
+    before = _graph_actor(actor_system, orchestrator).graph()
+    _stop(actor_system, orchestrator)
+    persisted = subscriber.store.copy()
+    snapshot = persisted.state_of(KG_ACTOR_NAME)
+    assert isinstance(snapshot, KnowledgeGraphState)
+    assert snapshot.seq == 4  # the stop published the final state
+
+    new_orchestrator, members = resume(actor_system, persisted)
+    assert set(members) == {"@Tester", KG_ACTOR_NAME}
+    tools = bind(_member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False))
+    after = _graph_actor(actor_system, new_orchestrator).graph()
+    assert after.same_graph(before)
+    assert after.entities["E3"].description == "changed"
+    assert "E5" not in after.entities
+    assert "- E3 (Thing): changed" in tools["get_graph"]()
+
+    tools["update_graph"](create_entities=[{"name": "New", "entity_type": "Thing"}])
+    sync(actor_system, new_orchestrator)
+    seqs = [
+        m.event.seq
+        for m in actor_system.proxy_ask(new_orchestrator, Orchestrator).get_events(
+            event_class=ToolStateEvent
+        )
+    ]
+    assert seqs == [1, 2, 3, 4, 5]  # replayed history, then the new delta: no gap, no reuse
+
+
+def _killed_after_burst(
+    system: ActorSystem, orchestrator: ActorAddress
+) -> tuple[PersistedTeam, KnowledgeGraphState]:
+    subscriber = persist(system, orchestrator)
+    tools = bind(spawn_tool_agent(system, orchestrator), KnowledgeGraphTool(vector_store=False))
+    _burst(tools, batches=30, size=10)
+    tools["update_graph"](
+        update_entities=[{"name": "E0", "add_observations": ["first"]}],
+        delete_entities=["E299"],
+    )
+    expected = _graph_actor(system, orchestrator).graph()
+    sync(system, orchestrator)
+    # The process dies here: whatever reached the store is all there is.
+    frozen = subscriber.store.copy()
+    _stop(system, orchestrator)
+    return frozen, expected
+
+
+def test_abrupt_end_after_burst_restores_everything_from_stale_snapshot(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    frozen, expected = _killed_after_burst(actor_system, orchestrator)
+    stale = frozen.state_of(KG_ACTOR_NAME)
+    assert stale.seq < 31  # the last snapshot predates the last updates
+    assert len(stale.entities) < 300
+
+    new_orchestrator, members = resume(actor_system, frozen)
+    tools = bind(_member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False))
+    restored = _graph_actor(actor_system, new_orchestrator).graph()
+    assert restored.same_graph(expected)
+    assert restored.seq == 31
+    assert restored.entities["E0"].observations == ["first"]
+    assert tools["search_graph"](query="item 298", mode="keyword").hits[0].entity.name == "E298"
+
+
+def test_abrupt_end_before_any_snapshot_restores_from_history_alone(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    frozen, expected = _killed_after_burst(actor_system, orchestrator)
+    # The store never received a snapshot with data (or the team layer restores none):
+    # the recreated actor rebuilds itself from the replayed deltas alone.
+    new_orchestrator, members = resume(actor_system, frozen, restore_states=False)
+    bind(_member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False))
+    restored = _graph_actor(actor_system, new_orchestrator).graph()
+    assert restored.same_graph(expected)
+    assert restored.seq == 31
+
+
+def test_replaying_the_deltas_in_order_rebuilds_the_graph(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    subscriber = persist(actor_system, orchestrator)
+    tools = bind(
+        spawn_tool_agent(actor_system, orchestrator), KnowledgeGraphTool(vector_store=False)
+    )
+    _burst(tools, batches=5, size=8)
+    tools["update_graph"](
+        update_entities=[
+            {"name": "E1", "description": "renamed", "add_observations": ["x", "y"]},
+            {"name": "E2", "entity_type": "Other"},
+        ],
+        create_relations=[
+            {"from_entity": "E1", "to_entity": "E30", "relation_type": "jumps"},
+            # same key as an existing relation, new description: a replacement
+            {"from_entity": "E2", "to_entity": "E1", "relation_type": "after", "description": "d"},
+        ],
+        delete_relations=[{"from_entity": "E9", "to_entity": "E8", "relation_type": "after"}],
+        delete_entities=["E20"],
+    )
+    tools["update_graph"](
+        create_entities=[{"name": "Temp", "entity_type": "T"}],
+        delete_entities=["Temp", "E39"],
+    )
+    live = _graph_actor(actor_system, orchestrator).graph()
+    sync(actor_system, orchestrator)
+
+    client = KnowledgeGraphState()
+    deltas = _deltas(subscriber.store)  # deserialized from the persisted JSON
+    assert [d.seq for d in deltas] == list(range(1, len(deltas) + 1))
+    for event in deltas:
+        assert isinstance(event.payload, KnowledgeGraphStateEvent)
+        client.apply(event.payload, seq=event.seq)
+    assert client.same_graph(live)
+    assert client.seq == live.seq
+    # Temp was created and deleted in one call: it never appears in any delta.
+    assert not any("Temp" in e.model_dump_json() for e in deltas)
