@@ -1,0 +1,256 @@
+"""MCPTool: one Model Context Protocol server, handed to the agent as a pydantic-ai toolset.
+
+The card is configuration only. Its single ``connection`` says how to reach the server:
+
+- ``MCPHTTPConnectionConfig``: a URL, over streamable HTTP (the default) or SSE;
+- ``MCPStdioConnectionConfig``: a command started as a subprocess, speaking over stdio.
+
+``get_tools()`` is empty: the server's tools reach the agent through ``get_toolsets()``,
+which builds a pydantic-ai ``MCPToolset`` (inside a ``PrefixedToolset`` when the
+connection sets ``tool_prefix``), so that listing the tools, validating their arguments
+and dispatching calls all happen in pydantic-ai over the real protocol.
+
+The transport is always the one the config names. pydantic-ai (through FastMCP) would
+otherwise guess it from the URL, and only a path ending in ``/sse`` is recognised as SSE:
+an SSE endpoint published at any other path would silently be spoken to in the wrong
+protocol. So the transport object is built here, explicitly, and handed over ready-made.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Literal, Self
+from urllib.parse import urlsplit
+
+from fastmcp.client.transports import (
+    ClientTransport,
+    SSETransport,
+    StdioTransport,
+    StreamableHttpTransport,
+)
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_ai import RunContext
+from pydantic_ai.exceptions import (
+    ApprovalRequired,
+    CallDeferred,
+    ModelRetry,
+    ToolFailed,
+)
+from pydantic_ai.mcp import CallToolFunc, MCPToolset, ToolResult
+
+from akgentic.tool.core.card import ToolCard
+
+__all__ = [
+    "MCPConnectionConfig",
+    "MCPConnectionError",
+    "MCPHTTPConnectionConfig",
+    "MCPStdioConnectionConfig",
+    "MCPTool",
+]
+
+logger = logging.getLogger(__name__)
+
+# pydantic-ai's own default for how long a request may wait for the server's answer.
+DEFAULT_READ_TIMEOUT = 300.0
+
+# Tool names that models accept are letters, digits, '_' and '-'; a prefix is joined to
+# each server tool name with '_', so it must keep to the same alphabet.
+_PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+
+
+def _check_prefix(value: str | None) -> str | None:
+    if value is not None and not _PREFIX.match(value):
+        raise ValueError(
+            f"tool_prefix {value!r} must start with a letter and use only letters, digits, "
+            "'_' or '-' (at most 32 characters): it becomes part of every tool name"
+        )
+    return value
+
+
+class MCPHTTPConnectionConfig(BaseModel):
+    """Reach an MCP server over HTTP.
+
+    ``transport`` is taken as given, never guessed from ``url``. ``bearer_token`` is sent
+    as ``Authorization: Bearer <token>`` on every request of the transport (it is excluded
+    from ``repr`` but, being configuration, it is serialized with the card: keep cards that
+    carry one out of logs). ``read_timeout`` bounds how long a call waits for an answer and,
+    for SSE, how long the event stream may stay silent before it is dropped.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(description="The server's MCP endpoint, http:// or https://.")
+    transport: Literal["streamable-http", "sse"] = "streamable-http"
+    bearer_token: str | None = Field(default=None, repr=False)
+    read_timeout: float = Field(default=DEFAULT_READ_TIMEOUT, gt=0)
+    tool_prefix: str | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _absolute_http_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"url must be an absolute http(s) URL, got {value!r}")
+        return value
+
+    @field_validator("tool_prefix")
+    @classmethod
+    def _valid_prefix(cls, value: str | None) -> str | None:
+        return _check_prefix(value)
+
+    def describe(self) -> str:
+        return f"{self.transport} MCP server at {self.url}"
+
+
+class MCPStdioConnectionConfig(BaseModel):
+    """Start an MCP server as a subprocess and speak to it over its stdin/stdout.
+
+    The subprocess lives while the toolset is open: pydantic-ai opens it for each agent
+    run (or once, around ``async with agent:``) and the process is stopped when it closes.
+    It inherits only the MCP SDK's small default environment (PATH, HOME, ...) plus
+    ``stdio_env``, so secrets of the parent process do not leak into it by default.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    stdio_command: str = Field(min_length=1, description="The executable to start.")
+    stdio_args: list[str] = Field(default_factory=list)
+    stdio_env: dict[str, str] | None = Field(
+        default=None, description="Extra environment variables for the subprocess."
+    )
+    read_timeout: float = Field(default=DEFAULT_READ_TIMEOUT, gt=0)
+    tool_prefix: str | None = None
+
+    @field_validator("stdio_command")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("stdio_command must name the executable to start")
+        return value
+
+    @field_validator("tool_prefix")
+    @classmethod
+    def _valid_prefix(cls, value: str | None) -> str | None:
+        return _check_prefix(value)
+
+    def describe(self) -> str:
+        return f"stdio MCP server {' '.join([self.stdio_command, *self.stdio_args])!r}"
+
+
+MCPConnectionConfig = MCPHTTPConnectionConfig | MCPStdioConnectionConfig
+
+
+class MCPConnectionError(RuntimeError):
+    """The MCP server could not be reached or initialised when the toolset was opened."""
+
+
+class MCPTool(ToolCard):
+    """Connect an agent to exactly one MCP server.
+
+    For several servers, give the agent several ``MCPTool`` cards (set ``tool_prefix`` on
+    their connections when their tool names could collide).
+    """
+
+    connection: MCPConnectionConfig
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_connection(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "connections" in data:
+            raise ValueError(
+                "MCPTool takes exactly one server, on `connection` (singular); "
+                "use one MCPTool per server"
+            )
+        return data
+
+    def get_tools(self) -> list[Any]:
+        """Always empty: the server's tools come through :meth:`get_toolsets`."""
+        return []
+
+    def get_toolsets(self) -> list[Any]:
+        """One fresh pydantic-ai toolset for the configured server.
+
+        Fresh on every call, so agents never share a live connection (an open MCP session
+        belongs to the event loop that opened it).
+        """
+        connection = self.connection
+        toolset = _GuardedMCPToolset(
+            _build_transport(connection),
+            label=connection.describe(),
+            read_timeout=connection.read_timeout,
+        )
+        if connection.tool_prefix:
+            return [toolset.prefixed(connection.tool_prefix)]
+        return [toolset]
+
+    def describe(self) -> str:
+        return self.connection.describe()
+
+
+def _build_transport(connection: MCPConnectionConfig) -> ClientTransport:
+    if isinstance(connection, MCPStdioConnectionConfig):
+        return StdioTransport(
+            command=connection.stdio_command,
+            args=list(connection.stdio_args),
+            env=dict(connection.stdio_env) if connection.stdio_env else None,
+            # Stop the subprocess when the toolset closes instead of keeping it for reuse:
+            # nothing else would ever stop it.
+            keep_alive=False,
+        )
+    headers = (
+        {"Authorization": f"Bearer {connection.bearer_token}"} if connection.bearer_token else None
+    )
+    if connection.transport == "sse":
+        return SSETransport(
+            connection.url,
+            headers=headers,
+            # The SSE stream is one long response: this is how long it may stay silent.
+            sse_read_timeout=connection.read_timeout,
+        )
+    return StreamableHttpTransport(connection.url, headers=headers)
+
+
+class _GuardedMCPToolset(MCPToolset[Any]):
+    """An MCPToolset that turns a server's death into something the agent can handle.
+
+    - Opening the connection fails with :class:`MCPConnectionError` naming the server.
+    - A call whose transport breaks in a way pydantic-ai does not already map to a retry
+      comes back to the model as a failed tool result (``ToolFailed``), not as an
+      exception that ends the run.
+    - Closing a connection whose server has already gone does not fail the finished run;
+      the transport error is logged instead.
+    """
+
+    def __init__(self, transport: ClientTransport, *, label: str, read_timeout: float) -> None:
+        super().__init__(transport, read_timeout=read_timeout, process_tool_call=self._guard_call)
+        self._server_label = label
+
+    async def __aenter__(self) -> Self:
+        try:
+            return await super().__aenter__()
+        except Exception as exc:
+            raise MCPConnectionError(
+                f"could not open the {self._server_label}: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    async def __aexit__(self, *args: Any) -> bool | None:
+        try:
+            return await super().__aexit__(*args)
+        except Exception:
+            logger.warning("closing the %s failed", self._server_label, exc_info=True)
+            return None
+
+    async def _guard_call(
+        self, ctx: RunContext[Any], call: CallToolFunc, name: str, args: dict[str, Any]
+    ) -> ToolResult:
+        try:
+            return await call(name, args)
+        except (ModelRetry, ToolFailed, CallDeferred, ApprovalRequired):
+            raise
+        except Exception as exc:
+            raise ToolFailed(
+                f"The {self._server_label} failed during `{name}` "
+                f"({type(exc).__name__}: {exc}). It may have stopped; its tools may be "
+                "unavailable for the rest of this run: continue without them or report it."
+            ) from exc

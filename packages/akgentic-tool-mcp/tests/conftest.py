@@ -1,0 +1,50 @@
+"""Fixtures for the MCP tests: demo MCP servers in subprocesses, core's testing kit."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+# pytest runs with --import-mode=importlib, which does not put this folder on sys.path;
+# the tests import the harness by name.
+sys.path.insert(0, str(Path(__file__).parent))
+
+from mcp_harness import ServerProcess, start_http_server
+
+pytest_plugins = ["akgentic.tool.core.testing"]
+
+StartServer = Callable[..., ServerProcess]
+
+
+@pytest.fixture
+def start_server() -> Iterator[StartServer]:
+    """Start demo MCP servers over HTTP for one test; all are stopped afterwards."""
+    started: list[ServerProcess] = []
+
+    def start(transport: str, path: str = "/mcp", *extra: str) -> ServerProcess:
+        server = start_http_server(transport, path, *extra)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def streamable_server() -> Iterator[ServerProcess]:
+    """A streamable-HTTP demo server at a path that ends in /sse (a trap for URL guessing)."""
+    server = start_http_server("streamable-http", "/api/v1/sse")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def sse_server() -> Iterator[ServerProcess]:
+    """An SSE demo server at a path that does not end in /sse."""
+    server = start_http_server("sse", "/api/v1/stream")
+    yield server
+    server.stop()

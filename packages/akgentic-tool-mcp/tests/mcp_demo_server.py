@@ -1,0 +1,216 @@
+"""A real MCP server, written with the `mcp` package, that the tests launch as a subprocess.
+
+It serves the same small tool set over any of the three transports MCPTool supports:
+
+    python mcp_demo_server.py stdio
+    python mcp_demo_server.py streamable-http --fd 5 --path /api/v1/endpoint
+    python mcp_demo_server.py sse --fd 5 --path /api/v1/stream
+    python mcp_demo_server.py streamable-http --fd 5 --require-token s3cret
+    python mcp_demo_server.py streamable-http --fd 5 --oauth --base-url http://127.0.0.1:PORT
+
+For HTTP transports the test binds the listening socket itself (a free port on 127.0.0.1)
+and hands its file descriptor over with `--fd`, so there is no race for the port.
+
+`--require-token` wraps the app in a gate that answers 401 to any request that does not
+carry `Authorization: Bearer <token>`. `--oauth` turns the server into its own OAuth
+authorization server (the `mcp` package's auth routes backed by an in-memory provider that
+approves every request), so the browser flow of `oauth_handler` can be run end to end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import socket
+import time
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    RefreshToken,
+    construct_redirect_uri,
+)
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+
+class _ApproveEverythingProvider:
+    """In-memory OAuth provider: registers any client, approves every authorization."""
+
+    def __init__(self) -> None:
+        self.clients: dict[str, OAuthClientInformationFull] = {}
+        self.codes: dict[str, AuthorizationCode] = {}
+        self.tokens: dict[str, AccessToken] = {}
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        return self.clients.get(client_id)
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        assert client_info.client_id is not None
+        self.clients[client_info.client_id] = client_info
+
+    async def authorize(
+        self, client: OAuthClientInformationFull, params: AuthorizationParams
+    ) -> str:
+        code = secrets.token_urlsafe(32)
+        assert client.client_id is not None
+        self.codes[code] = AuthorizationCode(
+            code=code,
+            scopes=params.scopes or [],
+            expires_at=time.time() + 300,
+            client_id=client.client_id,
+            code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri,
+            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=params.resource,
+        )
+        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> AuthorizationCode | None:
+        return self.codes.get(authorization_code)
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
+        self.codes.pop(authorization_code.code, None)
+        token = "at-" + secrets.token_urlsafe(24)
+        assert client.client_id is not None
+        self.tokens[token] = AccessToken(
+            token=token,
+            client_id=client.client_id,
+            scopes=authorization_code.scopes,
+            expires_at=int(time.time()) + 3600,
+            resource=authorization_code.resource,
+        )
+        return OAuthToken(access_token=token, token_type="Bearer", expires_in=3600)
+
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> RefreshToken | None:
+        return None
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        raise NotImplementedError
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        return self.tokens.get(token)
+
+    async def revoke_token(self, token: Any) -> None:
+        self.tokens.pop(getattr(token, "token", ""), None)
+
+
+class _RequireBearer:
+    """ASGI gate: 401 unless the request carries the expected bearer token."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != (
+            self.expected
+        ):
+            await send({"type": "http.response.start", "status": 401, "headers": []})
+            await send({"type": "http.response.body", "body": b"missing or wrong bearer token"})
+            return
+        await self.app(scope, receive, send)
+
+
+def build_server(args: argparse.Namespace) -> MCPServer[Any]:
+    auth_kwargs: dict[str, Any] = {}
+    if args.oauth:
+        base = args.base_url.rstrip("/")
+        auth_kwargs = {
+            "auth_server_provider": _ApproveEverythingProvider(),
+            "auth": AuthSettings(
+                issuer_url=base,
+                resource_server_url=base + args.path,
+                client_registration_options=ClientRegistrationOptions(enabled=True),
+                validate_token_resource=False,
+            ),
+        }
+    server: MCPServer[Any] = MCPServer(name="demo", log_level="WARNING", **auth_kwargs)
+
+    @server.tool()
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    @server.tool()
+    def shout(text: str) -> str:
+        """Upper-case a text."""
+        return text.upper()
+
+    @server.tool()
+    def seen_authorization(ctx: Context) -> str:
+        """Return the Authorization header this call arrived with ('' when none)."""
+        headers = ctx.headers or {}
+        return headers.get("authorization", "")
+
+    @server.tool()
+    def fail(reason: str) -> str:
+        """Always fail with the given reason."""
+        raise ToolError(reason)
+
+    @server.tool()
+    def pid() -> int:
+        """The server's process id."""
+        return os.getpid()
+
+    @server.tool()
+    async def nap(seconds: float) -> str:
+        """Sleep, then answer."""
+        await anyio.sleep(seconds)
+        return f"slept {seconds}"
+
+    @server.tool()
+    def crash() -> str:
+        """Kill the server process in the middle of the call."""
+        os._exit(3)
+
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("transport", choices=["stdio", "sse", "streamable-http"])
+    parser.add_argument("--fd", type=int, default=None)
+    parser.add_argument("--path", default="/mcp")
+    parser.add_argument("--require-token", default=None)
+    parser.add_argument("--oauth", action="store_true")
+    parser.add_argument("--base-url", default="")
+    args = parser.parse_args()
+
+    server = build_server(args)
+    if args.transport == "stdio":
+        server.run("stdio")
+        return
+
+    app: ASGIApp
+    if args.transport == "sse":
+        # The message endpoint lives under the stream path so one prefix serves both.
+        app = server.sse_app(sse_path=args.path, message_path=args.path.rstrip("/") + "/messages/")
+    else:
+        app = server.streamable_http_app(streamable_http_path=args.path)
+    if args.require_token:
+        app = _RequireBearer(app, args.require_token)
+
+    sock = socket.socket(fileno=args.fd)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main()

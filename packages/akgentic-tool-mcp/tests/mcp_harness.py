@@ -1,0 +1,128 @@
+"""Helpers for the MCP end-to-end tests: real server processes and scripted models.
+
+Servers are `mcp_demo_server.py` run as subprocesses. For HTTP transports the listening
+socket is bound here on a free 127.0.0.1 port and inherited by the child, so the port is
+known before the server starts and nothing can take it in between.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+SERVER_SCRIPT = str(Path(__file__).with_name("mcp_demo_server.py"))
+
+
+@dataclass
+class ServerProcess:
+    """A demo MCP server running in a subprocess."""
+
+    process: subprocess.Popen[bytes]
+    url: str = ""
+    base_url: str = ""
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+
+
+def start_http_server(transport: str, path: str, *extra: str) -> ServerProcess:
+    """Start the demo server over ``transport`` at ``path`` and wait until it answers."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    port = sock.getsockname()[1]
+    base_url = f"http://127.0.0.1:{port}"
+    args = [SERVER_SCRIPT, transport, "--fd", str(sock.fileno()), "--path", path]
+    if "--oauth" in extra:
+        args += ["--base-url", base_url]
+    process = subprocess.Popen(
+        [sys.executable, *args, *extra],
+        pass_fds=[sock.fileno()],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    sock.close()  # the child holds its own copy
+    server = ServerProcess(process=process, url=base_url + path, base_url=base_url)
+    deadline = time.monotonic() + 20
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"demo MCP server exited with {process.returncode}")
+        try:
+            # Any HTTP answer (404 included) means the app is up.
+            httpx.get(base_url + "/__ready", timeout=1.0)
+            return server
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                server.stop()
+                raise RuntimeError("demo MCP server did not start") from None
+            time.sleep(0.05)
+
+
+def stdio_args() -> tuple[str, list[str]]:
+    """Command and arguments that start the demo server over stdio."""
+    return sys.executable, [SERVER_SCRIPT, "stdio"]
+
+
+@dataclass
+class ScriptedModel:
+    """A FunctionModel that makes the given tool calls one per turn, then answers.
+
+    It records the tool names it was offered and every message it saw, so tests can check
+    what crossed the protocol and what came back.
+    """
+
+    calls: list[tuple[str, dict[str, Any]]]
+    offered: list[str] = field(default_factory=list)
+    seen: list[ModelMessage] = field(default_factory=list)
+
+    def model(self) -> FunctionModel:
+        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            self.seen = list(messages)
+            self.offered = [tool.name for tool in info.function_tools]
+            done = sum(
+                1
+                for m in messages
+                if isinstance(m, ModelRequest)
+                for p in m.parts
+                if isinstance(p, ToolReturnPart | RetryPromptPart)
+            )
+            if done < len(self.calls):
+                name, args = self.calls[done]
+                return ModelResponse(parts=[ToolCallPart(name, args)])
+            return ModelResponse(parts=[TextPart("finished")])
+
+        return FunctionModel(respond)
+
+    def results(self) -> list[ToolReturnPart | RetryPromptPart]:
+        """Every tool outcome the model received, in order."""
+        return [
+            p
+            for m in self.seen
+            if isinstance(m, ModelRequest)
+            for p in m.parts
+            if isinstance(p, ToolReturnPart | RetryPromptPart)
+        ]
