@@ -1,0 +1,44 @@
+"""TeamManagementToolObserver: what an agent must offer for TeamTool to change its team.
+
+This is the third observer level. It extends core's ``ActorToolObserver`` with the three
+calls that create and remove members. It belongs to TeamTool, its only consumer, rather
+than to the core contracts every tool is written against.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Protocol, runtime_checkable
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.agent import Akgent
+from akgentic.core.agent_config import BaseConfig
+from akgentic.tool.core.observer import ActorToolObserver
+
+__all__ = ["TeamManagementToolObserver"]
+
+
+@runtime_checkable
+class TeamManagementToolObserver(ActorToolObserver, Protocol):
+    """An agent that can create actors and hire or fire team members.
+
+    An akgentic-core ``Akgent`` already provides ``createActor``; the agent class adds the
+    two membership hooks.
+    """
+
+    def createActor(
+        self,
+        actor_class: type[Akgent[Any, Any]],
+        agent_id: uuid.UUID | None = None,
+        config: BaseConfig | None = None,
+    ) -> ActorAddress:
+        """Start ``actor_class`` as a child of this agent, in the same team."""
+        ...
+
+    def on_hire(self, member: ActorAddress) -> None:
+        """Called once ``member`` has been created by a hire: welcome or record it."""
+        ...
+
+    def on_fire(self, member: ActorAddress) -> None:
+        """Take ``member`` off the team: the implementation stops it."""
+        ...

@@ -1,0 +1,436 @@
+"""TeamTool: the roster, hiring and firing, and who is busy right now.
+
+The roster and the profiles an agent may hire come from the orchestrator: its team (the
+members that started and have not stopped) and its catalog of ``AgentCard``s. Hiring
+creates a member from a card through the carrying agent, which becomes its parent;
+firing asks the carrying agent to take a member off the team.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Self, cast
+
+from pydantic import Field, PrivateAttr
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.agent_card import AgentCard
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.card import ToolCard
+from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
+from akgentic.tool.core.observer import ToolObserver
+from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.errors import RetriableError
+from akgentic.tool.team.activity import (
+    TEAM_ACTIVITY_ACTOR_NAME,
+    GetTeamActivity,
+    MemberActivity,
+    SummaryRequest,
+    TeamActivityActor,
+    TeamActivityReport,
+    busy_members,
+    collect_summaries,
+    now_utc,
+    truncate,
+)
+from akgentic.tool.team.observer import TeamManagementToolObserver
+
+__all__ = ["FireMembers", "GetTeamRoster", "HireMembers", "TeamTool"]
+
+logger = logging.getLogger(__name__)
+
+
+def _system_prompt_only() -> set[Channels]:
+    return {SYSTEM_PROMPT}
+
+
+def _tool_and_command() -> set[Channels]:
+    return {TOOL_CALL, COMMAND}
+
+
+class GetTeamRoster(BaseToolParam):
+    """Configuration of the roster and hireable profiles, rendered as a system prompt."""
+
+    expose: set[Channels] = Field(default_factory=_system_prompt_only)
+
+
+class HireMembers(BaseToolParam):
+    """Configuration of hiring: ``hire_members(roles)`` as a tool call,
+    ``hire_member(role, name=None)`` as a command."""
+
+    expose: set[Channels] = Field(default_factory=_tool_and_command)
+
+
+class FireMembers(BaseToolParam):
+    """Configuration of firing: ``fire_members(names)`` as a tool call,
+    ``fire_member(name)`` as a command."""
+
+    expose: set[Channels] = Field(default_factory=_tool_and_command)
+
+
+class TeamTool(ToolCard):
+    """Team management for an agent: see the team, hire and fire, see who is busy.
+
+    Needs a :class:`TeamManagementToolObserver`. ``team_activity`` is on by default and
+    only truncates; give ``GetTeamActivity(summarizer=...)`` to allow model summaries,
+    which also creates the ``#TeamActivity`` cache actor.
+    """
+
+    get_team_roster: bool | GetTeamRoster = True
+    hire_members: bool | HireMembers = True
+    fire_members: bool | FireMembers = True
+    get_team_activity: bool | GetTeamActivity = True
+
+    _activity_proxy: TeamActivityActor | None = PrivateAttr(default=None)
+
+    # -- wiring --------------------------------------------------------------------------
+
+    def observer(self, observer: ToolObserver) -> Self:
+        """Attach the agent; creates ``#TeamActivity`` only when a summarizer is configured.
+
+        Raises ``ValueError`` when the agent belongs to no team.
+        """
+        super().observer(observer)
+        obs = self._team_observer()
+        if obs.orchestrator is None:
+            raise ValueError(
+                "TeamTool needs an agent that belongs to a team: its observer has no orchestrator"
+            )
+        activity = resolve_param(self.get_team_activity, GetTeamActivity)
+        if activity is not None and activity.summarizer is not None:
+            orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
+            address = orchestrator.getChildrenOrCreate(
+                TeamActivityActor,
+                BaseConfig(name=TEAM_ACTIVITY_ACTOR_NAME, role="TeamActivity"),
+            )
+            self._activity_proxy = obs.proxy_ask(address, TeamActivityActor)
+        return self
+
+    def _team_observer(self) -> TeamManagementToolObserver:
+        return cast(TeamManagementToolObserver, self.get_observer())
+
+    def _orchestrator(self) -> Orchestrator:
+        obs = self._team_observer()
+        if obs.orchestrator is None:
+            raise RuntimeError("TeamTool's agent has no orchestrator")
+        orchestrator: Orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
+        return orchestrator
+
+    # -- channels ------------------------------------------------------------------------
+
+    def get_system_prompts(self) -> list[Callable[..., Any]]:
+        roster = resolve_param(self.get_team_roster, GetTeamRoster)
+        if roster is None or not roster.exposes(SYSTEM_PROMPT):
+            return []
+        return [roster.describe(self._roster_fn())]
+
+    def get_tools(self) -> list[Callable[..., Any]]:
+        tools: list[Callable[..., Any]] = []
+        hire = resolve_param(self.hire_members, HireMembers)
+        if hire is not None and hire.exposes(TOOL_CALL):
+            tools.append(hire.describe(self._hire_members_fn()))
+        fire = resolve_param(self.fire_members, FireMembers)
+        if fire is not None and fire.exposes(TOOL_CALL):
+            tools.append(fire.describe(self._fire_members_fn()))
+        activity = resolve_param(self.get_team_activity, GetTeamActivity)
+        if activity is not None and activity.exposes(TOOL_CALL):
+            tools.append(activity.describe(self._activity_fn(activity)))
+        return tools
+
+    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
+        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
+        roster = resolve_param(self.get_team_roster, GetTeamRoster)
+        if roster is not None and roster.exposes(COMMAND):
+            commands[GetTeamRoster] = roster.describe(self._roster_fn())
+        hire = resolve_param(self.hire_members, HireMembers)
+        if hire is not None and hire.exposes(COMMAND):
+            commands[HireMembers] = hire.describe(self._hire_member_fn())
+        fire = resolve_param(self.fire_members, FireMembers)
+        if fire is not None and fire.exposes(COMMAND):
+            commands[FireMembers] = fire.describe(self._fire_member_fn())
+        activity = resolve_param(self.get_team_activity, GetTeamActivity)
+        if activity is not None and activity.exposes(COMMAND):
+            commands[GetTeamActivity] = activity.describe(self._activity_fn(activity))
+        return commands
+
+    # -- roster --------------------------------------------------------------------------
+
+    def _roster_fn(self) -> Callable[[], str]:
+        card = self
+
+        def team_roster() -> str:
+            """Your team's current members and the profiles you can hire."""
+            me = card._team_observer().myAddress
+            orchestrator = card._orchestrator()
+            members = _regular_members(orchestrator.get_team())
+            hireable = [c for c in orchestrator.get_agent_catalog() if c.can_be_hired]
+            return _render_roster(me, members, hireable)
+
+        return team_roster
+
+    # -- hiring --------------------------------------------------------------------------
+
+    def _hire(self, requests: list[tuple[str, str | None]]) -> str:
+        """Hire one member per ``(role, name)``; validates everything before hiring anyone."""
+        if not requests:
+            raise RetriableError("give at least one role to hire")
+        obs = self._team_observer()
+        orchestrator = self._orchestrator()
+        catalog = {c.role: c for c in orchestrator.get_agent_catalog()}
+        hireable = sorted(role for role, c in catalog.items() if c.can_be_hired)
+        taken = {m.name for m in orchestrator.get_team()}
+        errors: list[str] = []
+        plan: list[tuple[AgentCard, str]] = []
+        for role, name in requests:
+            profile = catalog.get(role)
+            if profile is None:
+                errors.append(f"no profile has the role {role!r}")
+                continue
+            if not profile.can_be_hired:
+                errors.append(f"the {role!r} profile is not open for hiring")
+                continue
+            if name is not None:
+                name = name.strip()
+                if not name:
+                    errors.append("a member name cannot be empty")
+                    continue
+                if name in taken:
+                    errors.append(f"the name {name!r} is already taken")
+                    continue
+            else:
+                name = _free_name(profile.config.name or f"@{role}", taken)
+            taken.add(name)
+            plan.append((profile, name))
+        if errors:
+            raise RetriableError(
+                "; ".join(errors)
+                + f". Roles you can hire: {', '.join(hireable) if hireable else 'none'}. "
+                + f"Names in use: {', '.join(sorted(n for n in taken if not n.startswith('#')))}."
+            )
+
+        hired: list[str] = []
+        for profile, name in plan:
+            try:
+                agent_class = profile.get_agent_class()
+            except (ImportError, AttributeError, ValueError) as exc:
+                raise RetriableError(
+                    f"the {profile.role!r} profile cannot be started ({exc}); "
+                    f"hire another role. Already hired in this call: {', '.join(hired) or 'none'}"
+                ) from exc
+            config = profile.get_config_copy()
+            config.name = name
+            address = obs.createActor(agent_class, config=config)
+            obs.on_hire(address)
+            hired.append(f"{name} ({profile.role})")
+        return f"Hired {', '.join(hired)}."
+
+    def _hire_members_fn(self) -> Callable[[list[str]], str]:
+        card = self
+
+        def hire_members(roles: list[str]) -> str:
+            """Hire new team members, one per role listed.
+
+            Args:
+                roles: Roles of the profiles to hire (one member per entry; repeat a role
+                    to hire it several times). See the hireable profiles in your context.
+            """
+            return card._hire([(role, None) for role in roles])
+
+        return hire_members
+
+    def _hire_member_fn(self) -> Callable[..., str]:
+        card = self
+
+        def hire_member(role: str, name: str | None = None) -> str:
+            """Hire one team member.
+
+            Args:
+                role: Role of the profile to hire.
+                name: Name of the new member (default: the profile's name, made unique).
+            """
+            return card._hire([(role, name)])
+
+        return hire_member
+
+    # -- firing --------------------------------------------------------------------------
+
+    def _fire(self, names: list[str]) -> str:
+        """Fire the members named; validates every name before firing anyone."""
+        if not names:
+            raise RetriableError("give at least one member name to fire")
+        obs = self._team_observer()
+        me = obs.myAddress
+        members = {m.name: m for m in _regular_members(self._orchestrator().get_team())}
+        firable = sorted(n for n, m in members.items() if m.agent_id != me.agent_id)
+        errors: list[str] = []
+        targets: list[ActorAddress] = []
+        for name in dict.fromkeys(n.strip() for n in names):
+            member = members.get(name)
+            if member is None:
+                errors.append(f"no team member is named {name!r}")
+            elif member.agent_id == me.agent_id:
+                errors.append("you cannot fire yourself")
+            elif member.is_user_proxy:
+                errors.append(f"{name!r} is a human participant and cannot be fired")
+            else:
+                targets.append(member)
+        if errors:
+            raise RetriableError(
+                "; ".join(errors)
+                + f". Members you can fire: {', '.join(firable) if firable else 'none'}."
+            )
+        for member in targets:
+            obs.on_fire(member)
+        return f"Fired {', '.join(m.name for m in targets)}."
+
+    def _fire_members_fn(self) -> Callable[[list[str]], str]:
+        card = self
+
+        def fire_members(names: list[str]) -> str:
+            """Remove members from the team; they stop working immediately.
+
+            Args:
+                names: Names of the members to fire, as shown in the team roster.
+            """
+            return card._fire(names)
+
+        return fire_members
+
+    def _fire_member_fn(self) -> Callable[[str], str]:
+        card = self
+
+        def fire_member(name: str) -> str:
+            """Remove one member from the team.
+
+            Args:
+                name: Name of the member to fire.
+            """
+            return card._fire([name])
+
+        return fire_member
+
+    # -- team activity -------------------------------------------------------------------
+
+    def _report(self, param: GetTeamActivity, summarize_over: int | None) -> TeamActivityReport:
+        obs = self._team_observer()
+        orchestrator = self._orchestrator()
+        team = orchestrator.get_team()
+        # The orchestrator hands back its live history list: copy it at once.
+        history = list(orchestrator.get_messages())
+        generated_at = now_utc()
+        busy = busy_members(
+            history,
+            team,
+            now=generated_at,
+            exclude=[obs.myAddress.agent_id],
+            stale_after_seconds=param.stale_after_seconds,
+        )
+        summaries: dict[Any, str] = {}
+        summarizer = param.summarizer
+        cache = self._activity_proxy
+        if summarize_over is not None and summarizer is not None and cache is not None:
+            requests = {
+                b.message_id: SummaryRequest(
+                    text=b.text, model=summarizer.model, max_chars=param.max_task_chars
+                )
+                for b in busy
+                if len(b.text) > summarize_over
+            }
+            try:
+                summaries = collect_summaries(
+                    cache,
+                    requests,
+                    attempts=summarizer.poll_attempts,
+                    delay=summarizer.poll_delay_seconds,
+                )
+            except Exception as exc:  # the cache is gone or wedged: degrade to truncation
+                logger.warning("team_activity: summaries unavailable: %s", exc)
+        members = [
+            MemberActivity(
+                name=b.name,
+                role=b.role,
+                task=summaries.get(b.message_id) or truncate(b.text, param.max_task_chars),
+                summarized=b.message_id in summaries,
+                started_at=b.started_at,
+                suspect=b.suspect,
+            )
+            for b in busy
+        ]
+        return TeamActivityReport(generated_at=generated_at, members=members)
+
+    def _activity_fn(self, param: GetTeamActivity) -> Callable[..., TeamActivityReport]:
+        card = self
+        if param.summarizer is None:
+            # No summarizer: `summarize_over` must not even appear in the tool's schema.
+
+            def team_activity() -> TeamActivityReport:
+                """Who in your team is busy right now, and on what (you are not listed).
+
+                Each row gives the member, its role, its current task (shortened), and
+                when it started; `suspect` flags inconsistent telemetry.
+                """
+                return card._report(param, None)
+
+            return team_activity
+
+        def team_activity_summarized(summarize_over: int | None = None) -> TeamActivityReport:
+            """Who in your team is busy right now, and on what (you are not listed).
+
+            Each row gives the member, its role, its current task, and when it started;
+            `suspect` flags inconsistent telemetry.
+
+            Args:
+                summarize_over: Leave unset to get task text shortened by truncation (no
+                    model call). Set it to a length in characters to have every task longer
+                    than that summarized by a model instead (`summarized` is then true).
+            """
+            if summarize_over is not None and summarize_over < 0:
+                raise RetriableError(
+                    f"summarize_over must be a length in characters (0 or more), "
+                    f"got {summarize_over}; leave it unset for no summaries"
+                )
+            return card._report(param, summarize_over)
+
+        team_activity_summarized.__name__ = "team_activity"
+        team_activity_summarized.__qualname__ = "team_activity"
+        return team_activity_summarized
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _regular_members(team: list[ActorAddress]) -> list[ActorAddress]:
+    """The team without tool actors (``#`` names)."""
+    return [m for m in team if not m.name.startswith("#")]
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    if base not in taken:
+        return base
+    n = 2
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"
+
+
+def _render_roster(me: ActorAddress, members: list[ActorAddress], hireable: list[AgentCard]) -> str:
+    lines = ["## Your team", f"You are {me.name} ({me.role})."]
+    others = [m for m in members if m.agent_id != me.agent_id]
+    if others:
+        lines.append("Members:")
+        for m in others:
+            human = ", human" if m.is_user_proxy else ""
+            lines.append(f"- {m.name} ({m.role}{human})")
+    else:
+        lines.append("No other members yet.")
+    lines.append("")
+    lines.append("## Profiles you can hire")
+    if hireable:
+        for c in hireable:
+            skills = f" Skills: {', '.join(c.skills)}." if c.skills else ""
+            lines.append(f"- {c.role}: {c.description}{skills}")
+    else:
+        lines.append("None.")
+    return "\n".join(lines)

@@ -1,0 +1,280 @@
+"""TeamTool's roster prompt, hiring and firing, in a real team."""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+import pytest
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.agent_card import AgentCard
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core import COMMAND, SYSTEM_PROMPT, ToolFactory
+from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
+from akgentic.tool.errors import CommandNotRecognized, RetriableError, ToolObserverGone
+from akgentic_team_testkit import (
+    GatedUserProxy,
+    WorkerAgent,
+    profile,
+    register_profiles,
+    spawn,
+    team_names,
+    tools_by_name,
+    wait_for,
+)
+
+from akgentic.tool.team import (
+    FireMembers,
+    GetTeamRoster,
+    HireMembers,
+    TeamManagementToolObserver,
+    TeamTool,
+)
+
+
+@pytest.fixture
+def catalog(actor_system: ActorSystem, orchestrator: ActorAddress) -> None:
+    register_profiles(
+        actor_system,
+        orchestrator,
+        [
+            profile("Developer", name="@Developer", skills=["python", "testing"]),
+            profile("Reviewer"),
+            profile("Auditor", hireable=False),
+        ],
+    )
+
+
+def factory_for(agent: ToolTestAgent, card: TeamTool | None = None) -> ToolFactory:
+    return ToolFactory([card or TeamTool()], observer=agent)
+
+
+def test_kit_agent_satisfies_the_observer_protocol(tool_agent: ToolTestAgent) -> None:
+    assert isinstance(tool_agent, TeamManagementToolObserver)
+    # A plain akgentic agent has createActor but no membership hooks.
+    plain = WorkerAgent.__new__(WorkerAgent)
+    assert not isinstance(plain, TeamManagementToolObserver)
+
+
+# -- roster -----------------------------------------------------------------------------------
+
+
+def test_roster_prompt_lists_members_and_hireable_profiles(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    catalog: None,
+) -> None:
+    spawn(actor_system, orchestrator, "@Ann", role="Developer")
+    spawn(actor_system, orchestrator, "#SomeToolActor", role="Tool")
+    spawn(actor_system, orchestrator, "@Human", role="Human", agent_class=GatedUserProxy)
+    (prompt,) = factory_for(tool_agent).get_system_prompts()
+    text = prompt()
+    assert "You are @Tester (Tester)." in text
+    assert "- @Ann (Developer)" in text
+    assert "- @Human (Human, human)" in text
+    assert "#SomeToolActor" not in text
+    assert "- @Tester" not in text  # yourself, once, at the top
+    assert "- Developer: Does developer work. Skills: python, testing." in text
+    assert "- Reviewer: Does reviewer work." in text
+    assert "Auditor" not in text  # in the catalog but not open for hiring
+
+
+def test_roster_prompt_for_an_empty_team(tool_agent: ToolTestAgent) -> None:
+    (prompt,) = factory_for(tool_agent).get_system_prompts()
+    text = prompt()
+    assert "No other members yet." in text
+    assert text.endswith("## Profiles you can hire\nNone.")
+
+
+# -- hiring -----------------------------------------------------------------------------------
+
+
+def test_hire_members_creates_children_and_notifies_the_agent(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent, catalog: None
+) -> None:
+    hire = tools_by_name(factory_for(tool_agent).get_tools())["hire_members"]
+    answer = hire(["Developer", "Developer", "Reviewer"])
+    assert answer == (
+        "Hired @Developer (Developer), @Developer-2 (Developer), @Reviewer (Reviewer)."
+    )
+    assert [m.name for m in tool_agent.hired] == ["@Developer", "@Developer-2", "@Reviewer"]
+    assert {"@Developer", "@Developer-2", "@Reviewer"} <= set(team_names(actor_system, orchestrator))
+    # The hired members are the agent's own children, running the profile's class.
+    assert {c.name for c in tool_agent._children} >= {"@Developer", "@Developer-2", "@Reviewer"}
+    dev = actor_system.proxy_ask(tool_agent.hired[0], WorkerAgent).itself()
+    assert isinstance(dev, WorkerAgent)
+    assert dev.config.role == "Developer"
+
+
+def test_hire_with_an_unknown_role_hires_nobody_and_lists_roles(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent, catalog: None
+) -> None:
+    hire = tools_by_name(factory_for(tool_agent).get_tools())["hire_members"]
+    before = team_names(actor_system, orchestrator)
+    with pytest.raises(RetriableError) as info:
+        hire(["Developer", "Astronaut"])
+    text = str(info.value)
+    assert "no profile has the role 'Astronaut'" in text
+    assert "Roles you can hire: Developer, Reviewer." in text
+    assert tool_agent.hired == []
+    assert team_names(actor_system, orchestrator) == before
+
+
+def test_hire_a_profile_closed_for_hiring(tool_agent: ToolTestAgent, catalog: None) -> None:
+    hire = tools_by_name(factory_for(tool_agent).get_tools())["hire_members"]
+    with pytest.raises(RetriableError, match="'Auditor' profile is not open for hiring"):
+        hire(["Auditor"])
+    with pytest.raises(RetriableError, match="at least one role"):
+        hire([])
+    assert tool_agent.hired == []
+
+
+def test_hire_a_profile_whose_class_cannot_be_loaded(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    broken = AgentCard(
+        agent_class="no_such_package.agents.Ghost",
+        description="Cannot start.",
+        config=BaseConfig(role="Ghost"),
+        can_be_hired=True,
+    )
+    register_profiles(actor_system, orchestrator, [broken])
+    hire = tools_by_name(factory_for(tool_agent).get_tools())["hire_members"]
+    with pytest.raises(RetriableError, match="'Ghost' profile cannot be started"):
+        hire(["Ghost"])
+    assert tool_agent.hired == []
+
+
+def test_hire_member_command_with_a_name(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent, catalog: None
+) -> None:
+    commands = factory_for(tool_agent).commands
+    assert commands.execute("/hire_member Reviewer @Rita") == "Hired @Rita (Reviewer)."
+    assert commands.execute("/hire_member Reviewer") == "Hired @Reviewer (Reviewer)."
+    with pytest.raises(RetriableError, match="the name '@Rita' is already taken"):
+        commands.execute("/hire_member Developer name=@Rita")
+    assert [m.name for m in tool_agent.hired] == ["@Rita", "@Reviewer"]
+
+
+# -- firing -----------------------------------------------------------------------------------
+
+
+def test_fire_members_takes_them_off_the_team(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent, catalog: None
+) -> None:
+    tools = tools_by_name(factory_for(tool_agent).get_tools())
+    tools["hire_members"](["Developer", "Reviewer"])
+    assert tools["fire_members"](["@Developer"]) == "Fired @Developer."
+    assert [m.name for m in tool_agent.fired] == ["@Developer"]
+    wait_for(lambda: "@Developer" not in team_names(actor_system, orchestrator))
+    assert "@Reviewer" in team_names(actor_system, orchestrator)
+
+
+def test_fire_errors_fire_nobody_and_list_who_can_be_fired(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    spawn(actor_system, orchestrator, "@Ann")
+    spawn(actor_system, orchestrator, "@Human", role="Human", agent_class=GatedUserProxy)
+    fire = tools_by_name(factory_for(tool_agent).get_tools())["fire_members"]
+    with pytest.raises(RetriableError) as info:
+        fire(["@Ann", "@Nobody"])
+    assert "no team member is named '@Nobody'" in str(info.value)
+    assert "Members you can fire: @Ann, @Human." in str(info.value)
+    with pytest.raises(RetriableError, match="you cannot fire yourself"):
+        fire(["@Tester"])
+    with pytest.raises(RetriableError, match="'@Human' is a human participant"):
+        fire(["@Human"])
+    with pytest.raises(RetriableError, match="at least one member"):
+        fire([])
+    assert tool_agent.fired == []
+    assert "@Ann" in team_names(actor_system, orchestrator)
+
+
+def test_tool_actors_cannot_be_fired(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    spawn(actor_system, orchestrator, "#PlanningTool", role="Tool")
+    fire = tools_by_name(factory_for(tool_agent).get_tools())["fire_members"]
+    with pytest.raises(RetriableError, match="no team member is named '#PlanningTool'"):
+        fire(["#PlanningTool"])
+
+
+def test_fire_member_command(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    spawn(actor_system, orchestrator, "@Ann")
+    commands = factory_for(tool_agent).commands
+    assert commands.execute("/fire_member @Ann") == "Fired @Ann."
+    wait_for(lambda: "@Ann" not in team_names(actor_system, orchestrator))
+
+
+# -- configuration and conformance -----------------------------------------------------------
+
+
+def test_channel_configuration(tool_agent: ToolTestAgent) -> None:
+    card = TeamTool(
+        get_team_roster=GetTeamRoster(expose={SYSTEM_PROMPT, COMMAND}, instructions="Be frugal."),
+        hire_members=HireMembers(expose={COMMAND}),
+        fire_members=False,
+        get_team_activity=False,
+    )
+    factory = factory_for(tool_agent, card)
+    assert factory.get_tools() == []
+    assert factory.commands.names() == ["team_roster", "hire_member"]
+    (prompt,) = factory.get_system_prompts()
+    assert (prompt.__doc__ or "").endswith("Be frugal.")
+    with pytest.raises(CommandNotRecognized):
+        factory.commands.execute("/fire_member @Ann")
+
+
+def test_default_surface(tool_agent: ToolTestAgent) -> None:
+    factory = factory_for(tool_agent)
+    assert [t.__name__ for t in factory.get_tools()] == [
+        "hire_members",
+        "fire_members",
+        "team_activity",
+    ]
+    assert factory.commands.names() == ["hire_member", "fire_member", "team_activity"]
+    assert [p.__name__ for p in factory.get_system_prompts()] == ["team_roster"]
+
+
+def test_card_round_trips_and_keeps_raw_errors_in(
+    tool_agent: ToolTestAgent, catalog: None
+) -> None:
+    bad: dict[str, Any] = {
+        "hire_members": [{"roles": []}, {"roles": ["Nope"]}, {"roles": ["Auditor"]}],
+        "fire_members": [{"names": []}, {"names": ["@Nobody"]}, {"names": ["@Tester"]}],
+    }
+    assert_card_conformance(
+        TeamTool(hire_members=HireMembers(instructions="Hire sparingly.")),
+        observer=tool_agent,
+        bad_calls=bad,
+    )
+
+
+def test_agent_outside_a_team_is_refused_at_bind_time(actor_system: ActorSystem) -> None:
+    from akgentic.tool.core.testing import ToolTestAgent as Kit
+
+    lone = actor_system.proxy_ask(
+        actor_system.createActor(Kit, config=BaseConfig(name="@Lone")), Kit
+    ).itself()
+    with pytest.raises(ValueError, match="belongs to a team"):
+        ToolFactory([TeamTool()], observer=lone)
+
+
+def test_tools_after_the_agent_stopped(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    from akgentic.tool.core.testing import spawn_tool_agent
+
+    agent = spawn_tool_agent(actor_system, orchestrator, "@Short")
+    tools = tools_by_name(factory_for(agent).get_tools())
+    actor_system.proxy_ask(agent.myAddress, type(agent)).stop()
+    wait_for(lambda: "@Short" not in team_names(actor_system, orchestrator))
+    del agent
+    gc.collect()
+    with pytest.raises(ToolObserverGone):
+        tools["team_activity"]()
