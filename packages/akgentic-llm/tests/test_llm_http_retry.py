@@ -1,0 +1,243 @@
+"""The retrying HTTP client against a real HTTP server on 127.0.0.1.
+
+The server answers from a script (status, headers, body) and counts the requests it received;
+the client's sleep is replaced by a recorder, so the waits are asserted without waiting.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import pytest
+
+from akgentic.llm import (
+    HttpClientConfig,
+    ModelConfig,
+    ReactAgentConfig,
+    RuntimeConfig,
+    create_http_client,
+)
+
+Reply = tuple[int, dict[str, str], bytes]
+
+
+class ScriptedServer:
+    """Answers each request with the next scripted reply (the last one repeats)."""
+
+    def __init__(self, replies: list[Reply]) -> None:
+        self.replies = replies
+        self.paths: list[str] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                index = min(len(owner.paths), len(owner.replies) - 1)
+                owner.paths.append(self.path)
+                status, headers, body = owner.replies[index]
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = _answer
+            do_POST = _answer
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def attempts(self) -> int:
+        return len(self.paths)
+
+
+@pytest.fixture
+def serve() -> Iterator[Any]:
+    servers: list[ScriptedServer] = []
+
+    def start(*replies: Reply) -> ScriptedServer:
+        server = ScriptedServer(list(replies))
+        server.thread.start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+
+
+class SleepRecorder:
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+OK: Reply = (200, {"Content-Type": "text/plain"}, b"ok")
+
+
+def busy(status: int = 503, **headers: str) -> Reply:
+    return (status, headers, b"busy")
+
+
+async def test_429_then_503_then_success_retries_with_exponential_jittered_waits(
+    serve: Any,
+) -> None:
+    server = serve(busy(429), busy(503), OK)
+    sleep = SleepRecorder()
+    config = HttpClientConfig(max_retries=5, backoff_multiplier=0.5, backoff_max=60.0)
+    async with create_http_client(config, sleep=sleep) as client:
+        response = await client.get(f"{server.url}/v1/thing")
+    assert response.status_code == 200
+    assert response.text == "ok"
+    assert server.attempts == 3
+    assert len(sleep.waits) == 2
+    # initial * 2**(n-1) plus jitter in [0, backoff_multiplier]
+    assert 0.5 <= sleep.waits[0] <= 1.0
+    assert 1.0 <= sleep.waits[1] <= 1.5
+
+
+async def test_retry_after_seconds_is_honoured(serve: Any) -> None:
+    server = serve(busy(429, **{"Retry-After": "7"}), OK)
+    sleep = SleepRecorder()
+    async with create_http_client(HttpClientConfig(), sleep=sleep) as client:
+        response = await client.post(f"{server.url}/v1/chat", content=b"{}")
+    assert response.status_code == 200
+    assert server.attempts == 2
+    assert sleep.waits == [7.0]
+
+
+async def test_retry_after_http_date_is_honoured_and_capped(serve: Any) -> None:
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+    server = serve(busy(503, **{"Retry-After": when}), busy(429, **{"Retry-After": "600"}), OK)
+    sleep = SleepRecorder()
+    config = HttpClientConfig(backoff_max=60.0)
+    async with create_http_client(config, sleep=sleep) as client:
+        response = await client.get(server.url)
+    assert response.status_code == 200
+    assert server.attempts == 3
+    assert 27.0 <= sleep.waits[0] <= 30.0
+    assert sleep.waits[1] == 60.0  # a 600 s Retry-After is capped at backoff_max
+
+
+@pytest.mark.parametrize("status", [400, 401, 404, 422])
+async def test_other_4xx_fail_fast(serve: Any, status: int) -> None:
+    server = serve((status, {}, b"nope"), OK)
+    sleep = SleepRecorder()
+    async with create_http_client(HttpClientConfig(), sleep=sleep) as client:
+        response = await client.get(server.url)
+    assert response.status_code == status
+    assert response.text == "nope"
+    assert server.attempts == 1
+    assert sleep.waits == []
+
+
+async def test_exhausted_retries_hand_back_the_last_answer(serve: Any) -> None:
+    server = serve(busy(503))
+    sleep = SleepRecorder()
+    config = HttpClientConfig(max_retries=2, backoff_multiplier=1.0, backoff_max=3.0)
+    async with create_http_client(config, sleep=sleep) as client:
+        response = await client.get(server.url)
+    assert response.status_code == 503
+    assert response.text == "busy"  # the body survives for the SDK's error message
+    assert server.attempts == 3
+    assert len(sleep.waits) == 2
+    assert 1.0 <= sleep.waits[0] <= 2.0
+    assert sleep.waits[1] <= 3.0  # 2.0 + jitter, capped at backoff_max
+
+
+async def test_zero_retries_means_one_attempt(serve: Any) -> None:
+    server = serve(busy(429))
+    sleep = SleepRecorder()
+    async with create_http_client(HttpClientConfig(max_retries=0), sleep=sleep) as client:
+        response = await client.get(server.url)
+    assert response.status_code == 429
+    assert server.attempts == 1
+    assert sleep.waits == []
+
+
+async def test_connection_errors_are_retried_then_raised() -> None:
+    # A port that was free a moment ago: nothing listens, every connect is refused.
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    sleep = SleepRecorder()
+    async with create_http_client(HttpClientConfig(max_retries=3), sleep=sleep) as client:
+        with pytest.raises(httpx.ConnectError):
+            await client.get(f"http://127.0.0.1:{port}/")
+    assert len(sleep.waits) == 3
+
+
+def _chat_completion(text: str) -> bytes:
+    return json.dumps(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1_700_000_000,
+            "model": "gpt-4o",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15},
+        }
+    ).encode()
+
+
+def test_react_agent_retries_through_the_openai_sdk(
+    serve: Any, clean_provider_env: pytest.MonkeyPatch, event_recorder: Any
+) -> None:
+    """End to end: ReactAgent -> OpenAI SDK -> retrying transport -> local server."""
+    server = serve(
+        busy(503, **{"Retry-After": "0"}),
+        (200, {"Content-Type": "application/json"}, _chat_completion("hello from the server")),
+    )
+    clean_provider_env.setenv("OPENAI_API_KEY", "sk-local")
+    clean_provider_env.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+    from akgentic.llm import LlmUsageEvent, ReactAgent
+
+    agent = ReactAgent(
+        config=ReactAgentConfig(
+            model_cfg=ModelConfig(provider="openai", model="gpt-4o"),
+            runtime_cfg=RuntimeConfig(
+                http_client_config=HttpClientConfig(max_retries=2, backoff_multiplier=0.01)
+            ),
+        ),
+        observer=event_recorder,
+    )
+    try:
+        assert agent.run_sync("hi") == "hello from the server"
+    finally:
+        agent.close()
+    assert server.attempts == 2
+    assert all(path == "/v1/chat/completions" for path in server.paths)
+    [usage] = event_recorder.of_type(LlmUsageEvent)
+    assert (usage.input_tokens, usage.output_tokens) == (12, 3)
