@@ -97,6 +97,8 @@ _INDENT_RE = re.compile(r"[ \t]*")
 _EXHAUSTIVE_WINDOWS = 400
 _FUZZY_CANDIDATES = 24
 _TIE_MARGIN = 0.02
+# The least similarity worth pointing at when nothing matched.
+_HINT_SCORE = 0.6
 
 
 def _unescape(text: str) -> str:
@@ -162,30 +164,28 @@ def _reindent(new: str, old_lines: Sequence[str], window: Sequence[str]) -> str:
 
 
 class _Lines:
-    """Line views of one content string, computed lazily and shared by the strategies."""
+    """Line views of one content string, shared by the strategies of one `apply` call.
+
+    Whole-file work is kept in C: lines holding a given text are found with one regex pass
+    over the content instead of stripping and indexing every line in Python.
+    """
 
     def __init__(self, content: str) -> None:
         self.content = content
         self.lines = content.split("\n")
         self.starts = [0, *accumulate(len(line) + 1 for line in self.lines)]
-        self._stripped: list[str] | None = None
-        self._index: dict[str, list[int]] | None = None
+        self._where: dict[str, list[int]] = {}
+        self.closest: tuple[float, int] = (0.0, -1)  # best sub-threshold fuzzy score, line
 
-    @property
-    def stripped(self) -> list[str]:
-        if self._stripped is None:
-            self._stripped = [line.strip() for line in self.lines]
-        return self._stripped
+    def where(self, key: str) -> list[int]:
+        """Line numbers (0-based) whose text, stripped, equals `key` (non-empty)."""
+        if key not in self._where:
+            pattern = re.compile(r"^[ \t]*" + re.escape(key) + r"[ \t\r]*$", re.MULTILINE)
+            self._where[key] = [self.line_of(m.start()) for m in pattern.finditer(self.content)]
+        return self._where[key]
 
-    @property
-    def index(self) -> dict[str, list[int]]:
-        """Stripped line -> the line numbers (0-based) holding it."""
-        if self._index is None:
-            index: dict[str, list[int]] = {}
-            for number, line in enumerate(self.stripped):
-                index.setdefault(line, []).append(number)
-            self._index = index
-        return self._index
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset) - 1
 
     def span(self, first: int, last: int) -> tuple[int, int]:
         """Character span of lines first..last (inclusive), without the final newline."""
@@ -193,6 +193,13 @@ class _Lines:
 
     def window(self, first: int, count: int) -> list[str]:
         return self.lines[first : first + count]
+
+    def stripped(self, first: int, count: int) -> str:
+        return "\n".join(line.strip() for line in self.lines[first : first + count])
+
+    def note_closest(self, score: float, line: int) -> None:
+        if score > self.closest[0]:
+            self.closest = (score, line)
 
 
 def _line_window_spans(
@@ -205,15 +212,14 @@ def _line_window_spans(
     old_lines = old_core.split("\n")
     count = len(old_lines)
     first_key = old_lines[0].strip()
-    if not first_key and count == 1:
+    if not first_key:
         return []
     spans: list[_Span] = []
-    for first in doc.index.get(first_key, ()):
+    for first in doc.where(first_key):
         window = doc.window(first, count)
         if len(window) == count and same(window, old_lines):
             start, end = doc.span(first, first + count - 1)
-            replacement = _reindent(new_core, old_lines, window)
-            spans.append(_Span(start, end, replacement))
+            spans.append(_Span(start, end, _reindent(new_core, old_lines, window)))
     return spans
 
 
@@ -234,6 +240,9 @@ def _same_dedented(window: list[str], old_lines: list[str]) -> bool:
 
 def _ratio(a: str, b: str) -> float:
     return SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+_TOKEN_RE = re.compile(r"\w{3,}|[^\w\s]{3,}")
 
 
 class EditMatcher:
@@ -284,7 +293,7 @@ class EditMatcher:
                     raise self._ambiguous(doc, spans, name)
                 spans = spans[:1]
             return self._splice(content, spans, name)
-        raise EditNotFoundError(self._not_found_message(doc, old))
+        raise EditNotFoundError(self._not_found_message(doc))
 
     # -- strategies -------------------------------------------------------------------------
 
@@ -349,9 +358,9 @@ class EditMatcher:
         if not head or not tail:
             return []
         middle = "\n".join(line.strip() for line in old_lines[1:-1])
-        tails = doc.index.get(tail, [])
+        tails = doc.where(tail)
         spans: list[_Span] = []
-        for first in doc.index.get(head, ()):
+        for first in doc.where(head):
             # The closing anchor may sit a little earlier or later than in old_string.
             low = first + max(2, count // 2)
             high = first + count + count // 2
@@ -359,7 +368,8 @@ class EditMatcher:
             if not candidates:
                 continue
             last = min(candidates, key=lambda line: abs(line - (first + count - 1)))
-            score = _ratio("\n".join(doc.stripped[first + 1 : last]), middle)
+            score = _ratio(doc.stripped(first + 1, last - first - 1), middle)
+            doc.note_closest(score, first)
             if score >= self.threshold:
                 start, end = doc.span(first, last)
                 window = doc.lines[first : last + 1]
@@ -381,7 +391,7 @@ class EditMatcher:
         starts = (
             range(total)
             if total <= _EXHAUSTIVE_WINDOWS
-            else self._likely_windows(doc, target, count, total)
+            else self._likely_windows(doc, old_lines, total)
         )
         if count == 1:
             spans = self._fuzzy_single_line(doc, old_core, new_core, target, starts)
@@ -398,20 +408,18 @@ class EditMatcher:
         starts: Sequence[int] | range,
     ) -> list[_Span]:
         count = len(old_lines)
-        stripped = doc.stripped
-        # prefix sums of stripped lengths give an O(1) upper bound of the ratio per window
-        lengths = [0, *accumulate(len(line) + 1 for line in stripped)]
         size = len(target)
         spans: list[_Span] = []
         for first in starts:
-            window_size = lengths[first + count] - lengths[first] - 1
-            if 2 * min(size, window_size) < self.threshold * (size + window_size):
+            text = doc.stripped(first, count)
+            # 2*min/(sum) bounds the ratio from above: skip windows that cannot reach it
+            if 2 * min(size, len(text)) < _HINT_SCORE * (size + len(text)):
                 continue
-            score = _ratio("\n".join(stripped[first : first + count]), target)
+            score = _ratio(text, target)
+            doc.note_closest(score, first)
             if score >= self.threshold:
                 start, end = doc.span(first, first + count - 1)
-                window = doc.window(first, count)
-                replacement = _reindent(new_core, old_lines, window)
+                replacement = _reindent(new_core, old_lines, doc.window(first, count))
                 spans.append(_Span(start, end, replacement, score))
         return spans
 
@@ -432,10 +440,9 @@ class EditMatcher:
         size = len(target)
         spans: list[_Span] = []
         for number in starts:
-            line = doc.stripped[number]
-            if 2 * min(size, len(line)) < self.threshold * (size + len(line)) and (
-                len(line) < size
-            ):
+            line = doc.lines[number].strip()
+            # (scores down to _HINT_SCORE are still computed: they feed the not-found hint)
+            if len(line) < size and 2 * len(line) < _HINT_SCORE * (size + len(line)):
                 continue
             matcher = SequenceMatcher(None, line, target, autojunk=False)
             blocks = [block for block in matcher.get_matching_blocks() if block.size]
@@ -453,42 +460,33 @@ class EditMatcher:
                 (head, min(len(line), head + size)),
             }
             score, begin, end = max((_ratio(line[b:e], target), b, e) for b, e in regions)
+            doc.note_closest(score, number)
             if score >= self.threshold:
                 offset = doc.starts[number] + len(_indent_of(doc.lines[number]))
                 spans.append(_Span(offset + begin, offset + end, replacement, score))
         return spans
 
     @staticmethod
-    def _likely_windows(doc: _Lines, target: str, count: int, total: int) -> list[int]:
-        """Window starts sharing the most rare trigrams with the target, best first.
+    def _likely_windows(doc: _Lines, old_lines: list[str], total: int) -> list[int]:
+        """Window starts sharing the most rare words (or trigrams) with the target.
 
-        Counting trigram occurrences with `str.count` / `str.find` runs in C, so ranking the
-        whole file costs about a millisecond; only the best-ranked windows are then scored with
-        `SequenceMatcher`. A window similar enough to pass the threshold keeps most of the
-        target's trigrams, so it ranks near the top.
+        Each probe is a `str.find` loop, which runs in C, and a probe seen more than `cap`
+        times is dropped as uninformative, so ranking a 5,000-line file costs a few
+        milliseconds; only the best-ranked windows are then scored with `SequenceMatcher`.
+        A window similar enough to pass the threshold keeps most of the target's words (a
+        typo breaks one), so it ranks near the top.
         """
-        text = "\n".join(doc.stripped)
-        line_starts = [0, *accumulate(len(line) + 1 for line in doc.stripped)]
-        target_line_starts = [0, *accumulate(len(line) + 1 for line in target.split("\n"))]
-        positions = range(0, max(1, len(target) - 2), max(1, (len(target) - 2) // 48))
-        grams: dict[str, int] = {}
-        for position in positions:
-            gram = target[position : position + 3]
-            if len(gram) == 3 and gram.strip() and gram not in grams:
-                grams[gram] = position
-        ranked = sorted(grams.items(), key=lambda item: text.count(item[0]))
-        votes: dict[int, int] = {}
-        cap = max(64, 4 * len(doc.lines) // max(1, len(grams)))
-        for gram, position in ranked[:24]:
-            target_line = bisect.bisect_right(target_line_starts, position) - 1
-            found = text.find(gram)
-            seen = 0
-            while found != -1 and seen < cap:
-                first = bisect.bisect_right(line_starts, found) - 1 - target_line
-                if 0 <= first < total:
-                    votes[first] = votes.get(first, 0) + 1
-                found = text.find(gram, found + 1)
-                seen += 1
+        probes: list[tuple[str, int]] = []
+        for number, line in enumerate(old_lines):
+            probes += [(token, number) for token in _TOKEN_RE.findall(line)]
+        probes.sort(key=lambda probe: -len(probe[0]))
+        votes = _vote(doc, probes[:8], total)
+        if not votes:
+            grams: list[tuple[str, int]] = []
+            for number, line in enumerate(old_lines):
+                text = line.strip()
+                grams += [(text[i : i + 3], number) for i in range(0, len(text) - 2, 3)]
+            votes = _vote(doc, grams[:16], total)
         best = sorted(votes, key=lambda first: -votes[first])[:_FUZZY_CANDIDATES]
         return sorted(best)
 
@@ -511,7 +509,7 @@ class EditMatcher:
 
     @staticmethod
     def _ambiguous(doc: _Lines, spans: list[_Span], strategy: str) -> AmbiguousEditError:
-        lines = sorted({bisect.bisect_right(doc.starts, span.start) for span in spans})
+        lines = sorted({doc.line_of(span.start) + 1 for span in spans})
         shown = ", ".join(str(line) for line in lines[:10])
         more = f" and {len(lines) - 10} more" if len(lines) > 10 else ""
         return AmbiguousEditError(
@@ -520,24 +518,39 @@ class EditMatcher:
             "or set replace_all=true to change every one of them"
         )
 
-    def _not_found_message(self, doc: _Lines, old: str) -> str:
-        first = old.strip().split("\n", 1)[0].strip()
+    def _not_found_message(self, doc: _Lines) -> str:
+        score, line = doc.closest
         hint = ""
-        if first:
-            scored = [
-                (_ratio(line, first), number)
-                for number, line in enumerate(doc.stripped)
-                if line and abs(len(line) - len(first)) <= max(8, len(first) // 2)
-            ][:5000]
-            if scored:
-                score, number = max(scored)
-                if score >= 0.5:
-                    hint = f" The closest line is {number + 1}: {doc.lines[number].strip()!r}."
+        if line >= 0 and score >= _HINT_SCORE:
+            hint = (
+                f" The most similar text starts at line {line + 1} "
+                f"({score:.0%} similar): {doc.lines[line].strip()!r}."
+            )
         return (
             "old_string was not found (tried exact, indentation, whitespace, escape, "
             f"block-anchor and fuzzy matching at {self.threshold:.2f}).{hint} "
             "Read the file again and copy the text to replace exactly."
         )
+
+
+def _vote(doc: _Lines, probes: list[tuple[str, int]], total: int) -> dict[int, int]:
+    """Window start -> number of probes found where the window would hold them."""
+    cap = max(64, len(doc.lines) // 16)
+    votes: dict[int, int] = {}
+    content = doc.content
+    for probe, target_line in probes:
+        found_lines: list[int] = []
+        position = content.find(probe)
+        while position != -1 and len(found_lines) <= cap:
+            found_lines.append(doc.line_of(position))
+            position = content.find(probe, position + 1)
+        if len(found_lines) > cap:
+            continue  # too common to tell windows apart
+        for line in set(found_lines):
+            first = line - target_line
+            if 0 <= first < total:
+                votes[first] = votes.get(first, 0) + 1
+    return votes
 
 
 def _non_overlapping(spans: list[_Span]) -> list[_Span]:

@@ -1,0 +1,42 @@
+"""Shared fixtures: a real workspaces root under tmp_path and the tools of a WorkspaceTool."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from akgentic.tool.core.workspace_dir import WORKSPACES_ROOT_ENV
+from akgentic.tool.workspace import WorkspaceTool
+
+pytest_plugins = ["akgentic.tool.core.testing"]
+
+Tools = dict[str, Callable[..., Any]]
+
+
+def tools_of(card: WorkspaceTool) -> Tools:
+    """The card's model-facing callables by name."""
+    return {fn.__name__: fn for fn in card.get_tools()}
+
+
+@pytest.fixture
+def roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The workspaces root (AKGENTIC_WORKSPACES_ROOT) for this test."""
+    root = tmp_path / "workspaces"
+    root.mkdir()
+    monkeypatch.setenv(WORKSPACES_ROOT_ENV, str(root))
+    return root
+
+
+@pytest.fixture
+def ws(roots: Path) -> Path:
+    """The directory of the `team` workspace the `tools` fixture works in."""
+    return roots / "team"
+
+
+@pytest.fixture
+def tools(roots: Path) -> Tools:
+    """Every capability of a full-access WorkspaceTool on workspace `team`."""
+    return tools_of(WorkspaceTool(workspace_id="team"))
