@@ -108,7 +108,11 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._flush_timer: threading.Timer | None = None
         self._flush_lock = threading.Lock()
         self._service: EmbeddingService | None = None
-        self.init_state(VectorStoreState())
+        # The actor observes its own state: every publication becomes a
+        # StateChangedMessage, which is what the team persists and restores.
+        self.state = VectorStoreState()
+        self.state.observer(self)
+        self._rebuild()
 
     def init_state(self, state: VectorStoreState) -> None:
         """Adopt ``state`` (at start, or the snapshot restored when a team resumes) and
