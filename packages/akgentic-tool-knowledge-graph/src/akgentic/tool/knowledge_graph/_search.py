@@ -60,21 +60,29 @@ class KeywordIndex:
 
     def search(self, state: KnowledgeGraphState, query: str) -> list[tuple[str, str]]:
         """Items whose text contains every word of ``query`` (case-insensitive)."""
-        words = query.lower().split()
+        words = list(dict.fromkeys(query.lower().split()))
         if not words:
             return []
         self._refresh(state)
-        first, rest = max(words, key=len), words
+        corpus, starts, texts = self._corpus, self._starts, self._texts
+        # Walk the occurrences of the rarest word (counting runs in C), check the others
+        # on each candidate only.
+        counts = {word: corpus.count(word) for word in words}
+        scan = min(words, key=counts.__getitem__)
+        if counts[scan] == 0:
+            return []
+        others = [word for word in words if word != scan]
         found: list[tuple[str, str]] = []
-        corpus, starts = self._corpus, self._starts
-        position = corpus.find(first)
+        last = len(starts) - 1
+        position = corpus.find(scan)
         while position != -1:
             index = bisect.bisect_right(starts, position) - 1
-            if all(word in self._texts[index] for word in rest):
+            text = texts[index]
+            if all(word in text for word in others):
                 found.append(self._items[index])
-            if index + 1 >= len(starts):
+            if index >= last:
                 break
-            position = corpus.find(first, starts[index + 1])
+            position = corpus.find(scan, starts[index + 1])
         return found
 
     def _refresh(self, state: KnowledgeGraphState) -> None:
