@@ -68,12 +68,16 @@ def require_bwrap(bwrap_works: bool) -> None:
 
 
 @pytest.fixture
-def unprivileged_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, dict[str, Any]]]:
+def unprivileged_root(
+    workspaces_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Path, dict[str, Any]]]:
     """A workspaces root an unprivileged uid can use, and the ExecTool fields to run as it.
 
     As root, commands run as SANDBOX_TEST_UID (RLIMIT_NPROC binds only non-root users) in
-    a root outside the 0700 pytest tmp tree. As a normal user, nothing changes.
+    a root outside the 0700 pytest tmp tree (it replaces ``workspaces_root``). As a normal
+    user, only the root moves.
     """
+    del workspaces_root  # requested so that this fixture's root wins
     root = Path(tempfile.mkdtemp(prefix="akgentic-sandbox-"))
     monkeypatch.setenv(WORKSPACES_ROOT_ENV, str(root))
     fields: dict[str, Any] = {}
@@ -96,18 +100,19 @@ def process_alive(pid: int) -> bool:
     return state not in {"Z", "X"}
 
 
-def live_pids_of_uid(uid: int) -> list[int]:
-    """Live (non-zombie) processes owned by ``uid``."""
+def pids_running(marker: str) -> list[int]:
+    """Live processes whose command line contains ``marker``."""
     found = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
-            status = (entry / "status").read_text()
+            cmdline = (
+                (entry / "cmdline").read_bytes().replace(b"\x00", b" ").decode(errors="replace")
+            )
         except OSError:
             continue
-        uid_line = next((ln for ln in status.splitlines() if ln.startswith("Uid:")), "")
-        if uid_line.split()[1:2] == [str(uid)] and process_alive(int(entry.name)):
+        if marker in cmdline and process_alive(int(entry.name)):
             found.append(int(entry.name))
     return found
 
@@ -119,6 +124,6 @@ def alive() -> Callable[[int], bool]:
 
 
 @pytest.fixture
-def uid_pids() -> Callable[[int], list[int]]:
-    """``live_pids_of_uid`` as a fixture."""
-    return live_pids_of_uid
+def running() -> Callable[[str], list[int]]:
+    """``pids_running`` as a fixture."""
+    return pids_running

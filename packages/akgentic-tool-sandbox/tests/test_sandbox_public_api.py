@@ -1,0 +1,82 @@
+"""The package's public surface, pinned."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import akgentic.tool.sandbox as sandbox
+from akgentic.tool.sandbox import tool
+
+
+def test_all_is_pinned() -> None:
+    assert sorted(sandbox.__all__) == [
+        "ALLOWED_COMMANDS",
+        "BwrapSandboxActor",
+        "DockerExecWorker",
+        "DockerSandboxActor",
+        "ExecCommand",
+        "ExecResult",
+        "ExecTicket",
+        "ExecTool",
+        "ExecWorker",
+        "LocalSandboxActor",
+        "SANDBOX_ACTOR_CLASSES",
+        "SANDBOX_ACTOR_NAME",
+        "SANDBOX_IMAGE",
+        "SandboxActor",
+        "SandboxConfig",
+        "SandboxSettings",
+        "SeatbeltSandboxActor",
+    ]
+    for name in sandbox.__all__:
+        assert getattr(sandbox, name) is not None
+
+
+def test_documented_paths() -> None:
+    assert tool.SANDBOX_ACTOR_CLASSES is sandbox.SANDBOX_ACTOR_CLASSES
+    assert set(tool.SANDBOX_ACTOR_CLASSES) == {"local", "bwrap", "seatbelt", "docker"}
+    assert sandbox.SANDBOX_ACTOR_NAME == "#SandboxActor"
+    assert sandbox.SANDBOX_IMAGE == "akgentic-sandbox:latest"
+    assert (
+        frozenset(
+            [
+                "python",
+                "python3",
+                "pytest",
+                "ruff",
+                "mypy",
+                "git",
+                "uv",
+                "pip",
+                "cat",
+                "ls",
+                "find",
+                "grep",
+                "mkdir",
+                "cp",
+                "mv",
+                "rm",
+                "echo",
+                "touch",
+                "curl",
+                "wget",
+                "make",
+                "bash",
+                "sh",
+                "node",
+                "npm",
+                "npx",
+            ]
+        )
+        == sandbox.ALLOWED_COMMANDS
+    )
+
+
+def test_entry_point_exports_exec_tool() -> None:
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    exports = pyproject["project"]["entry-points"]["akgentic.tool.exports"]
+    assert exports == {"ExecTool": "akgentic.tool.sandbox:ExecTool"}
+    module, _, name = exports["ExecTool"].partition(":")
+    assert module == sandbox.__name__
+    assert getattr(sandbox, name) is sandbox.ExecTool
