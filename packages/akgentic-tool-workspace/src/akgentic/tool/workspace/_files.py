@@ -134,7 +134,8 @@ def commit(changes: Mapping[Path, bytes | None]) -> None:
             if data is None:
                 path.unlink()
             else:
-                os.replace(staged.pop(path), path)
+                os.replace(staged[path], path)
+                del staged[path]
             done.append(path)
     except BaseException:
         for path in done:

@@ -625,6 +625,8 @@ def parse_patch(text: str) -> list[FilePatch]:
     `a/` and `b/` prefixes (git style) are removed. Raises `PatchError` on malformed input.
     """
     lines = text.replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the text's final newline ends the last line; it starts no empty one
     patches: list[FilePatch] = []
     index = 0
     while index < len(lines):

@@ -512,7 +512,7 @@ def _normalize_newlines(old: str, new: str, original: TextFile) -> tuple[str, st
 
 
 def _page(text: str, path: str, offset: int, limit: int, max_chars: int, note: str) -> str:
-    lines = text.split("\n")
+    lines = text.split("\n") if text else []
     if text.endswith("\n"):
         lines.pop()
     total = len(lines)

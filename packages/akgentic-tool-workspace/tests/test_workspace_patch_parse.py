@@ -1,0 +1,160 @@
+"""Unified diffs: parsing, applying hunks, and the workspace_patch tool's all-or-nothing rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from akgentic.tool.errors import RetriableError
+from akgentic.tool.workspace import FilePatch, PatchError, apply_file_patch, parse_patch
+
+Tools = dict[str, Any]
+
+ORIGINAL = "".join(f"line {n}\n" for n in range(1, 21))
+
+TWO_HUNKS = """\
+--- a/notes.txt
++++ b/notes.txt
+@@ -2,3 +2,3 @@
+ line 2
+-line 3
++line three
+ line 4
+@@ -15,3 +15,4 @@ some context
+ line 15
+ line 16
++line 16.5
+ line 17
+"""
+
+
+def test_parse_reads_files_hunks_and_strips_git_prefixes() -> None:
+    (patch,) = parse_patch(TWO_HUNKS)
+    assert isinstance(patch, FilePatch)
+    assert (patch.old_path, patch.new_path, patch.path) == ("notes.txt", "notes.txt", "notes.txt")
+    assert [(h.old_start, h.old_count, h.new_start, h.new_count) for h in patch.hunks] == [
+        (2, 3, 2, 3),
+        (15, 3, 15, 4),
+    ]
+    assert patch.hunks[0].old_lines == ["line 2", "line 3", "line 4"]
+    assert patch.hunks[0].new_lines == ["line 2", "line three", "line 4"]
+
+
+def test_apply_two_hunks() -> None:
+    (patch,) = parse_patch(TWO_HUNKS)
+    result = apply_file_patch(ORIGINAL, patch)
+    assert result is not None
+    lines = result.splitlines()
+    assert lines[2] == "line three"
+    assert lines[16:18] == ["line 16.5", "line 17"]
+    assert len(lines) == 21
+
+
+def test_hunks_still_apply_when_the_file_moved_down() -> None:
+    (patch,) = parse_patch(TWO_HUNKS)
+    shifted = "header a\nheader b\n" + ORIGINAL
+    result = apply_file_patch(shifted, patch)
+    assert result is not None
+    assert "line three" in result
+    assert result.startswith("header a\nheader b\nline 1\n")
+
+
+def test_a_hunk_that_does_not_fit_is_named() -> None:
+    (patch,) = parse_patch(TWO_HUNKS)
+    broken = ORIGINAL.replace("line 16\n", "line sixteen\n")
+    with pytest.raises(PatchError) as caught:
+        apply_file_patch(broken, patch)
+    message = str(caught.value)
+    assert "hunk 2 of notes.txt" in message
+    assert "@@ -15,3 +15,4 @@" in message
+
+
+def test_counts_that_disagree_with_the_body_are_refused() -> None:
+    bad = "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n"
+    with pytest.raises(PatchError, match="promises 3 old and 3 new"):
+        parse_patch(bad)
+
+
+def test_text_without_a_diff_is_refused() -> None:
+    with pytest.raises(PatchError, match="no file changes found"):
+        parse_patch("just some words\n")
+
+
+def test_missing_newline_markers_are_honoured() -> None:
+    diff = (
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n"
+        "\\ No newline at end of file\n"
+    )
+    (patch,) = parse_patch(diff)
+    assert apply_file_patch("a\nb", patch) == "a\nc"
+
+
+def test_creation_and_deletion() -> None:
+    create = "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n"
+    (patch,) = parse_patch(create)
+    assert patch.creates
+    assert apply_file_patch(None, patch) == "hello\nworld\n"
+    delete = "--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-hello\n-world\n"
+    (patch,) = parse_patch(delete)
+    assert patch.deletes
+    assert apply_file_patch("hello\nworld\n", patch) is None
+
+
+# -- through the tool -------------------------------------------------------------------------
+
+
+def test_patch_tool_changes_several_files(tools: Tools, ws: Path) -> None:
+    tools["workspace_write"]("notes.txt", ORIGINAL)
+    tools["workspace_write"]("src/app.py", "def main():\n    return 1\n")
+    diff = (
+        TWO_HUNKS
+        + "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n def main():\n-    return 1\n"
+        + "+    return 2\n"
+        + "--- /dev/null\n+++ b/docs/readme.md\n@@ -0,0 +1 @@\n+# Docs\n"
+    )
+    report = tools["workspace_patch"](diff)
+    assert "3 file(s)" in report
+    assert (ws / "src/app.py").read_text() == "def main():\n    return 2\n"
+    assert "line three" in (ws / "notes.txt").read_text()
+    assert (ws / "docs/readme.md").read_text() == "# Docs\n"
+
+
+def test_patch_tool_changes_nothing_when_one_hunk_fails(tools: Tools, ws: Path) -> None:
+    tools["workspace_write"]("notes.txt", ORIGINAL)
+    tools["workspace_write"]("src/app.py", "def main():\n    return 1\n")
+    diff = (
+        "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n def main():\n-    return 1\n"
+        "+    return 2\n"
+        "--- /dev/null\n+++ b/created.txt\n@@ -0,0 +1 @@\n+new\n"
+        + TWO_HUNKS.replace(" line 17\n", " line 99\n")
+    )
+    with pytest.raises(RetriableError) as caught:
+        tools["workspace_patch"](diff)
+    assert "hunk 2 of notes.txt" in str(caught.value)
+    assert "No file was changed" in str(caught.value)
+    assert (ws / "src/app.py").read_text() == "def main():\n    return 1\n"
+    assert (ws / "notes.txt").read_text() == ORIGINAL
+    assert not (ws / "created.txt").exists()
+
+
+def test_patch_tool_keeps_crlf_and_handles_rename(tools: Tools, ws: Path) -> None:
+    (ws / "win.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    diff = "--- a/win.txt\n+++ b/renamed.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
+    assert "renamed" in tools["workspace_patch"](diff)
+    assert not (ws / "win.txt").exists()
+    assert (ws / "renamed.txt").read_bytes() == b"one\r\nTWO\r\nthree\r\n"
+
+
+def test_patch_tool_refuses_to_create_an_existing_file(tools: Tools, ws: Path) -> None:
+    (ws / "here.txt").write_text("x\n")
+    with pytest.raises(RetriableError, match="already exists"):
+        tools["workspace_patch"]("--- /dev/null\n+++ b/here.txt\n@@ -0,0 +1 @@\n+y\n")
+    assert (ws / "here.txt").read_text() == "x\n"
+
+
+def test_patch_tool_refuses_a_path_outside_the_workspace(tools: Tools, ws: Path) -> None:
+    with pytest.raises(RetriableError, match="escapes"):
+        tools["workspace_patch"]("--- /dev/null\n+++ b/../../evil.txt\n@@ -0,0 +1 @@\n+y\n")
+    assert not (ws.parent.parent / "evil.txt").exists()
