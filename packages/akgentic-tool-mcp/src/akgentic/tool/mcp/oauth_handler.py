@@ -1,0 +1,581 @@
+"""Get an access token for an OAuth-protected MCP server, through the user's browser.
+
+An MCP server that wants a token answers ``401`` with a ``WWW-Authenticate: Bearer``
+challenge pointing at its protected-resource metadata. From there the flow is the one the
+MCP authorization spec lays out, done here step by step:
+
+1. read the challenge and the protected-resource metadata (RFC 9728) to learn which
+   authorization server issues tokens for this server;
+2. read that authorization server's metadata (RFC 8414, or OpenID discovery) to find its
+   authorization, token and registration endpoints;
+3. register a public client on the fly (RFC 7591) unless a ``client_id`` is given;
+4. open the authorization URL in the browser, with a PKCE challenge (RFC 7636), and wait
+   on a one-shot HTTP listener on 127.0.0.1 for the redirect that carries the code;
+5. exchange the code, with the PKCE verifier, at the token endpoint.
+
+:func:`authorize_mcp_server` runs all of it and returns an :class:`OAuthToken`; pass its
+``access_token`` as ``MCPHTTPConnectionConfig.bearer_token``. Each step is also available
+on its own. The browser step is injectable (``open_browser``) so the flow can run without
+a desktop; by default it uses :func:`webbrowser.open`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import inspect
+import logging
+import re
+import secrets
+import webbrowser
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+
+import httpx
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+__all__ = [
+    "AuthorizationCallback",
+    "AuthorizationCode",
+    "AuthorizationServerMetadata",
+    "OAuthClient",
+    "OAuthFlowError",
+    "OAuthToken",
+    "PKCEPair",
+    "ProtectedResourceMetadata",
+    "authorize_mcp_server",
+    "authorize_mcp_server_sync",
+    "discover_authorization_server",
+    "exchange_code",
+    "listen_for_callback",
+    "new_pkce_pair",
+    "parse_www_authenticate",
+    "register_client",
+    "request_authorization_code",
+]
+
+logger = logging.getLogger(__name__)
+
+BrowserOpener = Callable[[str], Any]
+"""Called with the authorization URL. May be sync or async; a ``False`` result means the
+browser could not be opened, and the URL is then logged for the user to open by hand."""
+
+
+class OAuthFlowError(RuntimeError):
+    """A step of the authorization flow failed; the message names the step and the server."""
+
+
+class ProtectedResourceMetadata(BaseModel):
+    """RFC 9728 metadata of the MCP server (only the fields the flow uses)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    resource: str | None = None
+    authorization_servers: list[str] = []
+    scopes_supported: list[str] | None = None
+
+
+class AuthorizationServerMetadata(BaseModel):
+    """RFC 8414 metadata of the authorization server (only the fields the flow uses)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    issuer: str
+    authorization_endpoint: str
+    token_endpoint: str
+    registration_endpoint: str | None = None
+    scopes_supported: list[str] | None = None
+    code_challenge_methods_supported: list[str] | None = None
+
+
+class OAuthClient(BaseModel):
+    """The client identity used at the authorization server."""
+
+    client_id: str
+    client_secret: str | None = None
+    token_endpoint_auth_method: str = "none"
+
+
+class OAuthToken(BaseModel):
+    """What the token endpoint issued."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    access_token: str
+    token_type: str = "Bearer"
+    expires_in: int | None = None
+    refresh_token: str | None = None
+    scope: str | None = None
+
+
+class AuthorizationCode(BaseModel):
+    """The result of the browser step: a code, and what is needed to redeem it."""
+
+    code: str
+    redirect_uri: str
+    code_verifier: str
+
+
+@dataclass(frozen=True)
+class PKCEPair:
+    """A PKCE verifier and its S256 challenge."""
+
+    verifier: str
+    challenge: str
+
+
+def new_pkce_pair() -> PKCEPair:
+    """A fresh random verifier (86 URL-safe characters) and its S256 challenge."""
+    verifier = secrets.token_urlsafe(64)
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    challenge = base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+    return PKCEPair(verifier=verifier, challenge=challenge)
+
+
+_AUTH_PARAM = re.compile(r'([A-Za-z0-9_\-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))')
+
+
+def parse_www_authenticate(header: str) -> dict[str, str]:
+    """The parameters of a ``Bearer`` challenge (``{}`` when the header has none).
+
+    >>> parse_www_authenticate('Bearer error="invalid_token", resource_metadata="https://x/y"')
+    {'error': 'invalid_token', 'resource_metadata': 'https://x/y'}
+    """
+    scheme, _, rest = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return {}
+    params: dict[str, str] = {}
+    for match in _AUTH_PARAM.finditer(rest):
+        name, quoted, bare = match.groups()
+        value = quoted if quoted is not None else bare
+        params[name.lower()] = re.sub(r"\\(.)", r"\1", value)
+    return params
+
+
+async def discover_authorization_server(
+    server_url: str, http: httpx.AsyncClient
+) -> tuple[ProtectedResourceMetadata | None, AuthorizationServerMetadata]:
+    """Find the authorization server of the MCP server at ``server_url``, and its metadata.
+
+    Probes the server without credentials and follows its ``resource_metadata`` challenge;
+    when the server gives none, tries the well-known protected-resource locations; when
+    there is no protected-resource metadata at all, treats the server's origin as its own
+    authorization server (what MCP servers did before RFC 9728 was adopted).
+    """
+    resource_meta = await _protected_resource_metadata(server_url, http)
+    if resource_meta is not None and resource_meta.authorization_servers:
+        issuer = resource_meta.authorization_servers[0]
+    else:
+        parts = urlsplit(server_url)
+        issuer = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    for url in _authorization_metadata_urls(issuer):
+        found = await _get_json(http, url)
+        if found is None:
+            continue
+        try:
+            server_meta = AuthorizationServerMetadata.model_validate(found)
+        except ValidationError as exc:
+            raise OAuthFlowError(
+                f"authorization server metadata at {url} is invalid: {exc}"
+            ) from exc
+        methods = server_meta.code_challenge_methods_supported
+        if methods is not None and "S256" not in methods:
+            raise OAuthFlowError(
+                f"authorization server {issuer} does not support PKCE with S256 "
+                f"(it lists {methods}); this flow requires it"
+            )
+        return resource_meta, server_meta
+    raise OAuthFlowError(
+        f"no authorization server metadata found for {issuer} "
+        "(tried RFC 8414 and OpenID discovery locations)"
+    )
+
+
+async def register_client(
+    server_meta: AuthorizationServerMetadata,
+    redirect_uri: str,
+    http: httpx.AsyncClient,
+    *,
+    client_name: str = "akgentic",
+    scopes: list[str] | None = None,
+) -> OAuthClient:
+    """Register a public client for ``redirect_uri`` (RFC 7591 dynamic registration)."""
+    if not server_meta.registration_endpoint:
+        raise OAuthFlowError(
+            f"authorization server {server_meta.issuer} offers no dynamic client registration; "
+            "register a client there and pass its client_id"
+        )
+    body: dict[str, Any] = {
+        "client_name": client_name,
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+    }
+    if scopes:
+        body["scope"] = " ".join(scopes)
+    response = await _send(http, "POST", server_meta.registration_endpoint, json=body)
+    if response.status_code not in (200, 201):
+        raise OAuthFlowError(
+            f"client registration at {server_meta.registration_endpoint} failed: "
+            f"HTTP {response.status_code} {_oauth_error(response)}"
+        )
+    data = _json_object(response, "client registration")
+    client_id = data.get("client_id")
+    if not isinstance(client_id, str) or not client_id:
+        raise OAuthFlowError("client registration answered without a client_id")
+    secret = data.get("client_secret")
+    return OAuthClient(
+        client_id=client_id,
+        client_secret=secret if isinstance(secret, str) else None,
+        token_endpoint_auth_method=str(data.get("token_endpoint_auth_method") or "none"),
+    )
+
+
+async def request_authorization_code(
+    server_meta: AuthorizationServerMetadata,
+    client: OAuthClient,
+    redirect_uri: str,
+    callback: AuthorizationCallback,
+    *,
+    open_browser: BrowserOpener = webbrowser.open,
+    scopes: list[str] | None = None,
+    resource: str | None = None,
+    timeout: float = 300.0,
+) -> AuthorizationCode:
+    """The browser step: send the user to authorize, wait for the redirect with the code."""
+    pkce = new_pkce_pair()
+    state = secrets.token_urlsafe(24)
+    query: dict[str, str] = {
+        "response_type": "code",
+        "client_id": client.client_id,
+        "redirect_uri": redirect_uri,
+        "state": state,
+        "code_challenge": pkce.challenge,
+        "code_challenge_method": "S256",
+    }
+    if scopes:
+        query["scope"] = " ".join(scopes)
+    if resource:
+        query["resource"] = resource
+    endpoint = server_meta.authorization_endpoint
+    url = endpoint + ("&" if urlsplit(endpoint).query else "?") + urlencode(query)
+
+    opened = open_browser(url)
+    if inspect.isawaitable(opened):
+        opened = await opened
+    if opened is False:
+        logger.warning("Could not open a browser; open this URL to authorize: %s", url)
+
+    try:
+        params = await asyncio.wait_for(callback.wait(), timeout)
+    except TimeoutError:
+        raise OAuthFlowError(
+            f"no authorization arrived at {redirect_uri} within {timeout:g} s"
+        ) from None
+    if params.get("state") != state:
+        raise OAuthFlowError("the authorization redirect carried a wrong state; ignoring it")
+    if "error" in params:
+        description = params.get("error_description", "")
+        raise OAuthFlowError(
+            f"authorization was refused: {params['error']}"
+            + (f" ({description})" if description else "")
+        )
+    code = params.get("code")
+    if not code:
+        raise OAuthFlowError("the authorization redirect carried no code")
+    return AuthorizationCode(code=code, redirect_uri=redirect_uri, code_verifier=pkce.verifier)
+
+
+async def exchange_code(
+    server_meta: AuthorizationServerMetadata,
+    client: OAuthClient,
+    authorization: AuthorizationCode,
+    http: httpx.AsyncClient,
+    *,
+    resource: str | None = None,
+) -> OAuthToken:
+    """Redeem an authorization code (with its PKCE verifier) at the token endpoint."""
+    form = {
+        "grant_type": "authorization_code",
+        "code": authorization.code,
+        "redirect_uri": authorization.redirect_uri,
+        "client_id": client.client_id,
+        "code_verifier": authorization.code_verifier,
+    }
+    if resource:
+        form["resource"] = resource
+    auth: httpx.BasicAuth | None = None
+    if client.client_secret:
+        if client.token_endpoint_auth_method == "client_secret_basic":
+            auth = httpx.BasicAuth(client.client_id, client.client_secret)
+        else:
+            form["client_secret"] = client.client_secret
+    response = await _send(
+        http,
+        "POST",
+        server_meta.token_endpoint,
+        data=form,
+        auth=auth,
+        headers={"Accept": "application/json"},
+    )
+    if response.status_code != 200:
+        raise OAuthFlowError(
+            f"token exchange at {server_meta.token_endpoint} failed: "
+            f"HTTP {response.status_code} {_oauth_error(response)}"
+        )
+    try:
+        return OAuthToken.model_validate(_json_object(response, "token exchange"))
+    except ValidationError as exc:
+        raise OAuthFlowError(f"the token endpoint answered without an access token: {exc}") from exc
+
+
+async def authorize_mcp_server(
+    server_url: str,
+    *,
+    client_id: str | None = None,
+    client_secret: str | None = None,
+    client_name: str = "akgentic",
+    scopes: list[str] | None = None,
+    open_browser: BrowserOpener = webbrowser.open,
+    callback_port: int = 0,
+    timeout: float = 300.0,
+    http_client: httpx.AsyncClient | None = None,
+) -> OAuthToken:
+    """Run the whole flow for the MCP server at ``server_url`` and return the token.
+
+    Args:
+        server_url: The server's MCP endpoint (the URL given to MCPTool).
+        client_id: A client registered beforehand; when ``None``, one is registered
+            dynamically (the authorization server must allow it).
+        client_secret: The secret of ``client_id``, for a confidential client.
+        client_name: The name shown to the user on the consent page of a registered client.
+        scopes: Scopes to ask for; by default those the server advertises, if any.
+        open_browser: Opens the authorization URL (default: the system browser).
+        callback_port: Port of the local redirect listener on 127.0.0.1 (0: any free port;
+            set one when a pre-registered client's redirect URI fixes it).
+        timeout: Seconds to wait for the user to finish in the browser.
+        http_client: Client for the metadata, registration and token requests.
+    """
+    async with contextlib.AsyncExitStack() as stack:
+        http = http_client
+        if http is None:
+            http = await stack.enter_async_context(
+                httpx.AsyncClient(timeout=30.0, follow_redirects=True)
+            )
+        resource_meta, server_meta = await discover_authorization_server(server_url, http)
+        wanted_scopes = scopes
+        if wanted_scopes is None and resource_meta is not None:
+            wanted_scopes = resource_meta.scopes_supported or None
+        resource = (resource_meta.resource if resource_meta else None) or server_url
+        callback = await stack.enter_async_context(listen_for_callback(callback_port))
+        redirect_uri = callback.redirect_uri
+        client = (
+            OAuthClient(
+                client_id=client_id,
+                client_secret=client_secret,
+                token_endpoint_auth_method="client_secret_post" if client_secret else "none",
+            )
+            if client_id
+            else await register_client(
+                server_meta, redirect_uri, http, client_name=client_name, scopes=wanted_scopes
+            )
+        )
+        code = await request_authorization_code(
+            server_meta,
+            client,
+            redirect_uri,
+            callback,
+            open_browser=open_browser,
+            scopes=wanted_scopes,
+            resource=resource,
+            timeout=timeout,
+        )
+        token = await exchange_code(server_meta, client, code, http, resource=resource)
+    return token
+
+
+def authorize_mcp_server_sync(server_url: str, **kwargs: Any) -> OAuthToken:
+    """:func:`authorize_mcp_server` for code that is not running an event loop."""
+    return asyncio.run(authorize_mcp_server(server_url, **kwargs))
+
+
+# -- the local redirect listener ----------------------------------------------------------
+
+_PAGE = (
+    "<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
+    "<body><p>{message}</p></body></html>"
+)
+
+
+class AuthorizationCallback:
+    """A one-shot HTTP listener on 127.0.0.1 that catches the authorization redirect.
+
+    Open one with :func:`listen_for_callback`; its ``redirect_uri`` is what the client
+    registers and sends in the authorization request.
+    """
+
+    path = "/callback"
+
+    def __init__(self) -> None:
+        self._result: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
+        self.port = 0
+
+    @property
+    def redirect_uri(self) -> str:
+        return f"http://127.0.0.1:{self.port}{self.path}"
+
+    async def wait(self) -> dict[str, str]:
+        return await asyncio.shield(self._result)
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            request_line = await asyncio.wait_for(reader.readline(), 10)
+            while (await asyncio.wait_for(reader.readline(), 10)) not in (b"\r\n", b"\n", b""):
+                pass  # headers are not needed
+            method, target, *_ = [*request_line.decode("latin-1").split(" "), "", ""]
+            parts = urlsplit(target)
+            if method != "GET" or parts.path != self.path:
+                await self._reply(writer, 404, "Not found", "Nothing here.")
+                return
+            params = {k: v[0] for k, v in parse_qs(parts.query).items()}
+            if "error" in params:
+                await self._reply(writer, 200, "Authorization refused", "You can close this tab.")
+            else:
+                await self._reply(writer, 200, "Authorized", "Done: you can close this tab.")
+            if not self._result.done():
+                self._result.set_result(params)
+        except (TimeoutError, ConnectionError, UnicodeDecodeError):
+            return
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+
+    @staticmethod
+    async def _reply(writer: asyncio.StreamWriter, status: int, title: str, message: str) -> None:
+        body = _PAGE.format(title=escape(title), message=escape(message)).encode()
+        reason = "OK" if status == 200 else "Not Found"
+        writer.write(
+            f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+            + body
+        )
+        await writer.drain()
+
+
+@contextlib.asynccontextmanager
+async def listen_for_callback(port: int = 0) -> AsyncIterator[AuthorizationCallback]:
+    """Listen on 127.0.0.1:``port`` (0: any free port) for the authorization redirect."""
+    callback = AuthorizationCallback()
+    server = await asyncio.start_server(callback.handle, "127.0.0.1", port)
+    callback.port = server.sockets[0].getsockname()[1]
+    try:
+        yield callback
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+# -- HTTP helpers -------------------------------------------------------------------------
+
+
+async def _protected_resource_metadata(
+    server_url: str, http: httpx.AsyncClient
+) -> ProtectedResourceMetadata | None:
+    candidates: list[str] = []
+    status, challenge = await _probe(server_url, http)
+    if status == 401 and "resource_metadata" in challenge:
+        candidates.append(challenge["resource_metadata"])
+    parts = urlsplit(server_url)
+    origin = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    path = parts.path.rstrip("/")
+    if path:
+        candidates.append(f"{origin}/.well-known/oauth-protected-resource{path}")
+    candidates.append(f"{origin}/.well-known/oauth-protected-resource")
+    for url in candidates:
+        found = await _get_json(http, url)
+        if found is not None:
+            try:
+                return ProtectedResourceMetadata.model_validate(found)
+            except ValidationError as exc:
+                raise OAuthFlowError(
+                    f"protected resource metadata at {url} is invalid: {exc}"
+                ) from exc
+    return None
+
+
+def _authorization_metadata_urls(issuer: str) -> list[str]:
+    parts = urlsplit(issuer)
+    origin = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    path = parts.path.rstrip("/")
+    if not path:
+        return [
+            f"{origin}/.well-known/oauth-authorization-server",
+            f"{origin}/.well-known/openid-configuration",
+        ]
+    return [
+        f"{origin}/.well-known/oauth-authorization-server{path}",
+        f"{origin}/.well-known/openid-configuration{path}",
+        f"{origin}{path}/.well-known/openid-configuration",
+    ]
+
+
+async def _probe(server_url: str, http: httpx.AsyncClient) -> tuple[int, dict[str, str]]:
+    """Status and Bearer challenge of an anonymous request to the MCP endpoint.
+
+    Streamed and closed as soon as the headers arrive: on a server that does not ask for
+    a token, a GET may open an event stream that never ends.
+    """
+    try:
+        async with http.stream(
+            "GET", server_url, headers={"Accept": "application/json, text/event-stream"}
+        ) as response:
+            header = response.headers.get("www-authenticate", "")
+            return response.status_code, parse_www_authenticate(header)
+    except httpx.HTTPError as exc:
+        raise OAuthFlowError(f"GET {server_url} failed: {type(exc).__name__}: {exc}") from exc
+
+
+async def _send(http: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    try:
+        return await http.request(method, url, **kwargs)
+    except httpx.HTTPError as exc:
+        raise OAuthFlowError(f"{method} {url} failed: {type(exc).__name__}: {exc}") from exc
+
+
+async def _get_json(http: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
+    response = await _send(http, "GET", url, headers={"Accept": "application/json"})
+    if response.status_code != 200:
+        return None
+    try:
+        data = response.json()
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _json_object(response: httpx.Response, step: str) -> dict[str, Any]:
+    try:
+        data = response.json()
+    except ValueError as exc:
+        raise OAuthFlowError(f"{step} answered with something that is not JSON") from exc
+    if not isinstance(data, dict):
+        raise OAuthFlowError(f"{step} answered with JSON that is not an object")
+    return data
+
+
+def _oauth_error(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text[:200]
+    if isinstance(data, dict) and "error" in data:
+        description = data.get("error_description")
+        return f"{data['error']}" + (f": {description}" if description else "")
+    return str(data)[:200]
