@@ -1,0 +1,263 @@
+"""EventSourcingCapability on a bare pydantic-ai Agent: exactly once, in order, every path."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from typing import Any
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import ProcessHistory
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
+
+from akgentic.llm import (
+    ContextManager,
+    EventSourcingCapability,
+    LlmMessageEvent,
+    LlmSystemPromptEvent,
+    LlmUsageEvent,
+)
+
+
+class Recorder:
+    """The spec's example observer: keeps the messages it is told about."""
+
+    def __init__(self) -> None:
+        self.messages: list[ModelMessage] = []
+
+    def notify_event(self, event: object) -> None:
+        if isinstance(event, LlmMessageEvent):
+            self.messages.append(event.message)
+
+
+async def test_spec_example_bare_agent_persists_everything_once() -> None:
+    context = ContextManager()
+    recorder = Recorder()
+    context.subscribe(recorder)
+
+    agent = Agent(model=TestModel(), capabilities=[EventSourcingCapability(context)])
+    result = await agent.run("hello")
+
+    assert context.messages == list(result.all_messages())
+    assert recorder.messages == context.messages
+
+
+def _tool_then_answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    last = messages[-1]
+    asked = any(isinstance(p, UserPromptPart) for p in last.parts)
+    if asked and info.function_tools:
+        return ModelResponse(parts=[ToolCallPart("lookup", {"key": "k"}, tool_call_id="t1")])
+    return ModelResponse(parts=[TextPart("done")])
+
+
+async def test_consecutive_runs_persist_only_their_own_messages(event_recorder: Any) -> None:
+    context = ContextManager()
+    context.subscribe(event_recorder)
+    agent = Agent(
+        FunctionModel(_tool_then_answer),
+        system_prompt="Be brief.",
+        capabilities=[EventSourcingCapability(context)],
+    )
+
+    @agent.tool_plain
+    def lookup(key: str) -> str:
+        return f"value of {key}"
+
+    first = await agent.run("one")
+    second = await agent.run("two", message_history=context.messages)
+
+    assert context.messages == list(second.all_messages())
+    persisted = [e.message for e in event_recorder.of_type(LlmMessageEvent)]
+    assert persisted == context.messages
+    assert len(persisted) == len(first.all_messages()) + len(second.new_messages())
+    # every event of a run carries that run's id, and the two ids differ
+    ids_by_type = {
+        (type(e).__name__, e.run_id) for e in event_recorder.events if hasattr(e, "run_id")
+    }
+    assert {run_id for _, run_id in ids_by_type} == {first.run_id, second.run_id}
+    assert first.run_id != second.run_id
+    usage = event_recorder.of_type(LlmUsageEvent)
+    assert len(usage) == sum(isinstance(m, ModelResponse) for m in context.messages)
+
+
+SOURCE_REFERENCES = "... a deployment's source-reference block ..."
+
+
+def _is_source_reference(message: ModelMessage) -> bool:
+    return (
+        isinstance(message, ModelRequest)
+        and len(message.parts) == 1
+        and isinstance(message.parts[0], UserPromptPart)
+        and message.parts[0].content == SOURCE_REFERENCES
+    )
+
+
+def inject_source_reference(messages: list[ModelMessage]) -> list[ModelMessage]:
+    if messages and _is_source_reference(messages[0]):
+        return messages
+    return [ModelRequest(parts=[UserPromptPart(content=SOURCE_REFERENCES)]), *messages]
+
+
+async def test_prepending_processor_is_absorbed_by_the_identity_anchor() -> None:
+    context = ContextManager()
+    recorder = Recorder()
+    context.subscribe(recorder)
+    agent = Agent(
+        TestModel(),
+        capabilities=[
+            EventSourcingCapability(context),
+            ProcessHistory(processor=inject_source_reference),
+        ],
+    )
+    await agent.run("first")
+    # First run: no recorded tail yet, so the injected block is inside the window and recorded.
+    assert sum(_is_source_reference(m) for m in context.messages) == 1
+    before = len(context.messages)
+
+    second = await agent.run("second", message_history=context.messages)
+    new = context.messages[before:]
+    assert [type(m) for m in new] == [ModelRequest, ModelResponse]
+    assert new == list(second.new_messages())
+    assert sum(_is_source_reference(m) for m in context.messages) == 1
+    assert recorder.messages == context.messages  # nothing persisted twice
+
+
+def rebuild_from_copies(messages: list[ModelMessage]) -> list[ModelMessage]:
+    return [copy.deepcopy(m) for m in messages]
+
+
+async def test_rebuilding_processor_is_absorbed_by_the_positional_cursor() -> None:
+    context = ContextManager()
+    recorder = Recorder()
+    context.subscribe(recorder)
+    agent = Agent(
+        TestModel(),
+        capabilities=[
+            EventSourcingCapability(context),
+            ProcessHistory(processor=rebuild_from_copies),
+        ],
+    )
+    await agent.run("first")
+    await agent.run("second", message_history=context.messages)
+    await agent.run("third", message_history=context.messages)
+    prompts = [
+        p.content
+        for m in context.messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, UserPromptPart)
+    ]
+    assert prompts == ["first", "second", "third"]
+    assert len(context.messages) == 6
+    assert len(recorder.messages) == 6
+
+
+async def test_a_failing_run_still_persists_what_it_produced(event_recorder: Any) -> None:
+    context = ContextManager()
+    context.subscribe(event_recorder)
+
+    def call_then_crash(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart("explode", {}, tool_call_id="x1")])
+
+    agent = Agent(
+        FunctionModel(call_then_crash),
+        system_prompt="rules",
+        capabilities=[EventSourcingCapability(context)],
+    )
+
+    @agent.tool_plain
+    def explode() -> str:
+        raise RuntimeError("tool blew up")
+
+    with pytest.raises(RuntimeError, match="tool blew up"):
+        await agent.run("go")
+
+    kinds = [type(m) for m in context.messages]
+    assert kinds == [ModelRequest, ModelResponse]
+    dangling = context.messages[-1]
+    assert isinstance(dangling, ModelResponse)
+    assert dangling.parts[0].tool_name == "explode"  # type: ignore[union-attr]
+    # the system-prompt record happens on the failure path too
+    [prompt_event] = event_recorder.of_type(LlmSystemPromptEvent)
+    assert prompt_event.parts[0].content == "rules"
+    messages = [e.message for e in event_recorder.of_type(LlmMessageEvent)]
+    assert messages == context.messages
+
+
+async def test_a_cancelled_run_persists_its_tail() -> None:
+    context = ContextManager()
+    started = asyncio.Event()
+
+    def call_slow_tool(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart("slow", {}, tool_call_id="s1")])
+
+    agent = Agent(FunctionModel(call_slow_tool), capabilities=[EventSourcingCapability(context)])
+
+    @agent.tool_plain
+    async def slow() -> str:
+        started.set()
+        await asyncio.sleep(3600)
+        return "never"
+
+    task = asyncio.create_task(agent.run("go"))
+    await asyncio.wait_for(started.wait(), timeout=10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert [type(m) for m in context.messages] == [ModelRequest, ModelResponse]
+    assert context.messages[-1].parts[0].tool_name == "slow"  # type: ignore[union-attr]
+
+
+async def test_a_model_error_after_some_steps_keeps_earlier_steps() -> None:
+    context = ContextManager()
+    calls = 0
+
+    def tool_then_fail(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return ModelResponse(parts=[ToolCallPart("noop", {}, tool_call_id="n1")])
+        raise ConnectionError("provider went away")
+
+    agent = Agent(FunctionModel(tool_then_fail), capabilities=[EventSourcingCapability(context)])
+
+    @agent.tool_plain
+    def noop() -> str:
+        return "ok"
+
+    with pytest.raises(ConnectionError):
+        await agent.run("go")
+    # request, tool-call response, tool-return request (sent, never answered)
+    assert [type(m) for m in context.messages] == [ModelRequest, ModelResponse, ModelRequest]
+
+
+async def test_observer_failure_does_not_cause_double_persistence() -> None:
+    context = ContextManager()
+    seen: list[ModelMessage] = []
+
+    class FailsOnce:
+        failed = False
+
+        def notify_event(self, event: object) -> None:
+            if isinstance(event, LlmMessageEvent):
+                seen.append(event.message)
+                if not self.failed:
+                    self.failed = True
+                    raise RuntimeError("observer hiccup")
+
+    context.subscribe(FailsOnce())
+    agent = Agent(TestModel(), capabilities=[EventSourcingCapability(context)])
+    with pytest.raises(RuntimeError, match="observer hiccup"):
+        await agent.run("hello")
+    assert len(seen) == len(context.messages)
+    assert len({id(m) for m in context.messages}) == len(context.messages)
