@@ -1,0 +1,406 @@
+"""``MockReactAgent``: the ``ReactAgent`` surface, answered from a YAML scenario.
+
+For load tests of the layers above this package: no provider, no credentials, no tokens
+spent. Underneath is still a real pydantic-ai ``Agent``, whose model is a ``FunctionModel``
+that plays the scenario, so everything around the model behaves as in production: registered
+tools really run, messages flow through ``EventSourcingCapability`` into the
+``ContextManager`` (observers get the same events, with the scenario's token counts in
+``LlmUsageEvent``), the agent-lifetime budget and the run-tier limits are enforced, dangling
+tool calls are healed, and auto-compaction fires on the scripted input-token counts.
+
+Differences from ``ReactAgent``, on purpose:
+
+- ``capabilities`` and ``limit_recovery`` are accepted and ignored; a run-tier breach raises
+  ``RunUsageLimitError`` straight away (no tool-free conclusion is attempted).
+- The ``summarize`` compaction strategy is answered by the scenario's ``summary`` text
+  instead of a summarizer model; other strategies run as configured.
+- Structured output is produced through pydantic-ai's output tool, whatever the provider in
+  ``config.model_cfg`` (which is never contacted).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ModelResponsePart,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
+
+from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
+from akgentic.llm.capabilities.compaction import CompactionCapability, compaction_event_factory
+from akgentic.llm.capabilities.errors import RunUsageLimitError, limit_message
+from akgentic.llm.capabilities.event_sourcing import EventSourcingCapability
+from akgentic.llm.capabilities.healing import HealingCapability
+from akgentic.llm.capabilities.limit_recovery import LimitRecoveryCapability
+from akgentic.llm.compaction import CompactionStrategy, SummarizeStrategy, create_compaction
+from akgentic.llm.config import ReactAgentConfig, RunUsageLimits
+from akgentic.llm.context import ContextManager
+from akgentic.llm.event import ContextObserver
+from akgentic.llm.loadtest.scenario import Scenario, ScenarioError, ScenarioStep, load_scenario
+
+__all__ = ["SCENARIO_ENV_VAR", "MockReactAgent"]
+
+SCENARIO_ENV_VAR = "AKGENTIC_LLM_SCENARIO"
+"""Path of the scenario file used when ``MockReactAgent`` is built without ``scenario=``."""
+
+_DEFAULT_SCENARIO = Scenario(steps=[ScenarioStep(reply="Mock reply.")])
+
+F = TypeVar("F")
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class _Play:
+    """What the mock model plays during one run."""
+
+    step: ScenarioStep
+    call_prefix: str
+    concluding: bool
+
+
+# The step being played, per task: concurrent runs of one mock never read each other's step.
+_PLAY: ContextVar[_Play | None] = ContextVar("akgentic_llm_mock_play", default=None)
+
+_CONCLUSION_LIMITS = RunUsageLimits(run_request_limit=1).to_pydantic_ai()
+
+
+def _prompt_text(prompt: Any) -> str:
+    if isinstance(prompt, str):
+        return prompt
+    return " ".join(item for item in prompt if isinstance(item, str))
+
+
+def _resolve_scenario(scenario: Scenario | str | Path | None) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario
+    if scenario is not None:
+        return load_scenario(scenario)
+    from_env = os.environ.get(SCENARIO_ENV_VAR)
+    if from_env:
+        return load_scenario(from_env)
+    return _DEFAULT_SCENARIO
+
+
+class MockReactAgent:
+    """A ``ReactAgent`` stand-in that answers from a scenario; see the module docstring."""
+
+    def __init__(
+        self,
+        config: ReactAgentConfig,
+        deps_type: type[Any] | None = None,
+        tools: list[Any] | None = None,
+        toolsets: list[Any] | None = None,
+        result_type: type[Any] = str,
+        observer: ContextObserver | None = None,
+        capabilities: Sequence[AbstractCapability[Any]] | None = None,
+        limit_recovery: LimitRecoveryCapability | None = None,
+        *,
+        scenario: Scenario | str | Path | None = None,
+    ) -> None:
+        del capabilities  # accepted for signature parity, deliberately not mounted
+        # Kept so the property exists as on ReactAgent, but never consulted: see the module doc.
+        self._limit_recovery = limit_recovery or LimitRecoveryCapability()
+        self._config = config
+        self._scenario = _resolve_scenario(scenario)
+        self._cursor = 0
+        self._serial = 0
+        self._closed = False
+        self._context = ContextManager()
+        if observer is not None:
+            self._context.subscribe(observer)
+        self._run_limits = config.run_usage_limits.to_pydantic_ai()
+        self._budget = LifetimeBudgetCapability(config.agent_usage_limits)
+        cfg = config.compaction_cfg
+        self._compaction = CompactionCapability(
+            self._build_strategy(),
+            self._context,
+            threshold_fn=config.compaction_threshold,
+            event_factory=compaction_event_factory(cfg.strategy, cfg.summarizer_prompt_version),
+        )
+        self._loop = asyncio.new_event_loop()
+        agent_kwargs: dict[str, Any] = {}
+        if deps_type is not None:
+            agent_kwargs["deps_type"] = deps_type
+        self._agent: Agent[Any, Any] = Agent(
+            FunctionModel(self._respond, model_name=self._scenario.model_name),
+            output_type=result_type,
+            tools=tools or (),
+            toolsets=toolsets,
+            retries=config.runtime_cfg.retries,
+            end_strategy=config.runtime_cfg.end_strategy,
+            capabilities=[
+                self._budget,
+                self._compaction,
+                EventSourcingCapability(self._context),
+                HealingCapability(self._context),
+            ],
+            **agent_kwargs,
+        )
+
+    def _build_strategy(self) -> CompactionStrategy:
+        cfg = self._config.compaction_cfg
+        if cfg.strategy == "summarize":
+            summary = self._scenario.summary
+
+            def summarize(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+                return ModelResponse(parts=[TextPart(summary)])
+
+            return SummarizeStrategy(
+                FunctionModel(summarize, model_name=self._scenario.model_name),
+                prompt_version=cfg.summarizer_prompt_version,
+                summary_target_tokens=cfg.summary_target_tokens,
+            )
+        return create_compaction(cfg, self._config.model_cfg)
+
+    # --------------------------------------------------------------- the model
+
+    async def _respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        play = _PLAY.get()
+        if play is None:
+            raise ScenarioError("the mock model was called outside MockReactAgent.run()")
+        step = play.step
+        scenario = self._scenario
+        latency = step.latency_s if step.latency_s is not None else scenario.latency_s
+        if latency:
+            await asyncio.sleep(latency)
+        usage = RequestUsage(
+            input_tokens=step.input_tokens
+            if step.input_tokens is not None
+            else scenario.input_tokens,
+            output_tokens=(
+                step.output_tokens if step.output_tokens is not None else scenario.output_tokens
+            ),
+        )
+        parts: list[ModelResponsePart]
+        if play.concluding:
+            parts = self._answer(scenario.conclusion, info)
+        elif step.tool_calls and not self._answered(messages, play.call_prefix):
+            registered = {tool.name for tool in info.function_tools}
+            parts = []
+            for index, call in enumerate(step.tool_calls):
+                if call.tool not in registered:
+                    raise ScenarioError(
+                        f"scenario {scenario.name!r}: tool {call.tool!r} is not registered on "
+                        f"this agent (registered: {', '.join(sorted(registered)) or 'none'})"
+                    )
+                parts.append(
+                    ToolCallPart(
+                        call.tool, dict(call.args), tool_call_id=f"{play.call_prefix}{index}"
+                    )
+                )
+        else:
+            parts = self._answer(step.reply, info)
+        return ModelResponse(parts=parts, usage=usage, model_name=scenario.model_name)
+
+    @staticmethod
+    def _answered(messages: list[ModelMessage], call_prefix: str) -> bool:
+        """Whether this run's scripted tool calls already came back."""
+        last = messages[-1] if messages else None
+        return isinstance(last, ModelRequest) and any(
+            isinstance(part, ToolReturnPart | RetryPromptPart)
+            and part.tool_call_id.startswith(call_prefix)
+            for part in last.parts
+        )
+
+    def _answer(self, reply: str | dict[str, Any], info: AgentInfo) -> list[ModelResponsePart]:
+        if not info.output_tools:
+            return [TextPart(reply if isinstance(reply, str) else json.dumps(reply))]
+        args: Any = reply
+        if isinstance(reply, str):
+            try:
+                args = json.loads(reply)
+            except ValueError:
+                raise ScenarioError(
+                    f"scenario {self._scenario.name!r}: the run expects structured output but "
+                    f"the scripted reply is plain text: {reply!r}"
+                ) from None
+        return [ToolCallPart(info.output_tools[0].name, args)]
+
+    # ----------------------------------------------------------------- running
+
+    async def run(self, user_prompt: Any, deps: Any = None, output_type: Any = None) -> Any:
+        """Play the next matching scenario step as one run and return its reply."""
+        self._ensure_open()
+        pending = self._context.drain_pending_user_prompts()
+        if pending:
+            user_prompt = (
+                "\n\n".join([*pending, user_prompt])
+                if isinstance(user_prompt, str)
+                else [*pending, *user_prompt]
+            )
+        self._cursor, step = self._scenario.pick(self._cursor, _prompt_text(user_prompt))
+        return await self._play(user_prompt, step, deps, output_type, self._run_limits, False)
+
+    async def conclude_without_tools(
+        self, reason: str, *, deps: Any = None, output_type: Any = None
+    ) -> Any:
+        """One tool-free run answering the scenario's ``conclusion`` text."""
+        self._ensure_open()
+        with self._agent.override(tools=[], toolsets=[]):
+            step = ScenarioStep(reply=self._scenario.conclusion)
+            return await self._play(reason, step, deps, output_type, _CONCLUSION_LIMITS, True)
+
+    async def _play(
+        self,
+        prompt: Any,
+        step: ScenarioStep,
+        deps: Any,
+        output_type: Any,
+        usage_limits: Any,
+        concluding: bool,
+    ) -> Any:
+        self._serial += 1
+        token = _PLAY.set(_Play(step, f"mock-{self._serial}-", concluding))
+        try:
+            result = await self._agent.run(
+                prompt,
+                deps=deps,
+                message_history=self._context.messages,
+                output_type=output_type,
+                usage_limits=usage_limits,
+            )
+        except UsageLimitExceeded as breach:
+            raise RunUsageLimitError(limit_message(breach)) from breach
+        finally:
+            _PLAY.reset(token)
+        return result.output
+
+    def run_sync(self, user_prompt: Any, deps: Any = None, output_type: Any = None) -> Any:
+        """``run()`` driven on the mock's own event loop."""
+        self._ensure_open()
+        return self._loop.run_until_complete(self.run(user_prompt, deps, output_type))
+
+    def conclude_without_tools_sync(
+        self, reason: str, *, deps: Any = None, output_type: Any = None
+    ) -> Any:
+        """``conclude_without_tools()`` driven on the mock's own event loop."""
+        self._ensure_open()
+        return self._loop.run_until_complete(
+            self.conclude_without_tools(reason, deps=deps, output_type=output_type)
+        )
+
+    # ----------------------------------------------------------------- context
+
+    @property
+    def config(self) -> ReactAgentConfig:
+        """The configuration the mock was built from."""
+        return self._config
+
+    @property
+    def scenario(self) -> Scenario:
+        """The scenario being played."""
+        return self._scenario
+
+    @property
+    def context(self) -> ContextManager:
+        """The persistent history, exactly as ``ReactAgent`` keeps it."""
+        return self._context
+
+    @property
+    def lifetime_budget(self) -> LifetimeBudgetCapability:
+        """The mounted agent-lifetime budget."""
+        return self._budget
+
+    @property
+    def limit_recovery(self) -> LimitRecoveryCapability:
+        """The recovery policy passed in (or a default); the mock never consults it."""
+        return self._limit_recovery
+
+    def subscribe_context(self, observer: ContextObserver) -> None:
+        """Deliver every future context event to ``observer``."""
+        self._context.subscribe(observer)
+
+    def restore_context(self, events: Sequence[Any]) -> None:
+        """Rebuild history, dedup state and lifetime counters from persisted events."""
+        unwrapped = [getattr(item, "event", item) for item in events]
+        self._context.replay(unwrapped)
+        self._budget.restore(unwrapped)
+
+    def compact(self) -> str:
+        """Fold the history now with the configured strategy; return what happened."""
+        self._ensure_open()
+        event = self._run_blocking(self._compaction.compact())
+        if event is None:
+            return "Nothing to compact."
+        return (
+            f"Compacted {event.replaced_message_count} message(s) "
+            f"with the '{event.strategy_id}' strategy."
+        )
+
+    def clear_context(self) -> str:
+        """Drop the whole history; return what happened."""
+        removed = self._context.clear_context()
+        return f"Cleared {removed} message(s) from the context."
+
+    # ------------------------------------------------------- prompts and tools
+
+    def system_prompt(self, func: F) -> F:
+        """Register a dynamic system prompt (rendered into the mock's history as usual)."""
+        self._agent.system_prompt(dynamic=True)(cast(Any, func))
+        return func
+
+    def tool(self, func: F) -> F:
+        """Register a tool; the scenario calls it by name."""
+        self._agent.tool(cast(Any, func))
+        return func
+
+    @property
+    def pydantic_agent(self) -> Agent[Any, Any]:
+        """The underlying pydantic-ai ``Agent`` (its model plays the scenario)."""
+        return self._agent
+
+    # ---------------------------------------------------------------- teardown
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close()`` has run."""
+        return self._closed
+
+    async def aclose(self) -> None:
+        """Nothing to release: the mock holds no HTTP pool."""
+
+    def close(self) -> None:
+        """Close the mock's event loop. Safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        if not self._loop.is_running():
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+        self._loop.close()
+
+    def _ensure_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this MockReactAgent is closed; build a new one")
+
+    def _run_blocking(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        """Drive ``coro`` on the mock's own loop, from sync code, even inside a running loop.
+
+        Inside a running loop (an async caller) the mock's loop cannot run on this thread, so
+        it runs on a short-lived worker thread while the caller waits.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._loop.run_until_complete(coro)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(self._loop.run_until_complete, coro).result()
