@@ -1,1 +1,59 @@
-"""The planning tool of akgentic (not implemented yet: see this package's README)."""
+"""The team task board tool: one shared plan per team, with keyword and semantic search.
+
+``PlanningTool`` is the card agents carry; ``PlanActor`` (``#PlanningTool``) holds the team's
+plan; ``PlanningStateEvent`` is the delta each change emits.
+"""
+
+from akgentic.tool.planning.event import PlanningStateEvent
+from akgentic.tool.planning.models import (
+    DESCRIPTION_MAX_CHARS,
+    OUTPUT_MAX_CHARS,
+    TASK_STATUSES,
+    Task,
+    TaskCreate,
+    TaskStatus,
+    TaskUpdate,
+)
+from akgentic.tool.planning.planning import (
+    DEFAULT_PLANNING_SCORE_THRESHOLD,
+    DEFAULT_PLANNING_TOP_K,
+    GetPlanning,
+    GetPlanningTask,
+    PlanningTool,
+    SearchPlanning,
+    UpdatePlanning,
+)
+from akgentic.tool.planning.planning_actor import (
+    PLANNING_ACTOR_NAME,
+    PLANNING_COLLECTION,
+    PlanActor,
+    PlanConfig,
+    PlanSearchResult,
+    PlanUpdateReport,
+)
+from akgentic.tool.planning.state import PlanState
+
+__all__ = [
+    "DEFAULT_PLANNING_SCORE_THRESHOLD",
+    "DEFAULT_PLANNING_TOP_K",
+    "DESCRIPTION_MAX_CHARS",
+    "OUTPUT_MAX_CHARS",
+    "PLANNING_ACTOR_NAME",
+    "PLANNING_COLLECTION",
+    "TASK_STATUSES",
+    "GetPlanning",
+    "GetPlanningTask",
+    "PlanActor",
+    "PlanConfig",
+    "PlanSearchResult",
+    "PlanState",
+    "PlanUpdateReport",
+    "PlanningStateEvent",
+    "PlanningTool",
+    "SearchPlanning",
+    "Task",
+    "TaskCreate",
+    "TaskStatus",
+    "TaskUpdate",
+    "UpdatePlanning",
+]

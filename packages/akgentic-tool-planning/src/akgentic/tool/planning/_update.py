@@ -1,0 +1,118 @@
+"""Applying one batch of task creations, updates and deletions to the plan.
+
+Items are checked one by one against the plan as the batch has left it; a rejected item
+changes nothing and is reported by position, the others are applied. The delta holds the
+net effect per task (a task created and deleted in one call appears nowhere).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from akgentic.tool.planning.event import PlanningStateEvent
+from akgentic.tool.planning.models import (
+    TASK_STATUSES,
+    Task,
+    TaskCreate,
+    TaskUpdate,
+    normalize_agent,
+)
+from akgentic.tool.planning.state import PlanState
+
+
+@dataclass
+class PlanUpdateOutcome:
+    """Net delta, rejections, ids created, and a one-line summary."""
+
+    delta: PlanningStateEvent
+    errors: list[str] = field(default_factory=list)
+    created: list[int] = field(default_factory=list)
+    summary: str = ""
+
+
+def _status_error(where: str, status: str) -> str:
+    return f"{where}: invalid status {status!r} (use one of {', '.join(TASK_STATUSES)})"
+
+
+def apply_plan_update(
+    state: PlanState,
+    creates: list[TaskCreate],
+    updates: list[TaskUpdate],
+    deletes: list[int],
+    creator: str,
+) -> PlanUpdateOutcome:
+    """Apply the batch to ``state`` on behalf of agent ``creator``."""
+    before: dict[int, Task | None] = {}
+    errors: list[str] = []
+    created: list[int] = []
+    creator = normalize_agent(creator)
+
+    for i, new in enumerate(creates):
+        if new.status not in TASK_STATUSES:
+            errors.append(_status_error(f"create_tasks[{i}]", new.status))
+            continue
+        task_id = state.allocate_id()
+        before[task_id] = None
+        state.put_task(
+            Task(
+                id=task_id,
+                description=new.description.strip(),
+                status=new.status,  # type: ignore[arg-type]  # checked above
+                owner=normalize_agent(new.owner),
+                creator=creator,
+                output=new.output,
+            )
+        )
+        created.append(task_id)
+
+    for i, change in enumerate(updates):
+        where = f"update_tasks[{i}] (task {change.id})"
+        current = state.tasks.get(change.id)
+        if current is None:
+            errors.append(f"{where}: unknown task id {change.id}")
+            continue
+        if change.status is not None and change.status not in TASK_STATUSES:
+            errors.append(_status_error(where, change.status))
+            continue
+        fields: dict[str, object] = {}
+        if change.description is not None:
+            fields["description"] = change.description.strip()
+        if change.owner is not None:
+            fields["owner"] = normalize_agent(change.owner)
+        if change.status is not None:
+            fields["status"] = change.status
+        if change.output is not None:
+            fields["output"] = change.output
+        before.setdefault(change.id, current)
+        state.put_task(current.model_copy(update=fields))
+
+    for i, task_id in enumerate(deletes):
+        current = state.tasks.get(task_id)
+        if current is None:
+            errors.append(f"delete_tasks[{i}]: unknown task id {task_id}")
+            continue
+        before.setdefault(task_id, current)
+        state.remove_task(task_id)
+
+    delta = PlanningStateEvent()
+    for task_id, old in before.items():
+        new_task = state.tasks.get(task_id)
+        if old is None and new_task is not None:
+            delta.tasks_added.append(new_task)
+        elif old is not None and new_task is None:
+            delta.tasks_removed.append(task_id)
+        elif old is not None and new_task is not None and old != new_task:
+            delta.tasks_modified.append(new_task)
+    created = [task_id for task_id in created if task_id in state.tasks]
+    return PlanUpdateOutcome(delta=delta, errors=errors, created=created, summary=_summary(delta))
+
+
+def _summary(delta: PlanningStateEvent) -> str:
+    parts: list[str] = []
+    if delta.tasks_added:
+        parts.append("created " + ", ".join(f"#{t.id}" for t in delta.tasks_added))
+    if delta.tasks_modified:
+        parts.append("updated " + ", ".join(f"#{t.id}" for t in delta.tasks_modified))
+    if delta.tasks_removed:
+        parts.append("deleted " + ", ".join(f"#{i}" for i in delta.tasks_removed))
+    return "; ".join(parts) if parts else "no change"

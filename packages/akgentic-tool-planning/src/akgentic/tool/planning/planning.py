@@ -1,0 +1,376 @@
+"""``PlanningTool``: the card that gives an agent the team's shared task board.
+
+Binding gets or creates the team's ``#PlanningTool`` actor through the orchestrator (one
+idempotent call, never check-then-create) and looks the vector store up by name when
+semantic search is on. The callables capture the card, not the agent: the card holds its
+agent weakly, so tools never keep a stopped agent alive.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Self, cast
+
+import pykka
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
+
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.card import ToolCard
+from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
+from akgentic.tool.core.dependencies import known_card_names
+from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
+from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.core.vector_store import (
+    CollectionConfig,
+    UnknownCollectionError,
+    VectorQuery,
+    VectorStore,
+    lookup_vector_store,
+    resolve_vector_store_name,
+    search_text,
+)
+from akgentic.tool.errors import RetriableError
+from akgentic.tool.planning.models import TASK_STATUSES, Task, TaskCreate, TaskUpdate
+from akgentic.tool.planning.planning_actor import (
+    PLANNING_COLLECTION,
+    PlanActor,
+    PlanConfig,
+    PlanSearchResult,
+)
+
+__all__ = [
+    "DEFAULT_PLANNING_SCORE_THRESHOLD",
+    "DEFAULT_PLANNING_TOP_K",
+    "GetPlanning",
+    "GetPlanningTask",
+    "PlanningTool",
+    "SearchPlanning",
+    "UpdatePlanning",
+]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_PLANNING_TOP_K = 10
+DEFAULT_PLANNING_SCORE_THRESHOLD = 0.5
+_VECTOR_STORE_CARD = "VectorStoreTool"
+_STORE_RETRY_SECONDS = 10.0
+
+
+class GetPlanning(BaseToolParam):
+    """The plan in the system prompt (and as a command).
+
+    ``filter_by_agent``: list only the tasks the agent owns or created (the owner counts
+    still cover the whole team). ``max_listed``: how many tasks the prompt lists at most.
+    """
+
+    expose: set[Channels] = Field(default_factory=lambda: {SYSTEM_PROMPT, COMMAND})
+    filter_by_agent: bool = True
+    max_listed: int = Field(default=100, ge=1)
+
+
+class GetPlanningTask(BaseToolParam):
+    """One task by id: tool call and command."""
+
+    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL, COMMAND})
+
+
+class UpdatePlanning(BaseToolParam):
+    """Batch create / update / delete of tasks: a tool call."""
+
+    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL})
+
+
+class SearchPlanning(BaseToolParam):
+    """Task search by status, owner, creator and text: tool call and command."""
+
+    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL, COMMAND})
+
+
+class PlanningTool(ToolCard):
+    """A task board shared by the whole team.
+
+    ``vector_store``: ``True`` uses the team's ``#VectorStore`` for semantic search, a
+    ``#``-name selects another store, ``False`` keeps search keyword-only (as does a team
+    without a store).
+    """
+
+    get_planning: bool | GetPlanning = True
+    get_planning_task: bool | GetPlanningTask = True
+    update_planning: bool | UpdatePlanning = True
+    search_planning: bool | SearchPlanning = True
+    vector_store: bool | str = True
+    collection: CollectionConfig = Field(default_factory=CollectionConfig)
+    search_top_k: int = Field(default=DEFAULT_PLANNING_TOP_K, ge=1, le=100)
+    search_score_threshold: float = Field(default=DEFAULT_PLANNING_SCORE_THRESHOLD, ge=0.0, le=1.0)
+
+    _actor: PlanActor | None = PrivateAttr(default=None)
+    _store: VectorStore | None = PrivateAttr(default=None)
+    _store_checked_at: float = PrivateAttr(default=0.0)
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        # Wire after the vector store card when one can exist. Where the vector-store
+        # package is not installed its card name would be a configuration error, so the
+        # dependency is declared only when the name is known; search is keyword-only then.
+        resolve_vector_store_name(self.vector_store)  # rejects a malformed store name
+        wanted = self.vector_store is not False and _VECTOR_STORE_CARD in known_card_names()
+        deps = [name for name in self.depends_on if name != _VECTOR_STORE_CARD]
+        self.depends_on = [*deps, _VECTOR_STORE_CARD] if wanted else deps
+
+    def observer(self, observer: ToolObserver) -> Self:
+        super().observer(observer)
+        obs = self._actor_observer()
+        if obs.orchestrator is None:
+            raise RuntimeError(
+                "PlanningTool needs an agent that belongs to a team (no orchestrator)"
+            )
+        orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
+        config = PlanConfig(vector_store=self.vector_store, collection=self.collection)
+        address = orchestrator.getChildrenOrCreate(PlanActor, config)
+        self._actor = cast(PlanActor, obs.proxy_ask(address, PlanActor))
+        self._store = None
+        self._store_checked_at = 0.0
+        self._vector_store()
+        return self
+
+    def _actor_observer(self) -> ActorToolObserver:
+        return cast(ActorToolObserver, self.get_observer())
+
+    def _plan(self) -> PlanActor:
+        if self._actor is None:
+            raise RuntimeError("PlanningTool is not bound: build it through ToolFactory")
+        return self._actor
+
+    def _agent_name(self) -> str:
+        return str(self._actor_observer().myAddress.name)
+
+    def _vector_store(self) -> VectorStore | None:
+        """The store proxy, looked up again now and then while the team has none."""
+        name = resolve_vector_store_name(self.vector_store)
+        if name is None or self._store is not None:
+            return self._store
+        now = time.monotonic()
+        if self._store_checked_at and now - self._store_checked_at < _STORE_RETRY_SECONDS:
+            return None
+        self._store_checked_at = now
+        observer = self.get_observer_or_none()
+        if observer is None:
+            return None
+        try:
+            self._store = lookup_vector_store(cast(ActorToolObserver, observer), name)
+        except Exception as exc:
+            logger.warning("PlanningTool: looking up %s failed: %s", name, exc)
+        return self._store
+
+    # -- callables ----------------------------------------------------------------------
+
+    def get_tools(self) -> list[Callable[..., Any]]:
+        tools: list[Callable[..., Any]] = []
+        task = resolve_param(self.get_planning_task, GetPlanningTask)
+        if task is not None and task.exposes(TOOL_CALL):
+            tools.append(task.describe(self._make_get_planning_task()))
+        update = resolve_param(self.update_planning, UpdatePlanning)
+        if update is not None and update.exposes(TOOL_CALL):
+            tools.append(update.describe(self._make_update_planning()))
+        search = resolve_param(self.search_planning, SearchPlanning)
+        if search is not None and search.exposes(TOOL_CALL):
+            tools.append(search.describe(self._make_search_planning()))
+        get = resolve_param(self.get_planning, GetPlanning)
+        if get is not None and get.exposes(TOOL_CALL):
+            tools.append(get.describe(self._make_get_planning(get)))
+        return tools
+
+    def get_system_prompts(self) -> list[Callable[..., Any]]:
+        get = resolve_param(self.get_planning, GetPlanning)
+        if get is not None and get.exposes(SYSTEM_PROMPT):
+            return [get.describe(self._make_get_planning(get))]
+        return []
+
+    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
+        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
+        get = resolve_param(self.get_planning, GetPlanning)
+        if get is not None and get.exposes(COMMAND):
+            commands[GetPlanning] = get.describe(self._make_get_planning(get))
+        task = resolve_param(self.get_planning_task, GetPlanningTask)
+        if task is not None and task.exposes(COMMAND):
+            commands[GetPlanningTask] = task.describe(self._make_get_planning_task())
+        update = resolve_param(self.update_planning, UpdatePlanning)
+        if update is not None and update.exposes(COMMAND):
+            commands[UpdatePlanning] = update.describe(self._make_update_planning())
+        search = resolve_param(self.search_planning, SearchPlanning)
+        if search is not None and search.exposes(COMMAND):
+            commands[SearchPlanning] = search.describe(self._make_search_planning())
+        return commands
+
+    def _make_get_planning(self, param: GetPlanning) -> Callable[[], str]:
+        card = self
+        filter_by_agent, max_listed = param.filter_by_agent, param.max_listed
+
+        def get_planning() -> str:
+            """The team plan: task counts per owner and the tasks that concern you."""
+            observer = card.get_observer_or_none()
+            agent = str(cast(ActorToolObserver, observer).myAddress.name) if observer else ""
+            return _call(lambda: card._plan().render(agent, filter_by_agent, max_listed))
+
+        return get_planning
+
+    def _make_get_planning_task(self) -> Callable[[int], Task]:
+        card = self
+
+        def get_planning_task(task_id: int) -> Task:
+            """Look up one task of the team plan by its integer id.
+
+            Args:
+                task_id: The task's id, as shown in the plan (``ID 7``).
+            """
+            if isinstance(task_id, bool) or not isinstance(task_id, int):
+                raise RetriableError(f"task_id must be an integer task id, got {task_id!r}")
+            task = _call(lambda: card._plan().get_task(task_id))
+            if task is None:
+                raise RetriableError(
+                    f"unknown task id {task_id}: see the plan or use search_planning(...)"
+                )
+            return task
+
+        return get_planning_task
+
+    def _make_update_planning(self) -> Callable[..., str]:
+        card = self
+
+        def update_planning(
+            create_tasks: list[TaskCreate] | None = None,
+            update_tasks: list[TaskUpdate] | None = None,
+            delete_tasks: list[int] | None = None,
+        ) -> str:
+            """Create, update and delete tasks of the team plan in one call.
+
+            A description holds at most 300 characters; an output at most 150 (longer
+            outputs are cut). Status is one of: pending, started, completed, blocked.
+            Owners are agent names such as '@Alice'. Valid items are applied even when
+            others are rejected; the rejected ones are listed in the error.
+
+            Args:
+                create_tasks: New tasks (description, owner, status, output).
+                update_tasks: Changes to existing tasks, by id.
+                delete_tasks: Ids of tasks to delete.
+            """
+            creates = _validate_list(TaskCreate, "create_tasks", create_tasks)
+            updates = _validate_list(TaskUpdate, "update_tasks", update_tasks)
+            deletes = _validate_ids("delete_tasks", delete_tasks)
+            total = len(creates) + len(updates) + len(deletes)
+            if total == 0:
+                raise RetriableError(
+                    "update_planning got no change: pass create_tasks, update_tasks or delete_tasks"
+                )
+            agent = card._agent_name()
+            report = _call(lambda: card._plan().update_plan(creates, updates, deletes, agent))
+            if report.errors:
+                raise RetriableError(
+                    f"{len(report.errors)} of {total} change(s) rejected: "
+                    + "; ".join(report.errors)
+                    + f". Applied: {report.summary}."
+                )
+            return f"Planning updated: {report.summary}."
+
+        return update_planning
+
+    def _make_search_planning(self) -> Callable[..., PlanSearchResult]:
+        card = self
+
+        def search_planning(
+            status: str | None = None,
+            owner: str | None = None,
+            creator: str | None = None,
+            query: str | None = None,
+        ) -> PlanSearchResult:
+            """Find tasks of the team plan. Every given filter must hold.
+
+            Args:
+                status: pending, started, completed or blocked.
+                owner: Agent owning the task, e.g. '@Alice'.
+                creator: Agent that created the task.
+                query: Words or a question matched against descriptions and outputs
+                    (keyword match, plus semantic similarity when available).
+            """
+            if status is not None and status not in TASK_STATUSES:
+                raise RetriableError(
+                    f"invalid status {status!r}: use one of {', '.join(TASK_STATUSES)}"
+                )
+            semantic: list[tuple[str, float]] = []
+            note: str | None = None
+            if query is not None and query.strip():
+                semantic, note = card._semantic(query)
+            return _call(lambda: card._plan().search(status, owner, creator, query, semantic, note))
+
+        return search_planning
+
+    def _semantic(self, text: str) -> tuple[list[tuple[str, float]], str | None]:
+        """Vector hits for ``text``, searched on this (the caller's) thread."""
+        store = self._vector_store()
+        if store is None:
+            if self.vector_store is False:
+                return [], None  # keyword-only by configuration: nothing to report
+            return [], "semantic search unavailable (no vector store in this team)"
+        threshold = self.search_score_threshold
+        try:
+            result = search_text(
+                store,
+                PLANNING_COLLECTION,
+                VectorQuery(text=text, top_k=self.search_top_k, score_threshold=threshold),
+            )
+        except (UnknownCollectionError, pykka.ActorDeadError) as exc:
+            self._store = None
+            return [], f"semantic search unavailable ({type(exc).__name__})"
+        except Exception as exc:
+            logger.warning("PlanningTool: vector search failed: %s", exc)
+            return [], f"semantic search failed ({type(exc).__name__})"
+        hits = [
+            (hit.ref, hit.score)
+            for hit in result.hits
+            if hit.match == "vector" and hit.score >= threshold
+        ]
+        note = None if result.status == "ok" else f"semantic search degraded: {result.reason}"
+        return hits, note
+
+
+def _validate_list[M: BaseModel](model: type[M], name: str, items: Any) -> list[M]:
+    """Validate a list argument item by item; errors name the item and the field."""
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise RetriableError(f"{name} must be a list, got {type(items).__name__}")
+    result: list[M] = []
+    problems: list[str] = []
+    for index, item in enumerate(items):
+        data = item.model_dump() if isinstance(item, BaseModel) else item
+        try:
+            result.append(model.model_validate(data))
+        except ValidationError as exc:
+            for err in exc.errors(include_url=False):
+                where = "".join(f".{part}" for part in err["loc"])
+                problems.append(f"{name}[{index}]{where}: {err['msg']}")
+    if problems:
+        raise RetriableError("Invalid arguments (nothing was changed): " + "; ".join(problems))
+    return result
+
+
+def _validate_ids(name: str, ids: Any) -> list[int]:
+    if ids is None:
+        return []
+    if not isinstance(ids, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in ids
+    ):
+        raise RetriableError(f"{name} must be a list of integer task ids, got {ids!r}")
+    return list(ids)
+
+
+def _call[T](fn: Callable[[], T]) -> T:
+    """Run an ask on the plan actor; a stopped actor becomes a RetriableError."""
+    try:
+        return fn()
+    except pykka.ActorDeadError as exc:
+        raise RetriableError(
+            "The team plan is not running (the team is stopping); try again later."
+        ) from exc

@@ -1,0 +1,356 @@
+"""``PlanActor``: the team's one plan, the tool actor ``#PlanningTool``.
+
+Every agent carrying a ``PlanningTool`` reaches this actor, so they all share the same
+tasks, and their updates are serialised by its mailbox.
+
+Persistence works like the knowledge graph's: one ``ToolStateEvent`` per update that
+changes something (net delta, ``seq`` per actor without gaps), full snapshots on a schedule
+proportional to the amount of change and on stop, and on restore a replay of the history's
+deltas newer than the snapshot before the first call is served.
+
+Semantic search: with the team's vector store available, the actor creates the ``planning``
+collection at start and sends it task descriptions as they are created or reworded. The
+query itself is embedded and searched from the caller's thread (see ``planning``), so this
+actor never waits for an embedding.
+
+The task models are re-exported here: this module is where the plan's data lives for users.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+from pydantic import BaseModel, Field
+
+from akgentic.core.agent import Akgent
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.event import ToolStateEvent
+from akgentic.tool.core.vector_store import (
+    CollectionConfig,
+    VectorDocument,
+    VectorStore,
+    lookup_vector_store,
+    resolve_vector_store_name,
+)
+from akgentic.tool.planning._snapshots import SnapshotSchedule
+from akgentic.tool.planning._update import apply_plan_update
+from akgentic.tool.planning.event import PlanningStateEvent
+from akgentic.tool.planning.models import (
+    DESCRIPTION_MAX_CHARS,
+    OUTPUT_MAX_CHARS,
+    TASK_STATUSES,
+    Task,
+    TaskCreate,
+    TaskStatus,
+    TaskUpdate,
+    normalize_agent,
+)
+from akgentic.tool.planning.state import PlanState
+
+__all__ = [
+    "DESCRIPTION_MAX_CHARS",
+    "OUTPUT_MAX_CHARS",
+    "PLANNING_ACTOR_NAME",
+    "PLANNING_COLLECTION",
+    "TASK_STATUSES",
+    "PlanActor",
+    "PlanConfig",
+    "PlanSearchResult",
+    "PlanUpdateReport",
+    "Task",
+    "TaskCreate",
+    "TaskStatus",
+    "TaskUpdate",
+]
+
+logger = logging.getLogger(__name__)
+
+PLANNING_ACTOR_NAME = "#PlanningTool"
+PLANNING_COLLECTION = "planning"
+_TASK_PREFIX = "task:"
+# Search results listed at most; the rest is counted so the model can narrow the query.
+_MAX_RESULTS = 50
+
+
+class PlanConfig(BaseConfig):
+    """Configuration of the plan actor (built by ``PlanningTool``)."""
+
+    name: str = PLANNING_ACTOR_NAME
+    role: str = "PlanningTool"
+    vector_store: bool | str = True
+    collection: CollectionConfig = Field(default_factory=CollectionConfig)
+    snapshot_min_changes: int = Field(
+        default=64, ge=1, description="Changes before the first snapshot is due."
+    )
+    snapshot_size_ratio: float = Field(
+        default=1.0,
+        gt=0,
+        description="A snapshot is due once unpublished changes reach this share of the size.",
+    )
+
+
+class PlanUpdateReport(BaseModel):
+    """What an update did: summary, rejected items, ids created, the event's ``seq``."""
+
+    summary: str
+    errors: list[str] = Field(default_factory=list)
+    created: list[int] = Field(default_factory=list)
+    seq: int | None = None
+
+
+class PlanSearchResult(BaseModel):
+    """Tasks matching a search, best first, and how many matched in total."""
+
+    tasks: list[Task] = Field(default_factory=list)
+    total: int = 0
+    note: str | None = Field(default=None, description="Set when part of the search was off.")
+
+
+class PlanActor(Akgent[PlanConfig, PlanState]):
+    """Holds the plan; every public method is called through an ask proxy."""
+
+    def on_start(self) -> None:
+        self.state = PlanState().observer(self)
+        self._schedule = SnapshotSchedule(
+            self.config.snapshot_min_changes, self.config.snapshot_size_ratio
+        )
+        self._catch_up_pending = True
+        self._renders: dict[tuple[str, bool, int], tuple[int, str]] = {}
+        self._texts: tuple[int, dict[int, str]] = (-1, {})
+        self._store: VectorStore | None = None
+        self._bind_vector_store()
+
+    def init_state(self, state: PlanState) -> None:
+        """Adopt a restored snapshot; newer deltas are replayed before the next call."""
+        super().init_state(state)
+        self._schedule.published()
+        self._catch_up_pending = True
+
+    # -- public API (ask proxy) ---------------------------------------------------------
+
+    def update_plan(
+        self,
+        creates: list[TaskCreate],
+        updates: list[TaskUpdate],
+        deletes: list[int],
+        creator: str,
+    ) -> PlanUpdateReport:
+        """Apply a batch; emit its net delta (if any) before returning."""
+        self._ready()
+        outcome = apply_plan_update(self.state, creates, updates, deletes, creator)
+        seq = self._emit(outcome.delta)
+        return PlanUpdateReport(
+            summary=outcome.summary, errors=outcome.errors, created=outcome.created, seq=seq
+        )
+
+    def get_task(self, task_id: int) -> Task | None:
+        """The task with this id, or None."""
+        self._ready()
+        return self.state.tasks.get(task_id)
+
+    def tasks(self) -> list[Task]:
+        """Every task, by id."""
+        self._ready()
+        return [self.state.tasks[i] for i in sorted(self.state.tasks)]
+
+    def plan(self) -> PlanState:
+        """An independent copy of the current plan (without observer)."""
+        self._ready()
+        return self.state.serializable_copy()
+
+    def search(
+        self,
+        status: str | None,
+        owner: str | None,
+        creator: str | None,
+        query: str | None,
+        semantic: list[tuple[str, float]],
+        note: str | None = None,
+    ) -> PlanSearchResult:
+        """Tasks passing every filter and, with a query, matching it.
+
+        A task matches the query when its text holds every word of it (keyword) or when
+        the caller's ``semantic`` hits (vector-store ref, cosine) name it. Keyword matches
+        come first, then the rest by similarity.
+        """
+        self._ready()
+        candidates = self.state.tasks
+        scores: dict[int, float] = {}
+        if query is not None and query.strip():
+            words = query.lower().split()
+            for task_id, text in self._task_texts().items():
+                if all(word in text for word in words):
+                    scores[task_id] = 1.0
+            for ref, cosine in semantic:
+                if ref.startswith(_TASK_PREFIX) and ref[len(_TASK_PREFIX) :].isdigit():
+                    task_id = int(ref[len(_TASK_PREFIX) :])
+                    if task_id in candidates:
+                        scores[task_id] = scores.get(task_id, 0.0) + cosine
+            selected = sorted(scores, key=lambda i: (-scores[i], i))
+        else:
+            selected = sorted(candidates)
+        owner_n = normalize_agent(owner) if owner else None
+        creator_n = normalize_agent(creator) if creator else None
+        matched = [
+            task
+            for task in (candidates[i] for i in selected)
+            if (status is None or task.status == status)
+            and (owner_n is None or task.owner == owner_n)
+            and (creator_n is None or task.creator == creator_n)
+        ]
+        if len(matched) > _MAX_RESULTS:
+            extra = f"showing {_MAX_RESULTS} of {len(matched)} matches; narrow the search"
+            note = f"{note}; {extra}" if note else extra
+        return PlanSearchResult(tasks=matched[:_MAX_RESULTS], total=len(matched), note=note)
+
+    def render(self, agent: str, filter_by_agent: bool, max_listed: int) -> str:
+        """The plan as shown in an agent's system prompt (cached until the plan changes)."""
+        self._ready()
+        key = (normalize_agent(agent), filter_by_agent, max_listed)
+        cached = self._renders.get(key)
+        if cached is not None and cached[0] == self.state.version:
+            return cached[1]
+        text = _render(self.state, key[0], filter_by_agent, max_listed)
+        if len(self._renders) > 256:  # bounded: one entry per agent and setting in practice
+            self._renders.clear()
+        self._renders[key] = (self.state.version, text)
+        return text
+
+    def semantic_enabled(self) -> bool:
+        """Whether the plan is mirrored into a vector store."""
+        return self._store is not None
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _task_texts(self) -> dict[int, str]:
+        version, texts = self._texts
+        if version != self.state.version:
+            texts = {
+                task.id: f"{task.description}\n{task.output}".lower()
+                for task in self.state.tasks.values()
+            }
+            self._texts = (self.state.version, texts)
+        return texts
+
+    def _ready(self) -> None:
+        if self._catch_up_pending:
+            self._catch_up_pending = False
+            self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Replay deltas from the team history that are newer than the state."""
+        if self._orchestrator is None:
+            return
+        orchestrator = self.proxy_ask(self._orchestrator, Orchestrator)
+        deltas: dict[int, PlanningStateEvent] = {}
+        for message in orchestrator.get_events(event_class=ToolStateEvent):
+            event = message.event
+            if (
+                event.tool_id == self.config.name
+                and event.seq > self.state.seq
+                and isinstance(event.payload, PlanningStateEvent)
+            ):
+                deltas[event.seq] = event.payload
+        if not deltas:
+            return
+        expected = self.state.seq + 1
+        for seq in sorted(deltas):
+            if seq != expected:
+                logger.warning(
+                    "%s: history lacks delta(s) %d..%d; the plan may miss changes",
+                    self.config.name,
+                    expected,
+                    seq - 1,
+                )
+            self.state.apply(deltas[seq], seq=seq)
+            expected = seq + 1
+        logger.info("%s: replayed %d delta(s) from history", self.config.name, len(deltas))
+        self.state.notify_state_change()
+        self._schedule.published()
+
+    def _emit(self, delta: PlanningStateEvent) -> int | None:
+        if delta.is_empty():
+            return None
+        self.state.seq += 1
+        event = ToolStateEvent(tool_id=self.config.name, seq=self.state.seq, payload=delta)
+        self.notify_event(event)
+        self._mirror(delta)
+        if self._schedule.record(delta.change_count(), len(self.state.tasks)):
+            self.state.notify_state_change()
+            self._schedule.published()
+        return self.state.seq
+
+    def _bind_vector_store(self) -> None:
+        name = resolve_vector_store_name(self.config.vector_store)
+        if name is None or self._orchestrator is None:
+            return
+        try:
+            store = lookup_vector_store(self, name)
+            if store is None:
+                logger.info("%s: no %s in the team; keyword search only", self.config.name, name)
+                return
+            store.create_collection(PLANNING_COLLECTION, self.config.collection)
+        except Exception as exc:  # a store we cannot use must not break the plan
+            logger.warning(
+                "%s: vector store %s unusable (%s); keyword search only",
+                self.config.name,
+                name,
+                exc,
+            )
+            return
+        self._store = store
+
+    def _mirror(self, delta: PlanningStateEvent) -> None:
+        """Send new or reworded descriptions to the vector store; drop deleted tasks."""
+        store = self._store
+        if store is None:
+            return
+        documents = [
+            VectorDocument(ref=f"{_TASK_PREFIX}{task.id}", text=task.description)
+            for task in (*delta.tasks_added, *delta.tasks_modified)
+        ]
+        gone = [f"{_TASK_PREFIX}{task_id}" for task_id in delta.tasks_removed]
+        try:
+            if gone:
+                store.delete(PLANNING_COLLECTION, gone)
+            if documents:
+                store.upsert(PLANNING_COLLECTION, documents)
+        except Exception as exc:
+            logger.warning("%s: vector store update failed: %s", self.config.name, exc)
+
+
+def _render(state: PlanState, agent: str, filter_by_agent: bool, max_listed: int) -> str:
+    tasks = state.tasks
+    if not tasks:
+        return "**Team planning:** no tasks yet. Create them with update_planning(...)."
+    owners = Counter(task.owner for task in tasks.values())
+    unassigned = owners.pop("", 0)
+    owner_parts = [f"{name}: {count}" for name, count in sorted(owners.items(), key=_by_count)]
+    if unassigned:
+        owner_parts.append(f"unassigned: {unassigned}")
+    lines = [
+        f"**Team planning:** {len(tasks)} tasks total",
+        "Owners: " + " | ".join(owner_parts),
+        "",
+    ]
+    if filter_by_agent:
+        listed = [tasks[i] for i in sorted(tasks) if agent in (tasks[i].owner, tasks[i].creator)]
+        heading = f"**Your tasks** (owner or creator: {agent or 'unknown'}):"
+    else:
+        listed = [tasks[i] for i in sorted(tasks)]
+        heading = "**All tasks:**"
+    lines.append(heading if listed else f"{heading} none")
+    lines.extend(task.line() for task in listed[:max_listed])
+    if len(listed) > max_listed:
+        lines.append(f"- ... and {len(listed) - max_listed} more (use search_planning)")
+    lines.append("")
+    lines.append(
+        "Use get_planning_task(id) for exact ID lookup or search_planning(...) to filter tasks."
+    )
+    return "\n".join(lines)
+
+
+def _by_count(item: tuple[str, int]) -> tuple[int, str]:
+    return (-item[1], item[0])

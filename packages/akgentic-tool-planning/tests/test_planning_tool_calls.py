@@ -1,0 +1,196 @@
+"""PlanningTool through ToolFactory, against a real actor system."""
+
+from __future__ import annotations
+
+import pytest
+from plan_support import bind, expect_retry, sync
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.tool.core.event import ToolStateEvent
+from akgentic.tool.core.testing import ToolTestAgent, orchestrator_events, spawn_tool_agent
+from akgentic.tool.planning import (
+    PLANNING_ACTOR_NAME,
+    GetPlanning,
+    PlanningStateEvent,
+    PlanningTool,
+)
+
+
+def _events(system: ActorSystem, orchestrator: ActorAddress) -> list[ToolStateEvent]:
+    return [
+        e
+        for e in orchestrator_events(system, orchestrator, ToolStateEvent)
+        if e.tool_id == PLANNING_ACTOR_NAME
+    ]
+
+
+def test_create_update_delete_with_one_event_per_call(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    created = tools["update_planning"](
+        create_tasks=[
+            {"description": "Write the spec", "owner": "Alice"},
+            {"description": "Review the spec", "status": "pending"},
+        ]
+    )
+    assert created == "Planning updated: created #1, #2."
+    # Emitted before returning: the orchestrator already has it.
+    events = _events(actor_system, orchestrator)
+    assert [e.seq for e in events] == [1]
+    delta = events[0].payload
+    assert isinstance(delta, PlanningStateEvent)
+    assert [(t.id, t.owner, t.creator) for t in delta.tasks_added] == [
+        (1, "@Alice", "@Tester"),
+        (2, "", "@Tester"),
+    ]
+    tools["update_planning"](update_tasks=[{"id": 1, "status": "started"}], delete_tasks=[2])
+    delta = _events(actor_system, orchestrator)[-1].payload
+    assert [(t.id, t.status) for t in delta.tasks_modified] == [(1, "started")]
+    assert delta.tasks_removed == [2]
+    task = tools["get_planning_task"](1)
+    assert task.status == "started"
+    assert task.description == "Write the spec"
+
+
+def test_output_is_truncated_never_refused(tool_agent: ToolTestAgent) -> None:
+    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools["update_planning"](create_tasks=[{"description": "t", "output": "x" * 400}])
+    output = tools["get_planning_task"](1).output
+    assert len(output) == 150
+    assert output.endswith("…")
+    tools["update_planning"](update_tasks=[{"id": 1, "output": "y" * 151}])
+    assert len(tools["get_planning_task"](1).output) == 150
+
+
+def test_description_limit_is_in_the_schema_and_enforced(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    from akgentic.tool.planning import TaskCreate
+
+    schema = TaskCreate.model_json_schema()
+    assert schema["properties"]["description"]["maxLength"] == 300
+    assert schema["properties"]["output"]["maxLength"] == 150
+    assert schema["properties"]["status"]["enum"] == ["pending", "started", "completed", "blocked"]
+    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    message = expect_retry(
+        tools["update_planning"],
+        create_tasks=[{"description": "ok"}, {"description": "d" * 301}],
+    )
+    assert "create_tasks[1].description" in message
+    assert "nothing was changed" in message
+    sync(actor_system, orchestrator)
+    assert _events(actor_system, orchestrator) == []
+
+
+def test_partial_batch_reports_each_bad_item_and_applies_the_rest(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools["update_planning"](create_tasks=[{"description": "first"}])
+    message = expect_retry(
+        tools["update_planning"],
+        create_tasks=[{"description": "second"}, {"description": "bad", "status": "done"}],
+        update_tasks=[{"id": 99, "status": "started"}, {"id": 1, "status": "finished"}],
+        delete_tasks=[42],
+    )
+    assert "create_tasks[1]: invalid status 'done'" in message
+    assert "update_tasks[0] (task 99): unknown task id 99" in message
+    assert "update_tasks[1] (task 1): invalid status 'finished'" in message
+    assert "delete_tasks[0]: unknown task id 42" in message
+    assert "4 of 5 change(s) rejected" in message
+    assert "Applied: created #2" in message
+    events = _events(actor_system, orchestrator)
+    assert [e.seq for e in events] == [1, 2]
+    assert [t.description for t in events[1].payload.tasks_added] == ["second"]
+    assert tools["get_planning_task"](1).status == "pending"
+
+
+def test_nothing_changed_means_no_event(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools["update_planning"](create_tasks=[{"description": "a", "status": "started"}])
+    tools["update_planning"](update_tasks=[{"id": 1, "status": "started"}])  # same value
+    expect_retry(tools["update_planning"], delete_tasks=[5])
+    expect_retry(tools["update_planning"])
+    tools["update_planning"](update_tasks=[{"id": 1, "status": "completed"}])
+    sync(actor_system, orchestrator)
+    assert [e.seq for e in _events(actor_system, orchestrator)] == [1, 2]
+
+
+def test_get_planning_task_errors(tool_agent: ToolTestAgent) -> None:
+    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    assert "unknown task id 3" in expect_retry(tools["get_planning_task"], 3)
+    assert "integer" in expect_retry(tools["get_planning_task"], "three")
+
+
+def test_prompt_matches_the_documented_format(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    alice = spawn_tool_agent(actor_system, orchestrator, "@Alice")
+    bob = spawn_tool_agent(actor_system, orchestrator, "@Bob")
+    alice_tools = bind(alice, PlanningTool(vector_store=False))
+    bob_tools = bind(bob, PlanningTool(vector_store=False))
+    assert "no tasks yet" in alice_tools["get_planning"]()
+    bob_tools["update_planning"](
+        create_tasks=[
+            {"description": "Set up CI", "owner": "@Bob"},
+            {"description": "Write docs"},
+        ]
+    )
+    alice_tools["update_planning"](
+        create_tasks=[
+            {"description": "Implement auth module", "owner": "@Alice", "status": "started"},
+            {"description": "Design API", "owner": "@Alice"},
+            {"description": "Review PR #42", "owner": "@Bob", "output": "pending"},
+        ]
+    )
+    alice_tools["update_planning"](create_tasks=[{"description": "Fix bug", "owner": "@Alice"}])
+    assert alice_tools["get_planning"]() == "\n".join(
+        [
+            "**Team planning:** 6 tasks total",
+            "Owners: @Alice: 3 | @Bob: 2 | unassigned: 1",
+            "",
+            "**Your tasks** (owner or creator: @Alice):",
+            "- ID 3 [started] Implement auth module (Owner: @Alice, Creator: @Alice)",
+            "- ID 4 [pending] Design API (Owner: @Alice, Creator: @Alice)",
+            "- ID 5 [pending] Review PR #42 — Output: pending (Owner: @Bob, Creator: @Alice)",
+            "- ID 6 [pending] Fix bug (Owner: @Alice, Creator: @Alice)",
+            "",
+            "Use get_planning_task(id) for exact ID lookup or search_planning(...) to filter tasks.",
+        ]
+    )
+    everyone = bind(
+        spawn_tool_agent(actor_system, orchestrator, "@Carol"),
+        PlanningTool(
+            vector_store=False, get_planning=GetPlanning(filter_by_agent=False, max_listed=4)
+        ),
+    )["get_planning"]()
+    assert "**All tasks:**" in everyone
+    assert "- ID 2 [pending] Write docs (Owner: unassigned, Creator: @Bob)" in everyone
+    assert "- ... and 2 more (use search_planning)" in everyone
+    # Carol owns nothing: a filtered prompt says so.
+    carol = bind(
+        spawn_tool_agent(actor_system, orchestrator, "@Dan"), PlanningTool(vector_store=False)
+    )["get_planning"]()
+    assert "**Your tasks** (owner or creator: @Dan): none" in carol
+
+
+def test_prompt_follows_changes(tool_agent: ToolTestAgent) -> None:
+    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools["update_planning"](create_tasks=[{"description": "one", "owner": "@Tester"}])
+    first = tools["get_planning"]()
+    assert first == tools["get_planning"]()  # cached render, same text
+    tools["update_planning"](update_tasks=[{"id": 1, "status": "completed"}])
+    assert "[completed] one" in tools["get_planning"]()
+
+
+@pytest.mark.parametrize(
+    "disabled", ["get_planning", "get_planning_task", "update_planning", "search_planning"]
+)
+def test_capabilities_can_be_switched_off(tool_agent: ToolTestAgent, disabled: str) -> None:
+    names = set(bind(tool_agent, PlanningTool(vector_store=False, **{disabled: False})))
+    expected = {"get_planning", "get_planning_task", "update_planning", "search_planning"}
+    assert names == expected - {disabled}
