@@ -6,14 +6,6 @@ import gc
 from typing import Any
 
 import pytest
-from akgentic.core.actor_address import ActorAddress
-from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.core.agent_card import AgentCard
-from akgentic.core.agent_config import BaseConfig
-from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core import COMMAND, SYSTEM_PROMPT, ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
-from akgentic.tool.errors import CommandNotRecognized, RetriableError, ToolObserverGone
 from akgentic_team_testkit import (
     GatedUserProxy,
     WorkerAgent,
@@ -25,8 +17,14 @@ from akgentic_team_testkit import (
     wait_for,
 )
 
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.agent_card import AgentCard
+from akgentic.core.agent_config import BaseConfig
+from akgentic.tool.core import COMMAND, SYSTEM_PROMPT, ToolFactory
+from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
+from akgentic.tool.errors import CommandNotRecognized, RetriableError, ToolObserverGone
 from akgentic.tool.team import (
-    FireMembers,
     GetTeamRoster,
     HireMembers,
     TeamManagementToolObserver,
@@ -101,7 +99,9 @@ def test_hire_members_creates_children_and_notifies_the_agent(
         "Hired @Developer (Developer), @Developer-2 (Developer), @Reviewer (Reviewer)."
     )
     assert [m.name for m in tool_agent.hired] == ["@Developer", "@Developer-2", "@Reviewer"]
-    assert {"@Developer", "@Developer-2", "@Reviewer"} <= set(team_names(actor_system, orchestrator))
+    assert {"@Developer", "@Developer-2", "@Reviewer"} <= set(
+        team_names(actor_system, orchestrator)
+    )
     # The hired members are the agent's own children, running the profile's class.
     assert {c.name for c in tool_agent._children} >= {"@Developer", "@Developer-2", "@Reviewer"}
     dev = actor_system.proxy_ask(tool_agent.hired[0], WorkerAgent).itself()
@@ -241,9 +241,7 @@ def test_default_surface(tool_agent: ToolTestAgent) -> None:
     assert [p.__name__ for p in factory.get_system_prompts()] == ["team_roster"]
 
 
-def test_card_round_trips_and_keeps_raw_errors_in(
-    tool_agent: ToolTestAgent, catalog: None
-) -> None:
+def test_card_round_trips_and_keeps_raw_errors_in(tool_agent: ToolTestAgent, catalog: None) -> None:
     bad: dict[str, Any] = {
         "hire_members": [{"roles": []}, {"roles": ["Nope"]}, {"roles": ["Auditor"]}],
         "fire_members": [{"names": []}, {"names": ["@Nobody"]}, {"names": ["@Tester"]}],

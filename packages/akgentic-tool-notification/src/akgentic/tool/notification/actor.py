@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, override
 
-from pykka import ActorDeadError, ActorRef
-
+from akgentic.core import ActorDeadError, ActorRef
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_address_impl import ActorAddressImpl
 from akgentic.core.agent import Akgent

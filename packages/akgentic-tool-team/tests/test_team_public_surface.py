@@ -1,0 +1,50 @@
+"""The names akgentic.tool.team promises; removing one must be a deliberate change."""
+
+from __future__ import annotations
+
+import akgentic.tool.team as team
+import akgentic.tool.team.observer as observer_module
+
+
+def test_all_is_pinned() -> None:
+    assert sorted(team.__all__) == sorted(
+        [
+            "TEAM_ACTIVITY_ACTOR_NAME",
+            "ActivitySummarizer",
+            "FireMembers",
+            "GetTeamActivity",
+            "GetTeamRoster",
+            "HireMembers",
+            "MemberActivity",
+            "SummarizerWorker",
+            "SummaryRequest",
+            "TeamActivityActor",
+            "TeamActivityReport",
+            "TeamManagementToolObserver",
+            "TeamTool",
+            "register_summarizer_model",
+            "unregister_summarizer_model",
+        ]
+    )
+    for name in team.__all__:
+        assert getattr(team, name) is not None
+
+
+def test_observer_lives_in_the_observer_module() -> None:
+    assert team.TeamManagementToolObserver is observer_module.TeamManagementToolObserver
+    assert observer_module.__all__ == ["TeamManagementToolObserver"]
+    assert team.TEAM_ACTIVITY_ACTOR_NAME == "#TeamActivity"
+
+
+def test_default_card_values() -> None:
+    card = team.TeamTool()
+    assert card.get_team_activity is True
+    param = team.GetTeamActivity()
+    assert (param.max_task_chars, param.stale_after_seconds, param.summarizer) == (200, 300.0, None)
+    assert {c.value for c in param.expose} == {"tool_call", "command"}
+    summarizer = team.ActivitySummarizer(model="openai:gpt-5.2-mini")
+    assert (summarizer.poll_attempts, summarizer.poll_delay_seconds) == (5, 0.4)
+    persisted = team.TeamTool.model_validate_json(
+        team.TeamTool(get_team_activity=False).model_dump_json()
+    )
+    assert persisted.get_team_activity is False
