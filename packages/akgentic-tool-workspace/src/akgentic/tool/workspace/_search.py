@@ -260,7 +260,7 @@ def grep_python(
             continue
         display = relative.replace(os.sep, "/")
         search = regex.search
-        lines = text.split("\n")
+        lines = text.split("\n") if text else []  # an empty file has no line at all
         if text.endswith("\n"):
             lines.pop()  # the empty string after the final "\n" is not a line
         for number, line in enumerate(lines, start=1):

@@ -236,10 +236,9 @@ class Filesystem:
             return f"{self._show(target)}/ is empty."
         header = f"{self._show(target)}/"
         if total > len(lines):
-            lines.append(
-                f"[{total - len(lines)} more entries not shown; list a subdirectory "
-                "or lower the depth]"
-            )
+            more = total - len(lines)
+            count = f"{more} more entries" if depth == 1 else f"at least {more} more entries"
+            lines.append(f"[{count} not shown; list a subdirectory or lower the depth]")
         return "\n".join([header, *lines])
 
     def glob(self, pattern: str, path: str = ".", *, max_results: int = 200) -> str:
@@ -613,10 +612,9 @@ def _draw(
                 label = entry.name
         if len(lines) < limit:
             lines.append(prefix + branch + label)
-        if is_dir and not flat and depth > 1:
+        # Past the limit, entries of this level are still counted (cheap: already scanned),
+        # but no deeper level is walked, so a tree's count of what was left out is a minimum.
+        if is_dir and not flat and depth > 1 and len(lines) < limit:
             extension = prefix + ("    " if last else "│   ")
             total += _draw(Path(entry.path), extension, depth - 1, lines, limit, flat=False)
-        if len(lines) >= limit and total > limit:
-            # Stop walking: the caller only reports how many were left out.
-            break
     return total
