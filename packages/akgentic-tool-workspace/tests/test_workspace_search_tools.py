@@ -206,7 +206,8 @@ def test_grep_output_format_and_rules(corpus: Path, tools: Tools) -> None:
         line.startswith((".hidden", ".dotfile", "data.bin", "link.py")) for line in lines
     )
     long_line = next(line for line in lines if line.startswith("long.txt"))
-    assert long_line.endswith("…") and len(long_line) < 420
+    assert long_line.endswith("…")
+    assert len(long_line) < 420
 
 
 def test_grep_python_engine_output_format(corpus: Path, roots: Path) -> None:
