@@ -267,3 +267,18 @@ def test_the_run_as_user_needs_privileges(bind_exec: Bind) -> None:
         pytest.skip("running as root: switching user is allowed here")
     _, run = bind_exec(mode="local", run_as_uid=0)
     assert run("echo hi").startswith("SandboxError: PermissionError")
+
+
+def test_finished_workers_are_not_kept_by_the_actor(
+    actor_system: ActorSystem, orchestrator: ActorAddress, bind_exec: Bind
+) -> None:
+    _, run = bind_exec(mode="local")
+    for i in range(10):
+        assert run(f"echo {i}").endswith(str(i))
+    (address,) = sandbox_children(actor_system, orchestrator)
+    sandbox = actor_system.proxy_ask(address, SandboxActor)
+    stats = sandbox.stats()
+    assert stats["spawned"] == 10
+    # Each submit drops the workers that have stopped; at most the last one or two (a
+    # worker stops just after delivering) can still be held.
+    assert stats["children"] <= 2

@@ -79,7 +79,7 @@ class SandboxSettings(BaseModel):
         default=512 * _MIB, gt=0, description="RLIMIT_AS, applied on Linux only."
     )
     max_processes: int | None = Field(
-        default=512,
+        default=1024,
         gt=0,
         description=(
             "RLIMIT_NPROC. Linux counts it per user across the machine and never enforces it "
@@ -263,6 +263,7 @@ class SandboxActor(DeferredResultActor[SandboxConfig, BaseState, str, ExecResult
         away, so the caller reads it on its first poll.
         """
         key = uuid.uuid4().hex
+        self._forget_finished_workers()
         refusal = check_command(command, self.config.allowed_commands)
         if refusal is not None:
             self.deliver(key, ExecResult(command=command, error=refusal))
@@ -277,6 +278,18 @@ class SandboxActor(DeferredResultActor[SandboxConfig, BaseState, str, ExecResult
             return ExecTicket(key=key, wait_seconds=0.0)
         self.request(key, payload)
         return ExecTicket(key=key, wait_seconds=self._wait_budget())
+
+    def stats(self) -> dict[str, int]:
+        """Core's cache counters plus ``children``: worker addresses this actor still holds."""
+        return {**super().stats(), "children": len(self._children)}
+
+    def _forget_finished_workers(self) -> None:
+        """Drop stopped workers from the children list.
+
+        akgentic-core only prunes ``_children`` when the parent stops, so a team that runs
+        thousands of commands would otherwise keep an address per command for its lifetime.
+        """
+        self._children = [child for child in self._children if child.is_alive()]
 
     def _wait_budget(self) -> float:
         """How long a caller should poll for one command's result."""

@@ -58,7 +58,8 @@ SANDBOX_ACTOR_CLASSES: dict[str, type[SandboxActor]] = {
 AUTO_MODE = "auto"
 # Every ask to the sandbox actor is O(1) on its side; this only guards against a dead one.
 _ASK_TIMEOUT_SECONDS = 10
-_FIRST_POLL_SECONDS = 0.01
+_FIRST_POLL_SECONDS = 0.005
+_POLL_BACKOFF = 1.5
 _MAX_POLL_SECONDS = 0.2
 
 
@@ -92,8 +93,8 @@ def _await_result(
 ) -> ExecResult | None:
     """Poll ``fetch`` until it answers or ``budget_seconds`` pass (bounded, never forever).
 
-    Polls start 10 ms apart and back off to 200 ms, so a quick command answers quickly
-    and a long one costs the actor a handful of O(1) asks per second.
+    Polls start 5 ms apart and back off (x1.5) to 200 ms, so a quick command answers
+    quickly and a long one costs the actor five O(1) asks per second.
     """
     deadline = clock() + budget_seconds
     delay = _FIRST_POLL_SECONDS
@@ -105,7 +106,7 @@ def _await_result(
         if now >= deadline:
             return None
         sleep(min(delay, deadline - now))
-        delay = min(delay * 2, _MAX_POLL_SECONDS)
+        delay = min(delay * _POLL_BACKOFF, _MAX_POLL_SECONDS)
 
 
 class ExecCommand(BaseToolParam):
