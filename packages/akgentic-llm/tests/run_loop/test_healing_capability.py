@@ -241,3 +241,41 @@ async def test_cancelled_run_is_healed() -> None:
     contents = [p.content for p in last.parts if isinstance(p, ToolReturnPart)]
     assert contents
     assert all("cancelled" in str(c) for c in contents)
+
+
+async def test_response_discarded_by_a_token_breach_is_recorded_and_healed(
+    recorder: Any, scripted: Any
+) -> None:
+    from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
+    from akgentic.llm.event import LlmUsageEvent
+
+    context = ContextManager()
+    context.subscribe(recorder)
+    budget = LifetimeBudgetCapability()
+    model = scripted(tool_loop=True, input_tokens=40, output_tokens=10)
+    agent: Agent[None, str] = Agent(
+        model.model,
+        capabilities=[budget, EventSourcingCapability(context), HealingCapability(context)],
+    )
+
+    @agent.tool_plain
+    def lookup(q: str) -> str:
+        return q
+
+    with pytest.raises(UsageLimitExceeded, match="total_tokens_limit"):
+        await agent.run("go", usage_limits=UsageLimits(total_tokens_limit=60))
+    # two responses were billed (50 tokens each); pydantic-ai appended only the first
+    assert model.calls == 2
+    responses = [m for m in context.messages if isinstance(m, ModelResponse)]
+    assert [r.parts[0].tool_call_id for r in responses] == ["call-1", "call-2"]
+    healed = context.messages[-1]
+    assert isinstance(healed, ModelRequest)
+    assert [(p.tool_call_id, p.content) for p in healed.parts] == [
+        ("call-2", RUN_LIMIT_HEALING_MESSAGE)
+    ]
+    usage = recorder.of_type(LlmUsageEvent)
+    assert sum(u.total_tokens for u in usage) == budget.total_tokens == 100
+    # and the next run starts cleanly on top of it
+    model.tool_loop = False
+    result = await agent.run("next", message_history=context.messages)
+    assert result.output == "final answer"

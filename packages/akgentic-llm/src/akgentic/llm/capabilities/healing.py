@@ -9,6 +9,15 @@ on top of it. ``HealingCapability`` appends one ``ToolReturnPart`` per such call
 It runs from ``on_run_error``, which pydantic-ai calls after the whole ``wrap_run`` chain has
 unwound: by then ``EventSourcingCapability``'s closing sweep has already persisted the
 dangling response, so the healer finds it in the context. It always re-raises.
+
+One response never reaches the history on its own: when a response pushes the run over a
+run-tier token limit, pydantic-ai raises before appending it, although the provider billed it
+and its usage is in the run's totals. The healer remembers the last response each run received
+(``after_model_request``) and, on failure, records it first when it is missing. That keeps
+three things true at once: the usage event of every billed response is emitted (cost tracking
+and the lifetime budget agree with what was spent), replaying the persisted events gives the
+same lifetime counters as the live agent, and the tool calls of that response are healed like
+any other dangling call, so a follow-up run sees what the model last asked for.
 """
 
 from __future__ import annotations
@@ -53,6 +62,11 @@ def dangling_tool_calls(messages: Sequence[ModelMessage]) -> list[ToolCallPart]:
     return []
 
 
+def _contains(messages: Sequence[ModelMessage], target: ModelMessage) -> bool:
+    # Identity, scanning from the end: the response, when recorded, is near the tail.
+    return any(message is target for message in reversed(messages))
+
+
 def healing_message(error: BaseException) -> str:
     """The tool result written for a call that ``error`` left unanswered.
 
@@ -74,9 +88,27 @@ class HealingCapability(AbstractCapability[Any]):
 
     def __init__(self, context: ContextManager) -> None:
         self.context = context
+        # Per-run state, only used on the instance ``for_run`` returns.
+        self._last_response: ModelResponse | None = None
+
+    async def for_run(self, ctx: RunContext[Any]) -> HealingCapability:
+        return type(self)(self.context)
+
+    async def after_model_request(
+        self, ctx: RunContext[Any], *, request_context: Any, response: ModelResponse
+    ) -> ModelResponse:
+        self._last_response = response
+        return response
 
     def heal(self, error: BaseException, *, run_id: str | None = None) -> ModelRequest | None:
-        """Append the healing request for ``error`` if the history needs one; return it."""
+        """Repair the history after ``error``; return the healing request, if one was needed.
+
+        First records the run's last response when the history lacks it (a response
+        discarded by a token-limit breach), then answers every dangling tool call.
+        """
+        received = self._last_response
+        if received is not None and not _contains(self.context.messages, received):
+            self.context.add_message(received, run_id=run_id)
         dangling = dangling_tool_calls(self.context.messages)
         if not dangling:
             return None
