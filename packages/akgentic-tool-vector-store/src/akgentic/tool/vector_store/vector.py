@@ -293,11 +293,29 @@ class VectorIndex:
             raise ValueError(
                 f"vectors have dimension {matrix.shape[1]}, the index holds {self.dimension}"
             )
-        if not np.all(np.isfinite(matrix)):
+        # The row norms are needed anyway; a NaN or infinity anywhere makes its row's norm
+        # non-finite, so checking them avoids a full-size isfinite() pass.
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        if not np.all(np.isfinite(norms)):
             raise ValueError("vectors contain NaN or infinite values")
-        matrix = _normalise_rows(matrix)
+        norms[norms == 0.0] = 1.0  # a zero vector stays zero: cosine 0 with everything
+        matrix = matrix / norms  # a new array: the caller's data is never aliased
 
-        # Replacements are written in place; new refs are appended in one block.
+        count = len(refs)
+        start = len(self._refs)
+        if len(set(refs)) == count and self._rows.keys().isdisjoint(refs):
+            # Bulk path (new, distinct refs): one block copy, no per-row Python work
+            # beyond the dictionary entries.
+            if start == 0 and self._matrix.shape[0] < count:
+                self._matrix = matrix
+            else:
+                self._reserve(start + count)
+                self._matrix[start : start + count] = matrix
+            self._rows.update(zip(refs, range(start, start + count), strict=True))
+            self._refs.extend(refs)
+            return
+
+        # Mixed path: replacements are written in place; new refs appended in one block.
         new_positions: list[int] = []
         new_refs: list[str] = []
         pending_new: dict[str, int] = {}
@@ -313,7 +331,6 @@ class VectorIndex:
                 new_positions.append(position)
         if not new_refs:
             return
-        start = len(self._refs)
         self._reserve(start + len(new_refs))
         self._matrix[start : start + len(new_refs)] = matrix[new_positions]
         for offset, ref in enumerate(new_refs):
