@@ -34,6 +34,7 @@ from akgentic.tool.core.vector_store import (
     lookup_vector_store,
     resolve_vector_store_name,
 )
+from akgentic.tool.planning._keywords import TaskKeywordIndex
 from akgentic.tool.planning._snapshots import SnapshotSchedule
 from akgentic.tool.planning._update import apply_plan_update
 from akgentic.tool.planning.event import PlanningStateEvent
@@ -118,7 +119,7 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
         )
         self._catch_up_pending = True
         self._renders: dict[tuple[str, bool, int], tuple[int, str]] = {}
-        self._texts: tuple[int, dict[int, str]] = (-1, {})
+        self._keywords = TaskKeywordIndex()
         self._store: VectorStore | None = None
         self._bind_vector_store()
 
@@ -179,10 +180,8 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
         candidates = self.state.tasks
         scores: dict[int, float] = {}
         if query is not None and query.strip():
-            words = query.lower().split()
-            for task_id, text in self._task_texts().items():
-                if all(word in text for word in words):
-                    scores[task_id] = 1.0
+            for task_id in self._keywords.search(self.state, query):
+                scores[task_id] = 1.0
             for ref, cosine in semantic:
                 if ref.startswith(_TASK_PREFIX) and ref[len(_TASK_PREFIX) :].isdigit():
                     task_id = int(ref[len(_TASK_PREFIX) :])
@@ -223,16 +222,6 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
         return self._store is not None
 
     # -- internals ----------------------------------------------------------------------
-
-    def _task_texts(self) -> dict[int, str]:
-        version, texts = self._texts
-        if version != self.state.version:
-            texts = {
-                task.id: f"{task.description}\n{task.output}".lower()
-                for task in self.state.tasks.values()
-            }
-            self._texts = (self.state.version, texts)
-        return texts
 
     def _ready(self) -> None:
         if self._catch_up_pending:
