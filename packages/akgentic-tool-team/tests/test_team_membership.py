@@ -276,3 +276,14 @@ def test_tools_after_the_agent_stopped(
     gc.collect()
     with pytest.raises(ToolObserverGone):
         tools["team_activity"]()
+
+
+def test_agent_without_membership_hooks_is_refused_when_hiring_is_on(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    worker = spawn(actor_system, orchestrator, "@Plain")  # an Akgent without on_hire/on_fire
+    with pytest.raises(ValueError, match="lacks on_hire, on_fire"):
+        ToolFactory([TeamTool()], observer=worker)
+    # Read-only use needs no team-management calls.
+    factory = ToolFactory([TeamTool(hire_members=False, fire_members=False)], observer=worker)
+    assert [t.__name__ for t in factory.get_tools()] == ["team_activity"]

@@ -90,7 +90,8 @@ class TeamTool(ToolCard):
     def observer(self, observer: ToolObserver) -> Self:
         """Attach the agent; creates ``#TeamActivity`` only when a summarizer is configured.
 
-        Raises ``ValueError`` when the agent belongs to no team.
+        Raises ``ValueError`` when the agent belongs to no team, or when hiring or firing is
+        enabled and the agent lacks the team-management calls.
         """
         super().observer(observer)
         obs = self._team_observer()
@@ -98,6 +99,20 @@ class TeamTool(ToolCard):
             raise ValueError(
                 "TeamTool needs an agent that belongs to a team: its observer has no orchestrator"
             )
+        if resolve_param(self.hire_members, HireMembers) or resolve_param(
+            self.fire_members, FireMembers
+        ):
+            missing = [
+                name
+                for name in ("createActor", "on_hire", "on_fire")
+                if not callable(getattr(observer, name, None))
+            ]
+            if missing:
+                raise ValueError(
+                    f"TeamTool's hiring and firing need a TeamManagementToolObserver; "
+                    f"{type(observer).__name__} lacks {', '.join(missing)} "
+                    "(or disable hire_members and fire_members)"
+                )
         activity = resolve_param(self.get_team_activity, GetTeamActivity)
         if activity is not None and activity.summarizer is not None:
             orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
