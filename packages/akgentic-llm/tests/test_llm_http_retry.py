@@ -241,3 +241,29 @@ def test_react_agent_retries_through_the_openai_sdk(
     assert all(path == "/v1/chat/completions" for path in server.paths)
     [usage] = event_recorder.of_type(LlmUsageEvent)
     assert (usage.input_tokens, usage.output_tokens) == (12, 3)
+
+
+def test_sdk_retries_do_not_multiply_ours(
+    serve: Any, clean_provider_env: pytest.MonkeyPatch
+) -> None:
+    """Retries exhausted on 429: exactly 1 + max_retries requests, then the SDK's error."""
+    from pydantic_ai.exceptions import ModelHTTPError
+
+    from akgentic.llm import ReactAgent
+
+    server = serve(busy(429, **{"Retry-After": "0"}))
+    clean_provider_env.setenv("OPENAI_API_KEY", "sk-local")
+    clean_provider_env.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+    agent = ReactAgent(
+        config=ReactAgentConfig(
+            model_cfg=ModelConfig(provider="openai", model="gpt-4o"),
+            runtime_cfg=RuntimeConfig(http_client_config=HttpClientConfig(max_retries=1)),
+        )
+    )
+    try:
+        with pytest.raises(ModelHTTPError) as info:
+            agent.run_sync("hi")
+    finally:
+        agent.close()
+    assert info.value.status_code == 429
+    assert server.attempts == 2

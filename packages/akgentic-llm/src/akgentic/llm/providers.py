@@ -89,16 +89,26 @@ def _require_env(provider: str, *names: str) -> str:
     raise ValueError(f"provider {provider!r} needs the environment variable {wanted} to be set")
 
 
+def _single_retry_layer(sdk_client: Any) -> None:
+    """Switch off the SDK's own retries (openai and anthropic retry twice by default).
+
+    The transport of ``create_http_client`` already retries 429/5xx with the configured
+    budget; a second layer on top would multiply attempts ((1 + sdk) x (1 + ours)) and make
+    ``HttpClientConfig.max_retries`` meaningless.
+    """
+    sdk_client.max_retries = 0
+
+
 def _create_openai_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient | None) -> Model:
     if not os.environ.get("OPENAI_BASE_URL"):
         _require_env("openai", "OPENAI_API_KEY")
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
+    provider = OpenAIProvider(http_client=http_client)
+    _single_retry_layer(provider.client)
     return OpenAIChatModel(
-        model_cfg.model,
-        provider=OpenAIProvider(http_client=http_client),
-        settings=_sampling_settings(model_cfg),
+        model_cfg.model, provider=provider, settings=_sampling_settings(model_cfg)
     )
 
 
@@ -108,15 +118,15 @@ def _create_azure_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient |
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.azure import AzureProvider
 
+    provider = AzureProvider(
+        azure_endpoint=endpoint,
+        api_key=api_key,
+        api_version=os.environ.get("OPENAI_API_VERSION"),
+        http_client=http_client,
+    )
+    _single_retry_layer(provider.client)
     return OpenAIChatModel(
-        model_cfg.model,
-        provider=AzureProvider(
-            azure_endpoint=endpoint,
-            api_key=api_key,
-            api_version=os.environ.get("OPENAI_API_VERSION"),
-            http_client=http_client,
-        ),
-        settings=_sampling_settings(model_cfg),
+        model_cfg.model, provider=provider, settings=_sampling_settings(model_cfg)
     )
 
 
@@ -127,10 +137,10 @@ def _create_nvidia_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient 
     base_url = os.environ.get("NVIDIA_BASE_URL") or NVIDIA_DEFAULT_BASE_URL
     # No api_key on purpose: OpenAIProvider reads OPENAI_API_KEY, and with a base_url given it
     # substitutes a placeholder when the variable is missing (the endpoint then answers 401).
+    provider = OpenAIProvider(base_url=base_url, http_client=http_client)
+    _single_retry_layer(provider.client)
     return OpenAIChatModel(
-        model_cfg.model,
-        provider=OpenAIProvider(base_url=base_url, http_client=http_client),
-        settings=_sampling_settings(model_cfg),
+        model_cfg.model, provider=provider, settings=_sampling_settings(model_cfg)
     )
 
 
@@ -139,10 +149,10 @@ def _create_anthropic_model(model_cfg: ModelConfig, http_client: httpx.AsyncClie
     from pydantic_ai.models.anthropic import AnthropicModel
     from pydantic_ai.providers.anthropic import AnthropicProvider
 
+    provider = AnthropicProvider(api_key=api_key, http_client=http_client)
+    _single_retry_layer(provider.client)
     return AnthropicModel(
-        model_cfg.model,
-        provider=AnthropicProvider(api_key=api_key, http_client=http_client),
-        settings=_sampling_settings(model_cfg),
+        model_cfg.model, provider=provider, settings=_sampling_settings(model_cfg)
     )
 
 
