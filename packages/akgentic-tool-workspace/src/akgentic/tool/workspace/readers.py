@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -104,8 +106,14 @@ class DocumentReader(BaseModel):
                 f"{path.name} is a {path.suffix.lower() or 'binary'} document; reading it "
                 f"needs MarkItDown, which is not installed. Install it with: {DOCS_INSTALL_HINT}"
             ) from exc
+        _check_signature(path)
         try:
-            result = MarkItDown(enable_plugins=False).convert_local(str(path))
+            with _CONVERTER_LOCK:
+                converter = _CONVERTERS.get(MarkItDown)
+                if converter is None:
+                    # building one loads every converter (~0.2-1.5 s): keep it per process
+                    converter = _CONVERTERS[MarkItDown] = MarkItDown(enable_plugins=False)
+            result = converter.convert_local(str(path))
         except Exception as exc:  # MarkItDown wraps each converter's own failures
             raise ValueError(
                 f"could not convert {path.name} to text ({type(exc).__name__}: {exc}); "
@@ -113,6 +121,41 @@ class DocumentReader(BaseModel):
             ) from exc
         text: str = result.text_content or ""
         return text
+
+
+# The leading bytes each format must start with. MarkItDown falls back to reading anything
+# as plain text, which would pass a damaged file off as its own garbled content.
+_SIGNATURES: dict[str, tuple[bytes, ...]] = {
+    ".pdf": (b"%PDF",),
+    ".docx": (b"PK\x03\x04",),
+    ".xlsx": (b"PK\x03\x04",),
+    ".pptx": (b"PK\x03\x04",),
+    ".epub": (b"PK\x03\x04",),
+    ".xls": (b"\xd0\xcf\x11\xe0",),
+    ".msg": (b"\xd0\xcf\x11\xe0",),
+    ".png": (b"\x89PNG\r\n\x1a\n",),
+    ".jpg": (b"\xff\xd8\xff",),
+    ".jpeg": (b"\xff\xd8\xff",),
+    ".gif": (b"GIF87a", b"GIF89a"),
+    ".bmp": (b"BM",),
+    ".webp": (b"RIFF",),
+}
+
+_CONVERTERS: dict[type, Any] = {}
+_CONVERTER_LOCK = threading.Lock()
+
+
+def _check_signature(path: Path) -> None:
+    expected = _SIGNATURES.get(path.suffix.lower())
+    if expected is None:
+        return
+    with open(path, "rb") as handle:
+        head = handle.read(16)
+    if not head.startswith(expected):
+        raise ValueError(
+            f"could not convert {path.name}: its content is not a "
+            f"{path.suffix.lower()[1:].upper()} file (damaged, or a wrong extension)"
+        )
 
 
 def _fresh_sidecar(sidecar: Path, source_mtime_ns: int) -> str | None:

@@ -1,0 +1,209 @@
+"""Documents through MarkItDown (real PDF and DOCX) and images through Pillow."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import docx
+import pytest
+from PIL import Image
+from pydantic_ai.messages import BinaryContent
+from reportlab.pdfgen import canvas
+
+from akgentic.tool.errors import RetriableError
+from akgentic.tool.workspace import WorkspaceRead, WorkspaceTool, WorkspaceView
+from akgentic.tool.workspace import _images as images_module
+
+Tools = dict[str, Any]
+
+
+def _tools(**fields: Any) -> Tools:
+    return {fn.__name__: fn for fn in WorkspaceTool(workspace_id="team", **fields).get_tools()}
+
+
+def _make_pdf(path: Path, *lines: str) -> None:
+    pdf = canvas.Canvas(str(path))
+    y = 800
+    for line in lines:
+        pdf.drawString(72, y, line)
+        y -= 20
+    pdf.save()
+
+
+def _make_docx(path: Path, heading: str, *paragraphs: str) -> None:
+    document = docx.Document()
+    document.add_heading(heading, level=1)
+    for paragraph in paragraphs:
+        document.add_paragraph(paragraph)
+    document.save(str(path))
+
+
+def _make_image(path: Path, size: tuple[int, int], fmt: str, mode: str = "RGB") -> None:
+    Image.new(mode, size, color=(200, 30, 30) if mode == "RGB" else 128).save(path, format=fmt)
+
+
+# -- documents ----------------------------------------------------------------------------------
+
+
+def test_pdf_is_read_as_markdown_and_cached_in_a_sidecar(tools: Tools, ws: Path) -> None:
+    _make_pdf(ws / "report.pdf", "Quarterly revenue grew by 12 percent", "Costs stayed flat")
+    out = tools["workspace_read"]("report.pdf")
+    assert "Quarterly revenue grew by 12 percent" in out
+    assert "Costs stayed flat" in out
+    assert "report.pdf converted to Markdown" in out
+    sidecar = ws / ".report.pdf.md"
+    assert "Quarterly revenue" in sidecar.read_text()
+    assert sidecar.stat().st_mtime_ns == (ws / "report.pdf").stat().st_mtime_ns
+
+
+def test_a_fresh_sidecar_is_used_and_a_changed_source_invalidates_it(
+    tools: Tools, ws: Path
+) -> None:
+    source = ws / "report.pdf"
+    _make_pdf(source, "First version of the report")
+    tools["workspace_read"]("report.pdf")
+    sidecar = ws / ".report.pdf.md"
+    # Prove the cache is what answers: tamper with it, keeping the stamp.
+    stamp = sidecar.stat().st_mtime_ns
+    sidecar.write_text("from the cache\n")
+    os.utime(sidecar, ns=(stamp, stamp))
+    assert "from the cache" in tools["workspace_read"]("report.pdf")
+    _make_pdf(source, "Second version of the report")
+    os.utime(source, ns=(stamp + 1_000_000_000, stamp + 1_000_000_000))
+    out = tools["workspace_read"]("report.pdf")
+    assert "Second version of the report" in out
+    assert "from the cache" not in out
+
+
+def test_docx_is_read_as_markdown(tools: Tools, ws: Path) -> None:
+    _make_docx(ws / "plan.docx", "Launch plan", "Ship the beta in March.", "Gather feedback.")
+    out = tools["workspace_read"]("plan.docx")
+    assert "Launch plan" in out
+    assert "Ship the beta in March." in out
+    assert (ws / ".plan.docx.md").exists()
+    # the sidecar is not listed, globbed or grepped
+    assert ".plan.docx.md" not in tools["workspace_list"]()
+    assert tools["workspace_glob"]("**/*.md").startswith("No files match")
+
+
+def test_converted_documents_page_like_text_and_caching_can_be_off(roots: Path) -> None:
+    tools = _tools(workspace_read=WorkspaceRead(page_lines=1, cache_conversions=False))
+    _make_docx(roots / "team" / "plan.docx", "Uncached title", "Body one.", "Body two.")
+    out = tools["workspace_read"]("plan.docx")
+    assert out.splitlines()[0].startswith("     1\t# Uncached title")
+    assert "call again with offset=1" in out
+    assert not (roots / "team" / ".plan.docx.md").exists()
+
+
+def test_conversion_can_be_turned_off(roots: Path) -> None:
+    tools = _tools(workspace_read=WorkspaceRead(convert_documents=False))
+    _make_docx(roots / "team" / "plan.docx", "Title")
+    with pytest.raises(RetriableError, match="conversion is disabled"):
+        tools["workspace_read"]("plan.docx")
+
+
+def test_without_markitdown_reading_a_document_gives_the_install_hint(
+    tools: Tools, ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _make_pdf(ws / "report.pdf", "Hidden text")
+    monkeypatch.setitem(sys.modules, "markitdown", None)  # `import markitdown` now fails
+    with pytest.raises(RetriableError) as caught:
+        tools["workspace_read"]("report.pdf")
+    assert 'pip install "akgentic-tool-workspace[docs]"' in str(caught.value)
+    assert not (ws / ".report.pdf.md").exists()
+    # plain text still reads without the extra
+    (ws / "notes.txt").write_text("plain\n")
+    assert tools["workspace_read"]("notes.txt") == "     1\tplain"
+
+
+def test_a_damaged_document_is_a_retriable_error(tools: Tools, ws: Path) -> None:
+    (ws / "broken.docx").write_bytes(b"this is not a zip archive")
+    with pytest.raises(RetriableError, match="could not convert broken.docx"):
+        tools["workspace_read"]("broken.docx")
+
+
+# -- images -----------------------------------------------------------------------------------
+
+
+def test_view_returns_binary_content_resized_and_cached(tools: Tools, ws: Path) -> None:
+    _make_image(ws / "big.png", (3000, 1500), "PNG")
+    result = tools["workspace_view"]("big.png")
+    assert isinstance(result, BinaryContent)
+    assert result.media_type == "image/png"
+    with Image.open(io.BytesIO(result.data)) as shown:
+        assert shown.size == (1568, 784)
+    sidecar = ws / ".big.png.1568px.png"
+    assert sidecar.read_bytes() == result.data
+    # served from the sidecar the second time, refreshed when the source changes
+    stamp = sidecar.stat().st_mtime_ns
+    assert tools["workspace_view"]("big.png").data == result.data
+    _make_image(ws / "big.png", (2000, 2000), "PNG")
+    os.utime(ws / "big.png", ns=(stamp + 10**9, stamp + 10**9))
+    with Image.open(io.BytesIO(tools["workspace_view"]("big.png").data)) as shown:
+        assert shown.size == (1568, 1568)
+
+
+def test_view_max_dimension_comes_from_the_param(roots: Path) -> None:
+    tools = _tools(workspace_view=WorkspaceView(max_dimension=100))
+    _make_image(roots / "team" / "photo.jpg", (400, 200), "JPEG")
+    result = tools["workspace_view"]("photo.jpg")
+    assert result.media_type == "image/jpeg"
+    with Image.open(io.BytesIO(result.data)) as shown:
+        assert shown.size == (100, 50)
+    assert (roots / "team" / ".photo.jpg.100px.jpeg").exists()
+
+
+def test_small_images_are_sent_unchanged(tools: Tools, ws: Path) -> None:
+    for name, fmt, media in [
+        ("a.png", "PNG", "image/png"),
+        ("b.webp", "WEBP", "image/webp"),
+        ("c.gif", "GIF", "image/gif"),
+    ]:
+        _make_image(ws / name, (64, 32), fmt, mode="RGB" if fmt != "GIF" else "L")
+        result = tools["workspace_view"](name)
+        assert result.media_type == media
+        assert result.data == (ws / name).read_bytes()
+
+
+def test_bmp_is_sent_as_png(tools: Tools, ws: Path) -> None:
+    _make_image(ws / "scan.bmp", (50, 40), "BMP")
+    result = tools["workspace_view"]("scan.bmp")
+    assert result.media_type == "image/png"
+    with Image.open(io.BytesIO(result.data)) as shown:
+        assert (shown.format, shown.size) == ("PNG", (50, 40))
+
+
+def test_view_refuses_non_images_and_fake_images(tools: Tools, ws: Path) -> None:
+    (ws / "notes.txt").write_text("hi")
+    with pytest.raises(RetriableError, match="not an image"):
+        tools["workspace_view"]("notes.txt")
+    (ws / "fake.png").write_text("not really a png")
+    with pytest.raises(RetriableError, match="does not contain PNG image data"):
+        tools["workspace_view"]("fake.png")
+    (ws / "truncated.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 20)
+    with pytest.raises(RetriableError, match="could not be decoded"):
+        tools["workspace_view"]("truncated.png")
+
+
+def test_without_pillow_images_are_sent_as_is_after_one_warning(
+    tools: Tools, ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _make_image(ws / "big.png", (2000, 1000), "PNG")
+    original = (ws / "big.png").read_bytes()
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    monkeypatch.setattr(images_module, "_warned", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = tools["workspace_view"]("big.png")
+        second = tools["workspace_view"]("big.png")
+    messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert len(messages) == 1
+    assert 'pip install "akgentic-tool-workspace[vision]"' in messages[0]
+    assert first.data == original
+    assert second.data == original
+    assert not list(ws.glob(".big.png.*"))
