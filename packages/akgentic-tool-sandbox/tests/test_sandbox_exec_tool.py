@@ -282,3 +282,23 @@ def test_finished_workers_are_not_kept_by_the_actor(
     # Each submit drops the workers that have stopped; at most the last one or two (a
     # worker stops just after delivering) can still be held.
     assert stats["children"] <= 2
+
+
+def test_unparseable_lines_reaching_the_actor_are_reported() -> None:
+    from akgentic.tool.sandbox.actor import check_command
+
+    assert check_command("echo 'open", {"echo"}) == (
+        "SandboxError: could not parse the command line (No closing quotation); check its quoting"
+    )
+    assert check_command("echo ok", {"echo"}) is None
+
+
+def test_a_backend_that_cannot_prepare_answers_with_a_sandbox_error(
+    bind_exec: Bind, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, run = bind_exec(mode="bwrap")
+    monkeypatch.setenv("PATH", str(tmp_path))  # bwrap disappears after binding
+    assert run("echo hi") == (
+        "SandboxError: FileNotFoundError: bwrap is not on PATH; install bubblewrap or use "
+        "mode='local'"
+    )

@@ -132,3 +132,21 @@ def test_missing_program_is_a_launch_error(tmp_path: Path) -> None:
 def test_missing_working_directory_is_a_launch_error(tmp_path: Path) -> None:
     with pytest.raises(SandboxLaunchError):
         run_process(spec("true", tmp_path / "absent"))
+
+
+def test_preexec_fallback_applies_the_same_limits(tmp_path: Path) -> None:
+    """Where prlimit is unavailable (macOS), limits are set between fork and exec."""
+    import subprocess
+
+    from akgentic.tool.sandbox._process import _limits, _limits_setter
+
+    limits = _limits(spec("x", tmp_path, cpu_seconds=7, file_size_bytes=1024 * 512))
+    done = subprocess.run(
+        [BASH, "-c", "ulimit -t; ulimit -f; ulimit -c"],
+        preexec_fn=_limits_setter(limits),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    # bash reports the file size in 1024-byte blocks.
+    assert done.stdout.split() == ["7", "512", "0"]
