@@ -145,7 +145,7 @@ def test_net_delta_of_a_batch() -> None:
     assert [e.name for e in delta.entities_modified] == ["A"]
     assert delta.entities_removed == ["C"]
     assert sorted(r.label() for r in delta.relations_removed) == ["B -[link]-> C", "C -[link]-> D"]
-    assert outcome.summary == "1 entities updated, 1 entities deleted, 2 relations removed"
+    assert outcome.summary == "1 entity updated, 1 entity deleted, 2 relations removed"
 
 
 def test_removing_an_unknown_observation_is_rejected() -> None:

@@ -41,7 +41,7 @@ def test_update_emits_one_delta_before_returning(
         ],
     )
     assert "2 entities created" in result
-    assert "1 relations added" in result
+    assert "1 relation added" in result
     # No waiting: the event was sent before update_graph returned, so the orchestrator,
     # asked now, has already processed it.
     events = _kg_events(actor_system, orchestrator)
@@ -158,7 +158,7 @@ def test_get_graph_prompt_shows_types_and_root_entities(tool_agent: ToolTestAgen
         ],
     )
     prompt = tools["get_graph"]()
-    assert "3 entities, 1 relations" in prompt
+    assert "3 entities, 1 relation" in prompt
     assert "Person (2), Company (1)" in prompt
     assert "works_at (1)" in prompt
     assert "- Acme (Company): the client" in prompt
@@ -171,3 +171,15 @@ def test_capabilities_can_be_switched_off(tool_agent: ToolTestAgent, disabled: s
     names = set(bind(tool_agent, card))
     assert disabled not in names
     assert names == {"get_graph", "update_graph", "search_graph"} - {disabled}
+
+
+def test_commands_run_from_slash_lines(tool_agent: ToolTestAgent) -> None:
+    from akgentic.tool.core.factory import ToolFactory
+
+    factory = ToolFactory([KnowledgeGraphTool(vector_store=False)], observer=tool_agent)
+    assert set(factory.commands.names()) == {"get_graph", "search_graph"}
+    tools = {fn.__name__: fn for fn in factory.get_tools()}
+    tools["update_graph"](create_entities=[_person("Alice", description="likes tea")])
+    result = factory.commands.execute('/search_graph "likes tea" mode=keyword top_k=3')
+    assert [h.entity.name for h in result.hits if h.entity] == ["Alice"]
+    assert "1 entity, 0 relations" in factory.commands.execute("/get_graph")

@@ -194,3 +194,20 @@ def test_capabilities_can_be_switched_off(tool_agent: ToolTestAgent, disabled: s
     names = set(bind(tool_agent, PlanningTool(vector_store=False, **{disabled: False})))
     expected = {"get_planning", "get_planning_task", "update_planning", "search_planning"}
     assert names == expected - {disabled}
+
+
+def test_commands_run_from_slash_lines(tool_agent: ToolTestAgent) -> None:
+    from akgentic.tool.core.factory import ToolFactory
+
+    factory = ToolFactory([PlanningTool(vector_store=False)], observer=tool_agent)
+    assert set(factory.commands.names()) == {
+        "get_planning",
+        "get_planning_task",
+        "search_planning",
+    }
+    tools = {fn.__name__: fn for fn in factory.get_tools()}
+    tools["update_planning"](create_tasks=[{"description": "ship it", "status": "started"}])
+    found = factory.commands.execute("/search_planning status=started")
+    assert [t.description for t in found.tasks] == ["ship it"]
+    assert factory.commands.execute("/get_planning_task 1").status == "started"
+    assert "1 tasks total" in factory.commands.execute("/get_planning")

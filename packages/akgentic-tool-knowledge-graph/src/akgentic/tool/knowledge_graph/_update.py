@@ -162,14 +162,21 @@ def _unique(items: list[str]) -> list[str]:
 
 def _summarize(delta: KnowledgeGraphStateEvent) -> str:
     parts = [
-        f"{count} {what}"
-        for count, what in (
-            (len(delta.entities_added), "entities created"),
-            (len(delta.entities_modified), "entities updated"),
-            (len(delta.entities_removed), "entities deleted"),
-            (len(delta.relations_added), "relations added"),
-            (len(delta.relations_removed), "relations removed"),
+        f"{plural(count, noun)} {verb}"
+        for count, noun, verb in (
+            (len(delta.entities_added), "entity", "created"),
+            (len(delta.entities_modified), "entity", "updated"),
+            (len(delta.entities_removed), "entity", "deleted"),
+            (len(delta.relations_added), "relation", "added"),
+            (len(delta.relations_removed), "relation", "removed"),
         )
         if count
     ]
     return ", ".join(parts) if parts else "no change"
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 entity``, ``2 entities``, ``1 relation``, ``3 relations``."""
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {noun[:-1]}ies" if noun.endswith("y") else f"{count} {noun}s"

@@ -45,7 +45,7 @@ from akgentic.tool.knowledge_graph._search import (
     relation_text,
 )
 from akgentic.tool.knowledge_graph._snapshots import SnapshotSchedule
-from akgentic.tool.knowledge_graph._update import apply_update
+from akgentic.tool.knowledge_graph._update import apply_update, plural
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
 from akgentic.tool.knowledge_graph.models import (
     GraphSearchResult,
@@ -273,7 +273,8 @@ def _render_overview(state: KnowledgeGraphState) -> str:
     entity_types = Counter(e.entity_type for e in state.entities.values())
     relation_types = Counter(r.relation_type for r in state.relations.values())
     lines = [
-        f"**Knowledge graph:** {len(state.entities)} entities, {len(state.relations)} relations",
+        f"**Knowledge graph:** {plural(len(state.entities), 'entity')}, "
+        f"{plural(len(state.relations), 'relation')}",
         "Entity types: " + _counts(entity_types),
     ]
     if relation_types:
