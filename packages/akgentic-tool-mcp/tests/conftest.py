@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,11 +12,9 @@ import pytest
 # the tests import the harness by name.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from mcp_harness import ServerProcess, start_http_server
+from mcp_harness import ServerProcess, StartServer, start_http_server
 
 pytest_plugins = ["akgentic.tool.core.testing"]
-
-StartServer = Callable[..., ServerProcess]
 
 
 @pytest.fixture

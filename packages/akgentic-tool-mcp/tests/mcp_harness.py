@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,9 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 SERVER_SCRIPT = str(Path(__file__).with_name("mcp_demo_server.py"))
+
+StartServer = Callable[..., "ServerProcess"]
+"""Type of the `start_server` fixture: (transport, path="/mcp", *extra) -> ServerProcess."""
 
 
 @dataclass

@@ -184,9 +184,6 @@ class MCPTool(ToolCard):
             return [toolset.prefixed(connection.tool_prefix)]
         return [toolset]
 
-    def describe(self) -> str:
-        return self.connection.describe()
-
 
 def _build_transport(connection: MCPConnectionConfig) -> ClientTransport:
     if isinstance(connection, MCPStdioConnectionConfig):
