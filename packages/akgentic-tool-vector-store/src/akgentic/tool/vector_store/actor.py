@@ -484,6 +484,8 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._query_in_flight = set()
         self._query_cache.clear()
         self._needs_retry = set()
+        self._episodes = {}
+        self._failing = set()
         for name, record in self.state.collections.items():
             try:
                 backend = self._open(name, record, fresh=False)

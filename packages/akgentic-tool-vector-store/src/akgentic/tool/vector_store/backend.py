@@ -50,6 +50,7 @@ class CollectionRecord(SerializableBaseModel):
     vector_refs: list[str] = Field(default_factory=list)
     vectors: bytes = b""
     unembedded: dict[str, str] = Field(default_factory=dict)
+    unembedded_metadata: dict[str, dict[str, MetadataValue]] = Field(default_factory=dict)
 
 
 def metadata_matches(metadata: Mapping[str, MetadataValue], where: Mapping[str, object]) -> bool:

@@ -1,0 +1,349 @@
+"""The Weaviate backend: a collection stored in a Weaviate server (``weaviate`` extra).
+
+Where the server is, and how to authenticate, is deployment configuration read from the
+environment (never from a card):
+
+=========================  =======================  =================================
+variable                   default                  meaning
+=========================  =======================  =================================
+``WEAVIATE_HTTP_HOST``     ``localhost``            REST endpoint host
+``WEAVIATE_HTTP_PORT``     ``8080``                 REST endpoint port
+``WEAVIATE_HTTP_SECURE``   ``false``                use https
+``WEAVIATE_GRPC_HOST``     the HTTP host            gRPC endpoint host
+``WEAVIATE_GRPC_PORT``     ``50051``                gRPC endpoint port
+``WEAVIATE_GRPC_SECURE``   the HTTP setting         use TLS for gRPC
+``WEAVIATE_API_KEY``       (none)                   API key, if the server wants one
+``WEAVIATE_TIMEOUT``       ``10``                   seconds for each query / insert
+=========================  =======================  =================================
+
+Mapping of a store collection to Weaviate:
+
+* with ``CollectionConfig.tenant`` set, the Weaviate collection ``Akgentic_<name>`` is
+  created with multi-tenancy and the documents live in that tenant (created on demand),
+  so several teams can share one Weaviate collection and stay apart;
+* without a tenant, the collection is per team: ``Akgentic_<name>_<team id>``.
+
+Each document is one object whose id is derived from its ``ref`` (so writing a ref again
+replaces it), with the properties ``ref``, ``text``, ``metadata_json`` (the metadata as
+JSON) and ``metadata_pairs`` (``key=<json value>`` strings, which is what ``where``
+filters match exactly). Vectors are supplied by the store (no Weaviate vectorizer) and
+compared by cosine distance; a hit's score is ``1 - distance``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from akgentic.tool.core.vector_store import (
+    CollectionConfig,
+    MetadataValue,
+    VectorDocument,
+    VectorHit,
+)
+from akgentic.tool.vector_store.backend import (
+    CollectionBackend,
+    CollectionRecord,
+    KeywordMatcher,
+)
+
+if TYPE_CHECKING:
+    from weaviate import WeaviateClient
+
+__all__ = ["WEAVIATE_INSTALL_HINT", "WeaviateBackend", "connect_from_env", "weaviate_name"]
+
+WEAVIATE_INSTALL_HINT = 'pip install "akgentic-tool-vector-store[weaviate]"'
+
+_NAMESPACE = uuid.UUID("6f0d8a52-3c1e-4d7b-9a57-1f0b9f3c2e41")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+# bm25 returns candidates that the keyword matcher then scores; fetch a few more than
+# top_k so a candidate the matcher rejects does not leave the answer short.
+_KEYWORD_OVERFETCH = 4
+
+
+def _require_weaviate() -> Any:
+    try:
+        import weaviate
+    except ImportError as exc:
+        raise ImportError(
+            f"CollectionConfig(backend='weaviate') needs the weaviate-client package: "
+            f"{WEAVIATE_INSTALL_HINT}"
+        ) from exc
+    return weaviate
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def connect_from_env() -> WeaviateClient:
+    """Open a Weaviate client from the ``WEAVIATE_*`` environment variables."""
+    weaviate = _require_weaviate()
+    from weaviate.classes.init import AdditionalConfig, Auth, Timeout
+
+    http_host = os.environ.get("WEAVIATE_HTTP_HOST", "localhost")
+    http_secure = _env_flag("WEAVIATE_HTTP_SECURE", False)
+    timeout = float(os.environ.get("WEAVIATE_TIMEOUT", "10"))
+    api_key = os.environ.get("WEAVIATE_API_KEY")
+    client: WeaviateClient = weaviate.connect_to_custom(
+        http_host=http_host,
+        http_port=int(os.environ.get("WEAVIATE_HTTP_PORT", "8080")),
+        http_secure=http_secure,
+        grpc_host=os.environ.get("WEAVIATE_GRPC_HOST", http_host),
+        grpc_port=int(os.environ.get("WEAVIATE_GRPC_PORT", "50051")),
+        grpc_secure=_env_flag("WEAVIATE_GRPC_SECURE", http_secure),
+        auth_credentials=Auth.api_key(api_key) if api_key else None,
+        additional_config=AdditionalConfig(
+            timeout=Timeout(init=timeout, query=timeout, insert=timeout)
+        ),
+        # The client's own start-up checks include a request to pypi.org (a version
+        # warning); a store must not reach the internet on its own. Readiness is checked
+        # below instead, against the configured server only.
+        skip_init_checks=True,
+    )
+    try:
+        ready = client.is_ready()
+    except Exception:
+        client.close()
+        raise
+    if not ready:
+        client.close()
+        raise ConnectionError(
+            f"Weaviate at {http_host} is not ready (WEAVIATE_HTTP_HOST / WEAVIATE_HTTP_PORT)"
+        )
+    return client
+
+
+def weaviate_name(collection: str, config: CollectionConfig, team_id: uuid.UUID) -> str:
+    """The Weaviate collection name used for a store collection (see the module doc)."""
+    base = "Akgentic_" + _UNSAFE.sub("_", collection)
+    return base if config.tenant else f"{base}_{team_id.hex}"
+
+
+def _object_id(ref: str) -> str:
+    return str(uuid.uuid5(_NAMESPACE, ref))
+
+
+def _pairs(metadata: Mapping[str, MetadataValue]) -> list[str]:
+    return [f"{key}={json.dumps(value)}" for key, value in sorted(metadata.items())]
+
+
+class WeaviateBackend(CollectionBackend):
+    """A store collection kept in Weaviate.
+
+    Documents waiting for their embedding are remembered here (and in the actor state),
+    because Weaviate only gets them, vector included, once the embedding is there.
+    Until then they are stored without a vector, so keyword search finds them.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        config: CollectionConfig,
+        client: WeaviateClient,
+        team_id: uuid.UUID,
+        unembedded: Mapping[str, tuple[str, dict[str, MetadataValue]]] | None = None,
+    ) -> None:
+        super().__init__(name, config)
+        self._client = client
+        self.weaviate_name = weaviate_name(name, config, team_id)
+        self._unembedded: dict[str, tuple[str, dict[str, MetadataValue]]] = dict(unembedded or {})
+        self._ensure_schema()
+        handle = client.collections.get(self.weaviate_name)
+        self._collection = handle.with_tenant(config.tenant) if config.tenant else handle
+
+    @classmethod
+    def connect(cls, name: str, record: CollectionRecord, *, team_id: uuid.UUID) -> WeaviateBackend:
+        """Connect with the deployment's settings and open (or create) the collection.
+
+        Raises:
+            ImportError: without the ``weaviate`` extra, naming the install command.
+        """
+        _require_weaviate()
+        client = connect_from_env()
+        unembedded = {
+            ref: (text, dict(record.unembedded_metadata.get(ref, {})))
+            for ref, text in record.unembedded.items()
+        }
+        try:
+            return cls(name, record.config, client, team_id, unembedded)
+        except BaseException:
+            client.close()
+            raise
+
+    def _ensure_schema(self) -> None:
+        from weaviate.classes.config import Configure, DataType, Property
+        from weaviate.classes.tenants import Tenant
+
+        collections = self._client.collections
+        if not collections.exists(self.weaviate_name):
+            collections.create(
+                self.weaviate_name,
+                properties=[
+                    Property(name="ref", data_type=DataType.TEXT),
+                    Property(name="text", data_type=DataType.TEXT),
+                    Property(name="metadata_json", data_type=DataType.TEXT),
+                    Property(name="metadata_pairs", data_type=DataType.TEXT_ARRAY),
+                ],
+                vector_config=Configure.Vectors.self_provided(),
+                multi_tenancy_config=(
+                    Configure.multi_tenancy(enabled=True) if self.config.tenant else None
+                ),
+            )
+        if self.config.tenant:
+            handle = collections.get(self.weaviate_name)
+            if self.config.tenant not in handle.tenants.get():
+                handle.tenants.create([Tenant(name=self.config.tenant)])
+
+    # -- writes -------------------------------------------------------------------------
+
+    def put(self, documents: Sequence[VectorDocument]) -> None:
+        for doc in documents:
+            if doc.vector is None:
+                self._unembedded[doc.ref] = (doc.text, dict(doc.metadata))
+            else:
+                self._unembedded.pop(doc.ref, None)
+        self._insert([(doc.ref, doc.text, dict(doc.metadata), doc.vector) for doc in documents])
+
+    def set_vectors(self, refs: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
+        rows: list[tuple[str, str, dict[str, MetadataValue], list[float] | None]] = []
+        for position, ref in enumerate(refs):
+            waiting = self._unembedded.pop(ref, None)
+            if waiting is not None:
+                rows.append((ref, waiting[0], waiting[1], vectors[position].tolist()))
+        self._insert(rows)
+
+    def delete(self, refs: Iterable[str]) -> int:
+        from weaviate.classes.query import Filter
+
+        wanted = list(dict.fromkeys(refs))
+        if not wanted:
+            return 0
+        for ref in wanted:
+            self._unembedded.pop(ref, None)
+        result = self._collection.data.delete_many(
+            where=Filter.by_id().contains_any([_object_id(ref) for ref in wanted])
+        )
+        return int(result.successful)
+
+    def _insert(
+        self, rows: Sequence[tuple[str, str, dict[str, MetadataValue], list[float] | None]]
+    ) -> None:
+        from weaviate.classes.data import DataObject
+
+        if not rows:
+            return
+        objects = [
+            DataObject(
+                uuid=_object_id(ref),
+                properties={
+                    "ref": ref,
+                    "text": text,
+                    "metadata_json": json.dumps(metadata),
+                    "metadata_pairs": _pairs(metadata),
+                },
+                vector=vector,
+            )
+            for ref, text, metadata, vector in rows
+        ]
+        result = self._collection.data.insert_many(objects)
+        if result.has_errors:
+            first = next(iter(result.errors.values()))
+            raise RuntimeError(
+                f"Weaviate rejected {len(result.errors)} of {len(objects)} objects in "
+                f"{self.weaviate_name}: {first.message}"
+            )
+
+    # -- reads --------------------------------------------------------------------------
+
+    def vector_search(
+        self,
+        vector: npt.NDArray[np.float32],
+        top_k: int,
+        score_threshold: float,
+        where: Mapping[str, MetadataValue],
+    ) -> list[VectorHit]:
+        from weaviate.classes.query import MetadataQuery
+
+        response = self._collection.query.near_vector(
+            near_vector=[float(x) for x in vector],
+            limit=top_k,
+            distance=1.0 - score_threshold,
+            filters=self._filter(where),
+            return_metadata=MetadataQuery(distance=True),
+        )
+        hits = []
+        for obj in response.objects:
+            distance = obj.metadata.distance if obj.metadata.distance is not None else 1.0
+            score = 1.0 - float(distance)
+            if score >= score_threshold:
+                hits.append(self._hit(obj.properties, score, "vector"))
+        hits.sort(key=lambda hit: -hit.score)
+        return hits
+
+    def keyword_search(
+        self, text: str, top_k: int, where: Mapping[str, MetadataValue]
+    ) -> list[VectorHit]:
+        response = self._collection.query.bm25(
+            query=text, limit=top_k * _KEYWORD_OVERFETCH, filters=self._filter(where)
+        )
+        matcher = KeywordMatcher(text)
+        scored: list[VectorHit] = []
+        for obj in response.objects:
+            score = matcher.score(str(obj.properties.get("text", "")).casefold())
+            if score > 0.0:
+                scored.append(self._hit(obj.properties, score, "keyword"))
+        scored.sort(key=lambda hit: -hit.score)
+        return scored[:top_k]
+
+    def counts(self) -> tuple[int, int]:
+        total = self._collection.aggregate.over_all(total_count=True).total_count or 0
+        return int(total), max(int(total) - len(self._unembedded), 0)
+
+    def unembedded(self) -> dict[str, str]:
+        return {ref: text for ref, (text, _) in self._unembedded.items()}
+
+    def record(self) -> CollectionRecord:
+        return CollectionRecord(
+            config=self.config,
+            unembedded={ref: text for ref, (text, _) in self._unembedded.items()},
+            unembedded_metadata={ref: meta for ref, (_, meta) in self._unembedded.items()},
+        )
+
+    def drop(self) -> None:
+        if self.config.tenant:
+            self._client.collections.get(self.weaviate_name).tenants.remove([self.config.tenant])
+        else:
+            self._client.collections.delete(self.weaviate_name)
+        self._unembedded.clear()
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _filter(self, where: Mapping[str, MetadataValue]) -> Any:
+        from weaviate.classes.query import Filter
+
+        if not where:
+            return None
+        return Filter.by_property("metadata_pairs").contains_all(_pairs(where))
+
+    @staticmethod
+    def _hit(properties: Mapping[str, Any], score: float, match: str) -> VectorHit:
+        raw = properties.get("metadata_json") or "{}"
+        return VectorHit.model_construct(
+            ref=str(properties.get("ref", "")),
+            score=score,
+            text=str(properties.get("text", "")),
+            metadata=json.loads(str(raw)),
+            match=match,
+        )
