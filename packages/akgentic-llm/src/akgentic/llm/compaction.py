@@ -229,12 +229,13 @@ def fold_compaction(
         drop = clean_cut(body, event.replaced_message_count)
     dropped = body[:drop]
     kept = body[drop:]
-    if not dropped and not event.summary:
+    if not dropped:
+        # A summary only ever stands in for dropped messages: nothing dropped, nothing changes.
         return list(messages)
 
     folded: list[ModelMessage] = []
     if event.summary:
-        stamp = _message_timestamp(dropped[-1]) if dropped else _message_timestamp(messages[-1])
+        stamp = _message_timestamp(dropped[-1])
         summary_part = UserPromptPart(content=SUMMARY_PREFIX + event.summary, timestamp=stamp)
         if first is not None and system:
             folded.append(_request_like(first, [*system, summary_part]))

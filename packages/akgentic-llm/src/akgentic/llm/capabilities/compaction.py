@@ -128,13 +128,13 @@ class CompactionCapability(AbstractCapability[Any]):
     ) -> LlmContextCompactedEvent | None:
         """Fold the history now, whatever the gate says; return the event, or ``None``.
 
-        ``None`` means the strategy folded nothing (``none``, or nothing to fold); then no
-        event is emitted and the history is untouched.
+        ``None`` means the strategy replaces no message (``none``, or nothing to fold); then
+        no event is emitted and the history is untouched.
         """
         context = self.context
         tokens_before = context.last_input_tokens
         result = await self.strategy.compact(context.messages)
-        if result.replaced_message_count <= 0 and not result.summary:
+        if result.replaced_message_count <= 0:
             return None
         event = self.event_factory(result, run_id=run_id, tokens_before=tokens_before)
         context.compact(event)
