@@ -393,3 +393,13 @@ def _alive(system: ActorSystem, orchestrator: ActorAddress) -> bool:
         m.name == "#NotificationTool"
         for m in system.proxy_ask(orchestrator, Orchestrator).get_team()
     )
+
+
+def test_agent_outside_a_team_is_refused_at_bind_time(actor_system: ActorSystem) -> None:
+    from akgentic.core.agent_config import BaseConfig
+
+    lone = actor_system.proxy_ask(
+        actor_system.createActor(ToolTestAgent, config=BaseConfig(name="@Lone")), ToolTestAgent
+    ).itself()
+    with pytest.raises(ValueError, match="belongs to a team"):
+        ToolFactory([NotificationTool(message_class=REMINDER)], observer=lone)

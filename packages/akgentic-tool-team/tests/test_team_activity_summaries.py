@@ -24,6 +24,7 @@ from akgentic.tool.team import (
     ActivitySummarizer,
     GetTeamActivity,
     SummarizerWorker,
+    TeamActivityActor,
     TeamActivityReport,
     TeamTool,
     register_summarizer_model,
@@ -292,3 +293,38 @@ def test_summary_cache_actor_is_not_listed_and_is_shared(
     activity(tool_agent, summarized_card())
     activity(tool_agent, summarized_card())
     assert team_names(actor_system, orchestrator).count("#TeamActivity") == 1
+
+
+def test_command_line_can_ask_for_summaries(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    gates: Gates,
+    model: ScriptedModel,
+) -> None:
+    busy_pair(actor_system, orchestrator, tool_agent, gates)
+    commands = ToolFactory([summarized_card()], observer=tool_agent).commands
+    report = commands.execute("/team_activity summarize_over=100")
+    assert {m.name: m.summarized for m in report.members} == {"@Ann": True, "@Bob": False}
+    plain = commands.execute("/team_activity")
+    assert not any(m.summarized for m in plain.members)
+
+
+def test_summary_cache_gone_degrades_to_truncation(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    gates: Gates,
+    model: ScriptedModel,
+) -> None:
+    busy_pair(actor_system, orchestrator, tool_agent, gates)
+    tool = activity(tool_agent, summarized_card())
+    orch = actor_system.proxy_ask(orchestrator, Orchestrator)
+    cache = orch.get_team_member("#TeamActivity")
+    assert cache is not None
+    actor_system.proxy_ask(cache, TeamActivityActor).stop()
+    wait_for(lambda: "#TeamActivity" not in team_names(actor_system, orchestrator))
+    report: TeamActivityReport = tool(summarize_over=100)
+    assert {m.name for m in report.members} == {"@Ann", "@Bob"}
+    assert not any(m.summarized for m in report.members)
+    assert model.calls == []
