@@ -187,6 +187,13 @@ class WeaviateBackend(CollectionBackend):
 
         collections = self._client.collections
         if not collections.exists(self.weaviate_name):
+            # Vectors come from the store, never from a Weaviate module. Clients from 4.16
+            # spell that Configure.Vectors.self_provided(); older ones Vectorizer.none().
+            vectors: dict[str, Any] = (
+                {"vector_config": Configure.Vectors.self_provided()}
+                if hasattr(Configure, "Vectors")
+                else {"vectorizer_config": Configure.Vectorizer.none()}
+            )
             collections.create(
                 self.weaviate_name,
                 properties=[
@@ -195,10 +202,10 @@ class WeaviateBackend(CollectionBackend):
                     Property(name="metadata_json", data_type=DataType.TEXT),
                     Property(name="metadata_pairs", data_type=DataType.TEXT_ARRAY),
                 ],
-                vector_config=Configure.Vectors.self_provided(),
                 multi_tenancy_config=(
                     Configure.multi_tenancy(enabled=True) if self.config.tenant else None
                 ),
+                **vectors,
             )
         if self.config.tenant:
             handle = collections.get(self.weaviate_name)

@@ -1,0 +1,147 @@
+"""The public surface: names, module paths, and what works without the numpy extra."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import akgentic.tool.core.vector_store as core_protocol
+import akgentic.tool.vector_store as package
+import akgentic.tool.vector_store.protocol as protocol
+from akgentic.tool.vector_store.actor import VectorStoreActor, VectorStoreState
+from akgentic.tool.vector_store.embedding_actor import EmbeddingActor
+from akgentic.tool.vector_store.inmemory import InMemoryBackend
+from akgentic.tool.vector_store.vector import (
+    EmbeddingError,
+    EmbeddingService,
+    VectorEntry,
+    VectorIndex,
+)
+
+
+def test_package_all_is_pinned() -> None:
+    assert set(package.__all__) == {
+        "VECTOR_STORE_NAME",
+        "CollectionConfig",
+        "CollectionStats",
+        "EmbeddingActor",
+        "EmbeddingError",
+        "EmbeddingService",
+        "InMemoryBackend",
+        "UnknownCollectionError",
+        "UpsertReceipt",
+        "VectorDocument",
+        "VectorEntry",
+        "VectorHit",
+        "VectorIndex",
+        "VectorQuery",
+        "VectorSearchResult",
+        "VectorStore",
+        "VectorStoreActor",
+        "VectorStoreConfig",
+        "VectorStoreState",
+        "VectorStoreTool",
+    }
+    assert len(package.__all__) == 20
+    for name in package.__all__:
+        assert getattr(package, name) is not None
+
+
+def test_core_protocol_all_is_pinned_and_re_exported_unchanged() -> None:
+    assert set(core_protocol.__all__) == {
+        "DEFAULT_POLL_ATTEMPTS",
+        "DEFAULT_POLL_DELAY",
+        "EMBED_WORKER_PREFIX",
+        "VECTOR_STORE_NAME",
+        "CollectionConfig",
+        "CollectionStats",
+        "MetadataValue",
+        "SearchStatus",
+        "UnknownCollectionError",
+        "UpsertReceipt",
+        "VectorDocument",
+        "VectorHit",
+        "VectorQuery",
+        "VectorSearchResult",
+        "VectorStore",
+        "VectorStoreConfig",
+        "embed_worker_name",
+        "lookup_vector_store",
+        "resolve_vector_store_name",
+        "search_text",
+        "validate_collection_name",
+    }
+    assert protocol.__all__ == core_protocol.__all__
+    for name in core_protocol.__all__:
+        assert getattr(protocol, name) is getattr(core_protocol, name)
+
+
+def test_lazy_names_are_the_module_classes() -> None:
+    assert package.VectorStoreActor is VectorStoreActor
+    assert package.VectorStoreState is VectorStoreState
+    assert package.EmbeddingActor is EmbeddingActor
+    assert package.InMemoryBackend is InMemoryBackend
+    assert package.EmbeddingService is EmbeddingService
+    assert package.EmbeddingError is EmbeddingError
+    assert package.VectorEntry is VectorEntry
+    assert package.VectorIndex is VectorIndex
+    assert isinstance(package.VectorStoreActor, type)
+
+
+def test_an_unknown_attribute_is_an_attribute_error() -> None:
+    try:
+        package.NoSuchThing  # noqa: B018
+    except AttributeError as exc:
+        assert "NoSuchThing" in str(exc)
+    else:  # pragma: no cover
+        raise AssertionError("expected AttributeError")
+
+
+_WITHOUT_NUMPY = r"""
+import json, logging, sys
+sys.modules["numpy"] = None  # as if the vector-search extra were not installed
+logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.factory import ToolFactory
+from akgentic.tool.core.testing import spawn_tool_agent
+from akgentic.tool.core.vector_store import lookup_vector_store
+import akgentic.tool.vector_store as vs
+
+report = {}
+try:
+    vs.VectorIndex
+except ImportError as exc:
+    report["error"] = str(exc)
+system = ActorSystem()
+try:
+    orch = system.createActor(Orchestrator, config=BaseConfig(name="@O", role="Orchestrator"))
+    agent = spawn_tool_agent(system, orch, "@Agent")
+    card = vs.VectorStoreTool()
+    factory = ToolFactory([card], observer=agent)
+    report["address"] = card.store_address
+    report["found"] = lookup_vector_store(agent, card.vector_store_name) is not None
+    report["tools"] = len(factory.get_tools())
+finally:
+    system.shutdown(timeout=5)
+print(json.dumps(report))
+"""
+
+
+def test_without_numpy_the_card_binds_nothing_and_names_the_install_command() -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_NUMPY],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    )
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+
+    assert 'pip install "akgentic-tool-vector-store[vector-search]"' in report["error"]
+    assert report["address"] is None
+    assert report["found"] is False
+    assert report["tools"] == 0
+    assert "Consumers fall back to keyword search" in run.stderr
