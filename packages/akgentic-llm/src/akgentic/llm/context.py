@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -37,10 +39,11 @@ from akgentic.llm.event import (
     LlmContextCompactedEvent,
     LlmMessageEvent,
     LlmSystemPromptEvent,
-    LlmUsageEvent,
     SystemPromptPartSnapshot,
-    ToolCallEvent,
-    ToolReturnEvent,
+    _message_event,
+    _tool_call_event,
+    _tool_return_event,
+    _usage_event,
 )
 
 __all__ = ["ContextManager", "system_prompt_hash"]
@@ -48,9 +51,11 @@ __all__ = ["ContextManager", "system_prompt_hash"]
 
 def _is_system_message(message: ModelMessage) -> bool:
     """A request carrying at least one system-prompt part (pinned by the sliding window)."""
-    if type(message) is not ModelRequest:
-        return False
-    return any(type(part) is SystemPromptPart for part in message.parts)
+    if type(message) is ModelRequest:
+        for part in message.parts:
+            if type(part) is SystemPromptPart:
+                return True
+    return False
 
 
 def system_prompt_hash(parts: Iterable[SystemPromptPartSnapshot]) -> str:
@@ -69,19 +74,23 @@ class ContextManager:
         "_observers",
         "_pending_user_prompts",
         "_pinned",
-        "_start",
         "_system_prompt_hash",
+        "_trim_at",
+        "_window_suspended",
     )
 
     def __init__(self, max_messages: int | None = None) -> None:
         if max_messages is not None and max_messages < 1:
             raise ValueError(f"max_messages must be at least 1 or None, got {max_messages}")
         self._max_messages = max_messages
-        # Window bookkeeping: the visible history is ``_pinned + _messages[_start:]``, where
-        # ``_pinned`` holds the system-prompt messages the window has slid past.
+        # Window bookkeeping: the visible history is ``_pinned + _messages`` once trimmed, where
+        # ``_pinned`` holds the system-prompt messages the window has slid past. Trimming is
+        # lazy: ``add_message`` lets the list overshoot up to ``_trim_at`` and then drops the
+        # head in one go (amortised O(1) per message); reads trim exactly to the window.
         self._messages: list[ModelMessage] = []
         self._pinned: list[ModelMessage] = []
-        self._start = 0
+        self._trim_at = sys.maxsize if max_messages is None else max(2 * max_messages, 64)
+        self._window_suspended = False
         # A tuple, rebuilt on (un)subscribe: iteration on the hot path is cheap and an observer
         # that unsubscribes while being notified cannot disturb the loop.
         self._observers: tuple[ContextObserver, ...] = ()
@@ -99,19 +108,21 @@ class ContextManager:
     @property
     def messages(self) -> list[ModelMessage]:
         """The history the next run will see, as a new list (safe to keep and mutate)."""
+        if self._max_messages is not None and not self._window_suspended:
+            self._trim(self._max_messages)
         if self._pinned:
-            return self._pinned + self._messages[self._start :]
-        if self._start:
-            return self._messages[self._start :]
+            return self._pinned + self._messages
         return self._messages[:]
 
     def __len__(self) -> int:
-        return len(self._pinned) + len(self._messages) - self._start
+        if self._max_messages is not None and not self._window_suspended:
+            self._trim(self._max_messages)
+        return len(self._pinned) + len(self._messages)
 
     @property
     def last_message(self) -> ModelMessage | None:
         """The most recently added message (the event-sourcing cursor's anchor)."""
-        if len(self._messages) > self._start:
+        if self._messages:
             return self._messages[-1]
         return self._pinned[-1] if self._pinned else None
 
@@ -126,73 +137,83 @@ class ContextManager:
         Observers receive ``LlmMessageEvent`` first, then one tool event per tool part, then
         ``LlmUsageEvent`` when the message is a model response.
         """
-        self._messages.append(message)
-        if self._max_messages is not None:
-            self._slide_window(self._max_messages)
-        response = message if isinstance(message, ModelResponse) else None
-        if response is not None:
-            self._last_input_tokens = response.usage.input_tokens
+        messages = self._messages
+        messages.append(message)
+        if len(messages) >= self._trim_at:
+            self._window_suspended = False
+            self._trim(self._max_messages)  # type: ignore[arg-type]  # _trim_at is finite
+        is_response = type(message) is ModelResponse
+        if is_response:
+            self._last_input_tokens = cast(ModelResponse, message).usage.input_tokens
         observers = self._observers
         if not observers:
             return
-        event: object = LlmMessageEvent(message, run_id)
+        event: object = _message_event(message, run_id)
         for observer in observers:
             observer.notify_event(event)
-        for part in message.parts:
-            if isinstance(part, ToolCallPart):
-                event = ToolCallEvent(
-                    part.tool_name, part.tool_call_id, part.args_as_json_str(), run_id
+        # Typed as Any: the kind is dispatched on the exact class just below.
+        parts: Any = message.parts
+        for part in parts:
+            kind = type(part)
+            if kind is ToolCallPart:
+                event = _tool_call_event(
+                    part.tool_name,
+                    part.tool_call_id,
+                    part.args_as_json_str(),
+                    run_id,
                 )
-            elif isinstance(part, ToolReturnPart):
-                event = ToolReturnEvent(part.tool_name, part.tool_call_id, True, run_id)
-            elif isinstance(part, RetryPromptPart) and part.tool_name is not None:
+            elif kind is ToolReturnPart:
+                event = _tool_return_event(part.tool_name, part.tool_call_id, True, run_id)
+            elif kind is RetryPromptPart and part.tool_name is not None:
                 # A retry prompt without a tool name asks the model to fix its final output;
                 # only one naming a tool reports that tool failing.
-                event = ToolReturnEvent(part.tool_name, part.tool_call_id, False, run_id)
+                event = _tool_return_event(part.tool_name, part.tool_call_id, False, run_id)
             else:
                 continue
             for observer in observers:
                 observer.notify_event(event)
-        if response is not None:
-            event = self._usage_event(response, run_id)
+        if is_response:
+            response = cast(ModelResponse, message)
+            usage = response.usage
+            event = _usage_event(
+                run_id,
+                response.model_name or "unknown",
+                response.provider_name,
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
+            )
             for observer in observers:
                 observer.notify_event(event)
 
-    @staticmethod
-    def _usage_event(response: ModelResponse, run_id: str | None) -> LlmUsageEvent:
-        usage = response.usage
-        return LlmUsageEvent(
-            run_id,
-            response.model_name or "unknown",
-            response.provider_name,
-            usage.input_tokens,
-            usage.output_tokens,
-            usage.cache_read_tokens,
-            usage.cache_write_tokens,
-            1,
-        )
-
-    def _slide_window(self, limit: int) -> None:
+    def _trim(self, limit: int) -> None:
+        """Drop the oldest non-system messages until at most ``limit`` are visible."""
         messages = self._messages
         pinned = self._pinned
-        start = self._start
-        # Each message crosses ``start`` once, so this loop is amortised O(1) per add.
-        while len(pinned) + len(messages) - start > limit and start < len(messages):
-            leaving = messages[start]
-            start += 1
+        overflow = len(pinned) + len(messages) - limit
+        if overflow <= 0:
+            return
+        cut = 0
+        # System-prompt messages that slide past the window are pinned, not dropped.
+        while overflow > 0 and cut < len(messages):
+            leaving = messages[cut]
+            cut += 1
             if _is_system_message(leaving):
                 pinned.append(leaving)
-        if start > limit:
-            # Compact in batches: one O(limit) deletion every ~limit adds.
-            del messages[:start]
-            start = 0
-        self._start = start
+            else:
+                overflow -= 1
+        del messages[:cut]
 
     def restore(self, messages: Sequence[ModelMessage]) -> None:
-        """Replace the whole history; notifies nobody and applies no window."""
+        """Replace the whole history verbatim; notifies nobody.
+
+        No window is applied to the restored list: it is seen as given until the next
+        ``add_message`` slides the window again.
+        """
         self._messages = list(messages)
         self._pinned = []
-        self._start = 0
+        self._window_suspended = True
         self._last_input_tokens = None
         for message in reversed(self._messages):
             if isinstance(message, ModelResponse):
@@ -203,7 +224,7 @@ class ContextManager:
         """Drop every message without notifying anyone."""
         self._messages = []
         self._pinned = []
-        self._start = 0
+        self._window_suspended = False
         self._last_input_tokens = None
 
     def clear_context(self, run_id: str | None = None) -> int:
@@ -314,7 +335,7 @@ class ContextManager:
         """Apply the fold ``event`` describes, then emit ``event`` to observers."""
         self._messages = self.fold_compaction(self.messages, event)
         self._pinned = []
-        self._start = 0
+        self._window_suspended = False
         # The last reported size described the history that was just folded away; keeping it
         # would re-arm the compaction gate before the next response reports the new size.
         self._last_input_tokens = None

@@ -12,6 +12,7 @@ For one message, the order is fixed: ``LlmMessageEvent`` first, then one ``ToolC
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -138,3 +139,95 @@ class EventMessage(Protocol):
     @property
     def event(self) -> Any:
         """The wrapped event."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Hot-path constructors (private).
+#
+# ``ContextManager.add_message`` builds one to three events per message. A frozen dataclass's
+# generated ``__init__`` routes every field through ``object.__setattr__``, which costs several
+# times a plain slot store; these builders write the slots through their descriptors instead.
+# The result is an ordinary, equal, frozen instance of the same class.
+
+_new = object.__new__
+
+
+def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    setter: Callable[[Any, Any], None] = vars(cls)[name].__set__
+    return setter
+
+
+_set_message = _slot_setter(LlmMessageEvent, "message")
+_set_message_run = _slot_setter(LlmMessageEvent, "run_id")
+_set_call_name = _slot_setter(ToolCallEvent, "tool_name")
+_set_call_id = _slot_setter(ToolCallEvent, "tool_call_id")
+_set_call_args = _slot_setter(ToolCallEvent, "arguments")
+_set_call_run = _slot_setter(ToolCallEvent, "run_id")
+_set_return_name = _slot_setter(ToolReturnEvent, "tool_name")
+_set_return_id = _slot_setter(ToolReturnEvent, "tool_call_id")
+_set_return_success = _slot_setter(ToolReturnEvent, "success")
+_set_return_run = _slot_setter(ToolReturnEvent, "run_id")
+_usage_setters = tuple(
+    _slot_setter(LlmUsageEvent, name)
+    for name in (
+        "run_id",
+        "model_name",
+        "provider_name",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "requests",
+    )
+)
+
+
+def _message_event(message: ModelMessage, run_id: str | None) -> LlmMessageEvent:
+    event: LlmMessageEvent = _new(LlmMessageEvent)
+    _set_message(event, message)
+    _set_message_run(event, run_id)
+    return event
+
+
+def _tool_call_event(
+    tool_name: str, tool_call_id: str, arguments: str, run_id: str | None
+) -> ToolCallEvent:
+    event: ToolCallEvent = _new(ToolCallEvent)
+    _set_call_name(event, tool_name)
+    _set_call_id(event, tool_call_id)
+    _set_call_args(event, arguments)
+    _set_call_run(event, run_id)
+    return event
+
+
+def _tool_return_event(
+    tool_name: str, tool_call_id: str, success: bool, run_id: str | None
+) -> ToolReturnEvent:
+    event: ToolReturnEvent = _new(ToolReturnEvent)
+    _set_return_name(event, tool_name)
+    _set_return_id(event, tool_call_id)
+    _set_return_success(event, success)
+    _set_return_run(event, run_id)
+    return event
+
+
+def _usage_event(
+    run_id: str | None,
+    model_name: str,
+    provider_name: str | None,
+    input_tokens: int,
+    output_tokens: int,
+    cache_read_tokens: int,
+    cache_write_tokens: int,
+) -> LlmUsageEvent:
+    event: LlmUsageEvent = _new(LlmUsageEvent)
+    s_run, s_model, s_provider, s_in, s_out, s_read, s_write, s_requests = _usage_setters
+    s_run(event, run_id)
+    s_model(event, model_name)
+    s_provider(event, provider_name)
+    s_in(event, input_tokens)
+    s_out(event, output_tokens)
+    s_read(event, cache_read_tokens)
+    s_write(event, cache_write_tokens)
+    s_requests(event, 1)
+    return event
