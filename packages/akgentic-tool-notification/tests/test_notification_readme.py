@@ -36,5 +36,5 @@ def test_readme_example_runs(
     exec(example, {})
     out = capsys.readouterr().out
     assert "Scheduled notification" in out
-    assert "@@Builder in" in out
+    assert "@Builder in" in out
     assert "[('check CI', 'notification', '#NotificationTool')]" in out

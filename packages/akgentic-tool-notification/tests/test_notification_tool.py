@@ -126,7 +126,7 @@ def test_all_widens_visibility_but_never_cancel_authority(
 
     assert bobs["pending_notification"]() == "No pending notifications."
     team_view = bobs["pending_notification"](all=True)
-    assert f"- {entry_id} @@Tester in 1m 30s: deploy check" in team_view
+    assert f"- {entry_id} @Tester in 1m 30s: deploy check" in team_view
 
     with pytest.raises(RetriableError, match=f"no pending notification '{entry_id}' of yours"):
         bobs["cancel_notification"](entry_id)
@@ -322,8 +322,8 @@ def test_slash_commands_schedule_and_list(
     assert "check CI" in own
     assert "theirs" not in own
     team = commands.execute("/pending_notification all=true")
-    assert "@@Tester" in team
-    assert "@@Other" in team
+    assert "@Tester" in team
+    assert "@Other" in team
     assert "theirs" in team
 
     entry_id = own.splitlines()[1].split()[1]
@@ -403,3 +403,16 @@ def test_agent_outside_a_team_is_refused_at_bind_time(actor_system: ActorSystem)
     ).itself()
     with pytest.raises(ValueError, match="belongs to a team"):
         ToolFactory([NotificationTool(message_class=REMINDER)], observer=lone)
+
+
+def test_owner_marks_are_single_at_signs(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    notifier: NotificationActor,
+) -> None:
+    plain = start_member(actor_system, orchestrator, "plain")
+    bind(plain)["register_notification"]("from plain", 10)
+    bind(tool_agent)["register_notification"]("from tester", 20)
+    lines = bind(tool_agent)["pending_notification"](all=True).splitlines()[1:]
+    assert [line.split()[2] for line in lines] == ["@plain", "@Tester"]

@@ -243,7 +243,8 @@ def _render_listing(listing: NotificationListing, *, show_owner: bool) -> str:
         )
     lines = [f"{len(listing.entries)} pending notification(s):"]
     for entry in listing.entries:
-        owner = f" @{entry.owner_name}" if show_owner else ""
+        # akgentic names usually carry their "@" already; do not double it.
+        owner = f" @{entry.owner_name.removeprefix('@')}" if show_owner else ""
         left = _format_left(entry, listing.now)
         lines.append(f"- {entry.id}{owner} in {left}: {_clip(entry.content)}")
     return "\n".join(lines)
