@@ -7,9 +7,19 @@ from typing import Any
 import pytest
 from kg_support import LocalVectorStore, bind
 
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.testing import ToolTestAgent
-from akgentic.tool.core.vector_store import CollectionConfig
-from akgentic.tool.knowledge_graph import KG_COLLECTION, GraphSearchResult, KnowledgeGraphTool
+from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, CollectionConfig
+from akgentic.tool.knowledge_graph import (
+    KG_COLLECTION,
+    GraphSearchResult,
+    KnowledgeGraphActor,
+    KnowledgeGraphConfig,
+    KnowledgeGraphTool,
+)
 
 SMALL = CollectionConfig(dimension=64)
 
@@ -112,7 +122,7 @@ def test_without_a_store_in_the_team_search_is_keyword_only(tool_agent: ToolTest
     result = tools["search_graph"](query="dog")
     assert _names(result) == ["Rex", "Alice"]
     assert result.note is not None
-    assert "no vector store" in result.note
+    assert "no usable vector store" in result.note
     assert tools["search_graph"](query="canine").hits == []
 
 
@@ -157,3 +167,39 @@ def test_multi_word_keyword_query_needs_every_word(tool_agent: ToolTestAgent) ->
     assert _names(tools["search_graph"](query="Bob knows", mode="keyword")) == [
         "Bob -[knows]-> Alice"
     ]
+
+
+def test_a_store_joining_later_receives_the_whole_graph(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    orch = actor_system.proxy_ask(orchestrator, Orchestrator)
+    # Created first, as a card would, but looking for a store again on every call.
+    orch.getChildrenOrCreate(
+        KnowledgeGraphActor, KnowledgeGraphConfig(collection=SMALL, store_retry_seconds=0)
+    )
+    tools = bind(tool_agent, KnowledgeGraphTool(collection=SMALL))
+    _seed(tools)
+    note = tools["search_graph"](query="dog").note
+    assert note is not None
+    assert "no usable vector store" in note
+    address = orch.getChildrenOrCreate(
+        LocalVectorStore, BaseConfig(name=VECTOR_STORE_NAME, role="VectorStore")
+    )
+    store: LocalVectorStore = actor_system.proxy_ask(address, LocalVectorStore)
+    result = tools["search_graph"](query="canine", mode="vector")
+    assert result.note is None
+    assert {"Rex", "Fido"} <= set(_names(result))
+    assert len(store.refs(KG_COLLECTION)) == 9  # everything sent when the store was found
+
+
+def test_a_conflicting_collection_keeps_search_keyword_only(
+    tool_agent: ToolTestAgent, vector_store: LocalVectorStore
+) -> None:
+    vector_store.create_collection(KG_COLLECTION, CollectionConfig(dimension=32))
+    tools = bind(tool_agent, KnowledgeGraphTool(collection=SMALL))
+    _seed(tools)
+    result = tools["search_graph"](query="dog")
+    assert _names(result) == ["Rex", "Alice"]
+    assert result.note is not None
+    assert "no usable vector store" in result.note
+    assert vector_store.refs(KG_COLLECTION) == []

@@ -105,7 +105,7 @@ def test_no_store_in_team_means_keyword_only(tool_agent: ToolTestAgent) -> None:
     result = tools["search_planning"](query="dog")
     assert _ids(result) == [1, 5]
     assert result.note is not None
-    assert "no vector store" in result.note
+    assert "no usable vector store" in result.note
 
 
 def test_disabled_store_is_left_alone(
@@ -146,3 +146,38 @@ def test_many_matches_are_capped_with_a_note(
     assert result.total == 60
     assert result.note is not None
     assert "50 of 60" in result.note
+
+
+def test_a_store_joining_later_receives_every_task(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    from akgentic.core.agent_config import BaseConfig
+    from akgentic.core.orchestrator import Orchestrator
+    from akgentic.tool.core.vector_store import VECTOR_STORE_NAME
+    from akgentic.tool.planning import PlanActor, PlanConfig
+
+    orch = actor_system.proxy_ask(orchestrator, Orchestrator)
+    orch.getChildrenOrCreate(PlanActor, PlanConfig(collection=SMALL, store_retry_seconds=0))
+    tools = bind(tool_agent, PlanningTool(collection=SMALL))
+    _seed(tools)
+    assert 2 not in _ids(tools["search_planning"](query="dog"))
+    address = orch.getChildrenOrCreate(
+        LocalVectorStore, BaseConfig(name=VECTOR_STORE_NAME, role="VectorStore")
+    )
+    store: LocalVectorStore = actor_system.proxy_ask(address, LocalVectorStore)
+    result = tools["search_planning"](query="dog")
+    assert 2 in _ids(result)  # semantic now
+    assert result.note is None
+    assert store.refs(PLANNING_COLLECTION) == [f"task:{i}" for i in range(1, 6)]
+
+
+def test_a_conflicting_collection_keeps_search_keyword_only(
+    tool_agent: ToolTestAgent, vector_store: LocalVectorStore
+) -> None:
+    vector_store.create_collection(PLANNING_COLLECTION, CollectionConfig(dimension=32))
+    tools = bind(tool_agent, PlanningTool(collection=SMALL))
+    _seed(tools)
+    result = tools["search_planning"](query="dog")
+    assert _ids(result) == [1, 5]
+    assert result.note is not None
+    assert "no usable vector store" in result.note

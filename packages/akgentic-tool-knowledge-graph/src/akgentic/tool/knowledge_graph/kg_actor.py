@@ -20,6 +20,7 @@ so a slow embedding never holds this actor.
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 
 from pydantic import BaseModel, Field
@@ -48,8 +49,10 @@ from akgentic.tool.knowledge_graph._snapshots import SnapshotSchedule
 from akgentic.tool.knowledge_graph._update import apply_update, plural
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
 from akgentic.tool.knowledge_graph.models import (
+    Entity,
     GraphSearchResult,
     ManageGraph,
+    Relation,
     SearchQuery,
 )
 from akgentic.tool.knowledge_graph.state import KnowledgeGraphState
@@ -68,6 +71,8 @@ KG_ACTOR_NAME = "#KnowledgeGraphTool"
 KG_COLLECTION = "knowledge-graph"
 # How many root entities the overview lists before summarising the rest.
 _OVERVIEW_ROOTS = 50
+# Documents per upsert call when the whole graph is sent to the store.
+_UPSERT_CHUNK = 500
 
 
 class KnowledgeGraphConfig(BaseConfig):
@@ -84,6 +89,11 @@ class KnowledgeGraphConfig(BaseConfig):
         default=1.0,
         gt=0,
         description="A snapshot is due once unpublished changes reach this share of the size.",
+    )
+    store_retry_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        description="While no vector store is found, how often to look for one again.",
     )
 
 
@@ -108,7 +118,7 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         # Deltas in the team history newer than our state are replayed before first use.
         self._catch_up_pending = True
         self._store: VectorStore | None = None
-        self._bind_vector_store()
+        self._store_checked_at: float | None = None
 
     # -- akgentic-core state hooks ------------------------------------------------------
 
@@ -164,8 +174,9 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         return self.state.serializable_copy()
 
     def semantic_enabled(self) -> bool:
-        """Whether this actor mirrors the graph into a vector store."""
-        return self._store is not None
+        """Whether the graph is mirrored into a vector store (looking for one if due)."""
+        self._ready()
+        return self._vector_store() is not None
 
     # -- internals ----------------------------------------------------------------------
 
@@ -173,6 +184,7 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         if self._catch_up_pending:
             self._catch_up_pending = False
             self._catch_up()
+            self._vector_store()
 
     def _catch_up(self) -> None:
         """Replay deltas from the team history that are newer than the state."""
@@ -219,16 +231,34 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
             self._schedule.published()
         return self.state.seq
 
-    def _bind_vector_store(self) -> None:
+    def _vector_store(self) -> VectorStore | None:
+        """The store this graph is mirrored into, bound on first need.
+
+        Binding creates the collection (idempotent) and, when the store holds a different
+        number of documents than the graph has items (a store that came later, or lost
+        its data), sends it every item. While no store is found, the lookup is repeated
+        at most every ``store_retry_seconds``.
+        """
         name = resolve_vector_store_name(self.config.vector_store)
-        if name is None or self._orchestrator is None:
-            return
+        if self._store is not None or name is None or self._orchestrator is None:
+            return self._store
+        now = time.monotonic()
+        last = self._store_checked_at
+        if last is not None and now - last < self.config.store_retry_seconds:
+            return None
+        self._store_checked_at = now
         try:
             store = lookup_vector_store(self, name)
             if store is None:
                 logger.info("%s: no %s in the team; keyword search only", self.config.name, name)
-                return
-            store.create_collection(KG_COLLECTION, self.config.collection)
+                return None
+            stats = store.create_collection(KG_COLLECTION, self.config.collection)
+            if stats.documents != self.state.size():
+                self._upsert(
+                    store,
+                    [_entity_document(e) for e in self.state.entities.values()]
+                    + [_relation_document(r) for r in self.state.relations.values()],
+                )
         except Exception as exc:  # a store we cannot use must not break the graph
             logger.warning(
                 "%s: vector store %s unusable (%s); keyword search only",
@@ -236,25 +266,27 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
                 name,
                 exc,
             )
-            return
+            return None
         self._store = store
+        return store
+
+    @staticmethod
+    def _upsert(store: VectorStore, documents: list[VectorDocument]) -> None:
+        for start in range(0, len(documents), _UPSERT_CHUNK):
+            store.upsert(KG_COLLECTION, documents[start : start + _UPSERT_CHUNK])
 
     def _mirror(self, delta: KnowledgeGraphStateEvent) -> None:
         """Send the texts that changed to the vector store (embedding happens there)."""
-        store = self._store
+        store = self._vector_store()
         if store is None:
             return
         documents: dict[str, VectorDocument] = {}
         for entity in (*delta.entities_added, *delta.entities_modified):
-            ref = ENTITY_PREFIX + entity.name
-            documents[ref] = VectorDocument(
-                ref=ref, text=entity_text(entity), metadata={"kind": "entity"}
-            )
+            document = _entity_document(entity)
+            documents[document.ref] = document
         for relation in delta.relations_added:
-            ref = RELATION_PREFIX + relation.key
-            documents[ref] = VectorDocument(
-                ref=ref, text=relation_text(relation), metadata={"kind": "relation"}
-            )
+            document = _relation_document(relation)
+            documents[document.ref] = document
         gone = [ENTITY_PREFIX + name for name in delta.entities_removed]
         gone += [RELATION_PREFIX + r.key for r in delta.relations_removed]
         gone = [ref for ref in gone if ref not in documents]
@@ -262,9 +294,23 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
             if gone:
                 store.delete(KG_COLLECTION, gone)
             if documents:
-                store.upsert(KG_COLLECTION, list(documents.values()))
+                self._upsert(store, list(documents.values()))
         except Exception as exc:
             logger.warning("%s: vector store update failed: %s", self.config.name, exc)
+
+
+def _entity_document(entity: Entity) -> VectorDocument:
+    return VectorDocument(
+        ref=ENTITY_PREFIX + entity.name, text=entity_text(entity), metadata={"kind": "entity"}
+    )
+
+
+def _relation_document(relation: Relation) -> VectorDocument:
+    return VectorDocument(
+        ref=RELATION_PREFIX + relation.key,
+        text=relation_text(relation),
+        metadata={"kind": "relation"},
+    )
 
 
 def _render_overview(state: KnowledgeGraphState) -> str:

@@ -9,7 +9,6 @@ not kept alive by its tools.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from typing import Any, Self, cast
 
@@ -55,8 +54,6 @@ __all__ = ["GetGraph", "KnowledgeGraphTool", "SearchGraph", "UpdateGraph"]
 logger = logging.getLogger(__name__)
 
 _VECTOR_STORE_CARD = "VectorStoreTool"
-# How long a card waits before looking for a vector store again after finding none.
-_STORE_RETRY_SECONDS = 10.0
 
 
 class GetGraph(BaseToolParam):
@@ -95,7 +92,6 @@ class KnowledgeGraphTool(ToolCard):
 
     _actor: KnowledgeGraphActor | None = PrivateAttr(default=None)
     _store: VectorStore | None = PrivateAttr(default=None)
-    _store_checked_at: float = PrivateAttr(default=0.0)
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
@@ -120,8 +116,6 @@ class KnowledgeGraphTool(ToolCard):
         address = orchestrator.getChildrenOrCreate(KnowledgeGraphActor, config)
         self._actor = cast(KnowledgeGraphActor, obs.proxy_ask(address, KnowledgeGraphActor))
         self._store = None
-        self._store_checked_at = 0.0
-        self._vector_store()
         return self
 
     def _actor_observer(self) -> ActorToolObserver:
@@ -133,21 +127,21 @@ class KnowledgeGraphTool(ToolCard):
         return self._actor
 
     def _vector_store(self) -> VectorStore | None:
-        """The store proxy, looked up again now and then while the team has none."""
+        """An ask proxy to the store the graph actor mirrors into, or None.
+
+        The graph actor decides whether semantic search is on (it binds the store and keeps
+        the collection in sync); the card only looks the store up to query it from the
+        calling agent's thread.
+        """
         name = resolve_vector_store_name(self.vector_store)
-        if name is None or self._store is not None:
-            return self._store
-        now = time.monotonic()
-        if self._store_checked_at and now - self._store_checked_at < _STORE_RETRY_SECONDS:
+        if name is None:
             return None
-        self._store_checked_at = now
-        observer = self.get_observer_or_none()
-        if observer is None:
+        if not _call(lambda: self._graph().semantic_enabled()):
             return None
-        try:
-            self._store = lookup_vector_store(cast(ActorToolObserver, observer), name)
-        except Exception as exc:
-            logger.warning("KnowledgeGraphTool: looking up %s failed: %s", name, exc)
+        if self._store is None:
+            observer = self.get_observer_or_none()
+            if observer is not None:
+                self._store = lookup_vector_store(cast(ActorToolObserver, observer), name)
         return self._store
 
     # -- callables ----------------------------------------------------------------------
@@ -306,12 +300,16 @@ class KnowledgeGraphTool(ToolCard):
         self, text: str, top_k: int, threshold: float
     ) -> tuple[list[tuple[str, float]], str | None]:
         """Vector hits for ``text`` from the store, on this (the caller's) thread."""
-        store = self._vector_store()
+        try:
+            store = self._vector_store()
+        except Exception as exc:
+            logger.warning("KnowledgeGraphTool: vector store lookup failed: %s", exc)
+            store = None
         if store is None:
             reason = (
                 "semantic search is disabled for this tool"
                 if self.vector_store is False
-                else "semantic search unavailable (no vector store in this team)"
+                else "semantic search unavailable (no usable vector store in this team)"
             )
             return [], reason
         try:

@@ -9,7 +9,6 @@ agent weakly, so tools never keep a stopped agent alive.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from typing import Any, Self, cast
 
@@ -55,7 +54,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_PLANNING_TOP_K = 10
 DEFAULT_PLANNING_SCORE_THRESHOLD = 0.5
 _VECTOR_STORE_CARD = "VectorStoreTool"
-_STORE_RETRY_SECONDS = 10.0
 
 
 class GetPlanning(BaseToolParam):
@@ -107,7 +105,6 @@ class PlanningTool(ToolCard):
 
     _actor: PlanActor | None = PrivateAttr(default=None)
     _store: VectorStore | None = PrivateAttr(default=None)
-    _store_checked_at: float = PrivateAttr(default=0.0)
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
@@ -131,8 +128,6 @@ class PlanningTool(ToolCard):
         address = orchestrator.getChildrenOrCreate(PlanActor, config)
         self._actor = cast(PlanActor, obs.proxy_ask(address, PlanActor))
         self._store = None
-        self._store_checked_at = 0.0
-        self._vector_store()
         return self
 
     def _actor_observer(self) -> ActorToolObserver:
@@ -147,21 +142,21 @@ class PlanningTool(ToolCard):
         return str(self._actor_observer().myAddress.name)
 
     def _vector_store(self) -> VectorStore | None:
-        """The store proxy, looked up again now and then while the team has none."""
+        """An ask proxy to the store the plan actor mirrors into, or None.
+
+        The plan actor decides whether semantic search is on (it binds the store and keeps
+        the collection in sync); the card only looks the store up to query it from the
+        calling agent's thread.
+        """
         name = resolve_vector_store_name(self.vector_store)
-        if name is None or self._store is not None:
-            return self._store
-        now = time.monotonic()
-        if self._store_checked_at and now - self._store_checked_at < _STORE_RETRY_SECONDS:
+        if name is None:
             return None
-        self._store_checked_at = now
-        observer = self.get_observer_or_none()
-        if observer is None:
+        if not _call(lambda: self._plan().semantic_enabled()):
             return None
-        try:
-            self._store = lookup_vector_store(cast(ActorToolObserver, observer), name)
-        except Exception as exc:
-            logger.warning("PlanningTool: looking up %s failed: %s", name, exc)
+        if self._store is None:
+            observer = self.get_observer_or_none()
+            if observer is not None:
+                self._store = lookup_vector_store(cast(ActorToolObserver, observer), name)
         return self._store
 
     # -- callables ----------------------------------------------------------------------
@@ -308,11 +303,15 @@ class PlanningTool(ToolCard):
 
     def _semantic(self, text: str) -> tuple[list[tuple[str, float]], str | None]:
         """Vector hits for ``text``, searched on this (the caller's) thread."""
-        store = self._vector_store()
+        try:
+            store = self._vector_store()
+        except Exception as exc:
+            logger.warning("PlanningTool: vector store lookup failed: %s", exc)
+            store = None
         if store is None:
             if self.vector_store is False:
                 return [], None  # keyword-only by configuration: nothing to report
-            return [], "semantic search unavailable (no vector store in this team)"
+            return [], "semantic search unavailable (no usable vector store in this team)"
         threshold = self.search_score_threshold
         try:
             result = search_text(

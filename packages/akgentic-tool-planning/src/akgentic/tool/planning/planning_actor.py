@@ -19,6 +19,7 @@ The task models are re-exported here: this module is where the plan's data lives
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 
 from pydantic import BaseModel, Field
@@ -73,6 +74,8 @@ PLANNING_COLLECTION = "planning"
 _TASK_PREFIX = "task:"
 # Search results listed at most; the rest is counted so the model can narrow the query.
 _MAX_RESULTS = 50
+# Documents per upsert call when the whole plan is sent to the store.
+_UPSERT_CHUNK = 500
 
 
 class PlanConfig(BaseConfig):
@@ -89,6 +92,11 @@ class PlanConfig(BaseConfig):
         default=1.0,
         gt=0,
         description="A snapshot is due once unpublished changes reach this share of the size.",
+    )
+    store_retry_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        description="While no vector store is found, how often to look for one again.",
     )
 
 
@@ -121,7 +129,7 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
         self._renders: dict[tuple[str, bool, int], tuple[int, str]] = {}
         self._keywords = TaskKeywordIndex()
         self._store: VectorStore | None = None
-        self._bind_vector_store()
+        self._store_checked_at: float | None = None
 
     def init_state(self, state: PlanState) -> None:
         """Adopt a restored snapshot; newer deltas are replayed before the next call."""
@@ -218,8 +226,9 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
         return text
 
     def semantic_enabled(self) -> bool:
-        """Whether the plan is mirrored into a vector store."""
-        return self._store is not None
+        """Whether the plan is mirrored into a vector store (looking for one if due)."""
+        self._ready()
+        return self._vector_store() is not None
 
     # -- internals ----------------------------------------------------------------------
 
@@ -227,6 +236,7 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
         if self._catch_up_pending:
             self._catch_up_pending = False
             self._catch_up()
+            self._vector_store()
 
     def _catch_up(self) -> None:
         """Replay deltas from the team history that are newer than the state."""
@@ -271,16 +281,30 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
             self._schedule.published()
         return self.state.seq
 
-    def _bind_vector_store(self) -> None:
+    def _vector_store(self) -> VectorStore | None:
+        """The store the plan is mirrored into, bound on first need.
+
+        Binding creates the collection (idempotent) and, when the store's document count
+        differs from the number of tasks (a store that came later, or lost its data),
+        sends it every task. While no store is found, the lookup is repeated at most every
+        ``store_retry_seconds``.
+        """
         name = resolve_vector_store_name(self.config.vector_store)
-        if name is None or self._orchestrator is None:
-            return
+        if self._store is not None or name is None or self._orchestrator is None:
+            return self._store
+        now = time.monotonic()
+        last = self._store_checked_at
+        if last is not None and now - last < self.config.store_retry_seconds:
+            return None
+        self._store_checked_at = now
         try:
             store = lookup_vector_store(self, name)
             if store is None:
                 logger.info("%s: no %s in the team; keyword search only", self.config.name, name)
-                return
-            store.create_collection(PLANNING_COLLECTION, self.config.collection)
+                return None
+            stats = store.create_collection(PLANNING_COLLECTION, self.config.collection)
+            if stats.documents != len(self.state.tasks):
+                self._upsert(store, [_document(task) for task in self.state.tasks.values()])
         except Exception as exc:  # a store we cannot use must not break the plan
             logger.warning(
                 "%s: vector store %s unusable (%s); keyword search only",
@@ -288,26 +312,33 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
                 name,
                 exc,
             )
-            return
+            return None
         self._store = store
+        return store
+
+    @staticmethod
+    def _upsert(store: VectorStore, documents: list[VectorDocument]) -> None:
+        for start in range(0, len(documents), _UPSERT_CHUNK):
+            store.upsert(PLANNING_COLLECTION, documents[start : start + _UPSERT_CHUNK])
 
     def _mirror(self, delta: PlanningStateEvent) -> None:
         """Send new or reworded descriptions to the vector store; drop deleted tasks."""
-        store = self._store
+        store = self._vector_store()
         if store is None:
             return
-        documents = [
-            VectorDocument(ref=f"{_TASK_PREFIX}{task.id}", text=task.description)
-            for task in (*delta.tasks_added, *delta.tasks_modified)
-        ]
+        documents = [_document(task) for task in (*delta.tasks_added, *delta.tasks_modified)]
         gone = [f"{_TASK_PREFIX}{task_id}" for task_id in delta.tasks_removed]
         try:
             if gone:
                 store.delete(PLANNING_COLLECTION, gone)
             if documents:
-                store.upsert(PLANNING_COLLECTION, documents)
+                self._upsert(store, documents)
         except Exception as exc:
             logger.warning("%s: vector store update failed: %s", self.config.name, exc)
+
+
+def _document(task: Task) -> VectorDocument:
+    return VectorDocument(ref=f"{_TASK_PREFIX}{task.id}", text=task.description)
 
 
 def _render(state: PlanState, agent: str, filter_by_agent: bool, max_listed: int) -> str:
