@@ -184,3 +184,16 @@ def test_restore_recomputes_counters_from_usage_events() -> None:
     with pytest.raises(AgentUsageLimitError) as info:
         budget.check()
     assert str(info.value) == "Exceeded the agent_request_limit of 2 (run_count=2)"
+
+
+async def test_concurrent_runs_cannot_share_the_last_unit(scripted: Any) -> None:
+    import asyncio
+
+    budget = LifetimeBudgetCapability(AgentUsageLimits(agent_request_limit=1))
+    agent = _agent(scripted(), budget)
+    results = await asyncio.gather(
+        agent.run("a"), agent.run("b"), agent.run("c"), return_exceptions=True
+    )
+    refused = [r for r in results if isinstance(r, AgentUsageLimitError)]
+    assert len(refused) == 2
+    assert budget.run_count == 1

@@ -104,3 +104,37 @@ async def test_agent_tier_refusal_never_reaches_the_seam(scripted: Any) -> None:
         await agent.run("second", usage_limits=UsageLimits(request_limit=1))
     assert policy.consulted == []
     assert policy.take_decision(info.value) is None
+
+
+async def test_concurrent_breaches_keep_their_own_decisions(scripted: Any) -> None:
+    import asyncio
+
+    reasons = iter(["first", "second"])
+
+    class Named(LimitRecoveryCapability):
+        async def handle_limit_exceeded(self, ctx: Any, *, error: Any) -> ConclusionDecision:
+            return ConclusionDecision(reason=next(reasons))
+
+    policy = Named()
+    agent = _looping_agent(scripted, policy)
+    results = await asyncio.gather(
+        agent.run("a", usage_limits=UsageLimits(request_limit=1)),
+        agent.run("b", usage_limits=UsageLimits(request_limit=1)),
+        return_exceptions=True,
+    )
+    errors = [r for r in results if isinstance(r, UsageLimitExceeded)]
+    assert len(errors) == 2
+    taken = {policy.take_decision(e).reason for e in errors}  # type: ignore[union-attr]
+    assert taken == {"first", "second"}
+
+
+async def test_untaken_decisions_are_bounded(scripted: Any) -> None:
+    recovery = LimitRecoveryCapability()
+    agent = _looping_agent(scripted, recovery)
+    errors = []
+    for _ in range(70):
+        with pytest.raises(UsageLimitExceeded) as info:
+            await agent.run("go", usage_limits=UsageLimits(request_limit=1))
+        errors.append(info.value)
+    assert recovery.take_decision(errors[0]) is None  # evicted
+    assert recovery.take_decision(errors[-1]) == ConclusionDecision()

@@ -14,6 +14,7 @@ conclusion would start from a history that still ends in unanswered tool calls.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -39,6 +40,9 @@ One wording for every kind of run-tier breach (requests, tool calls, tokens).
 """
 
 
+_MAX_RECORDED = 64
+
+
 class ConclusionDecision(BaseModel):
     """Ask for one tool-free conclusion, prompted with ``reason``."""
 
@@ -56,9 +60,13 @@ class LimitRecoveryCapability(AbstractCapability[Any]):
     """
 
     def __init__(self) -> None:
-        # The last decision, keyed by the identity of the error it answers, so a reader can
-        # never act on a decision that belongs to another run's breach.
-        self._recorded: tuple[BaseException, ConclusionDecision | None] | None = None
+        # Decisions keyed by the identity of the error they answer, so a reader never acts on
+        # a decision that belongs to another (possibly concurrent) run's breach. Bounded: a
+        # decision nobody takes (a bare-Agent mount, a conclusion's own breach) is dropped
+        # once enough newer ones were recorded.
+        self._recorded: OrderedDict[int, tuple[BaseException, ConclusionDecision | None]] = (
+            OrderedDict()
+        )
 
     async def handle_limit_exceeded(
         self, ctx: RunContext[Any], *, error: UsageLimitExceeded
@@ -76,7 +84,9 @@ class LimitRecoveryCapability(AbstractCapability[Any]):
         # provider error, a cancellation) passes through without consulting the seam.
         if isinstance(error, UsageLimitExceeded):
             decision = await self.handle_limit_exceeded(ctx, error=error)
-            self._recorded = (error, decision)
+            self._recorded[id(error)] = (error, decision)
+            while len(self._recorded) > _MAX_RECORDED:
+                self._recorded.popitem(last=False)
         raise error
 
     def take_decision(self, error: BaseException) -> ConclusionDecision | None:
@@ -85,8 +95,7 @@ class LimitRecoveryCapability(AbstractCapability[Any]):
         ``None`` when the seam declined, or when no decision was recorded for this error
         (the capability was not consulted, or the decision was already taken).
         """
-        recorded = self._recorded
+        recorded = self._recorded.pop(id(error), None)
         if recorded is None or recorded[0] is not error:
             return None
-        self._recorded = None
         return recorded[1]
