@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import akgentic.tool.core.vector_store as core_protocol
 import akgentic.tool.vector_store as package
 import akgentic.tool.vector_store.protocol as protocol
@@ -90,12 +92,8 @@ def test_lazy_names_are_the_module_classes() -> None:
 
 
 def test_an_unknown_attribute_is_an_attribute_error() -> None:
-    try:
+    with pytest.raises(AttributeError, match="NoSuchThing"):
         package.NoSuchThing  # noqa: B018
-    except AttributeError as exc:
-        assert "NoSuchThing" in str(exc)
-    else:  # pragma: no cover
-        raise AssertionError("expected AttributeError")
 
 
 _WITHOUT_NUMPY = r"""
