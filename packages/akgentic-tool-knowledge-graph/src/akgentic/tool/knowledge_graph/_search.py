@@ -17,6 +17,7 @@ from akgentic.tool.knowledge_graph.models import (
     GraphPath,
     GraphSearchHit,
     GraphSearchResult,
+    MatchKind,
     Relation,
     SearchQuery,
 )
@@ -117,7 +118,7 @@ def merge_hits(
     Items that no longer exist (a vector index lagging behind a deletion) are dropped.
     Ties keep keyword order, entities before relations.
     """
-    scores: dict[tuple[str, str], tuple[float, str]] = {}
+    scores: dict[tuple[str, str], tuple[float, MatchKind]] = {}
     for item in keyword:
         scores[item] = (KEYWORD_SCORE, "keyword")
     for kind, key, cosine in vector:
@@ -130,12 +131,10 @@ def merge_hits(
     hits: list[GraphSearchHit] = []
     for (kind, key), (score, how) in ranked:
         if kind == "entity" and (entity := state.entities.get(key)) is not None:
-            hits.append(
-                GraphSearchHit(kind="entity", score=score, matched_by=how, entity=entity)  # type: ignore[arg-type]
-            )
+            hits.append(GraphSearchHit(kind="entity", score=score, matched_by=how, entity=entity))
         elif kind == "relation" and (relation := state.relations.get(key)) is not None:
             hits.append(
-                GraphSearchHit(kind="relation", score=score, matched_by=how, relation=relation)  # type: ignore[arg-type]
+                GraphSearchHit(kind="relation", score=score, matched_by=how, relation=relation)
             )
         if len(hits) >= top_k:
             break

@@ -22,6 +22,7 @@ __all__ = [
     "GraphSearchHit",
     "GraphSearchResult",
     "ManageGraph",
+    "MatchKind",
     "Relation",
     "RelationCreate",
     "RelationDelete",
@@ -35,6 +36,7 @@ DEFAULT_KG_TOP_K = 10
 DEFAULT_KG_SCORE_THRESHOLD = 0.3
 
 SearchMode = Literal["hybrid", "keyword", "vector"]
+MatchKind = Literal["keyword", "vector", "both"]
 
 _NAME = Field(min_length=1, max_length=200, description="Unique entity name (its id).")
 _TYPE = Field(min_length=1, max_length=100, description="Entity type, e.g. 'Person'.")
@@ -187,7 +189,7 @@ class GraphSearchHit(BaseModel):
 
     kind: Literal["entity", "relation"]
     score: float
-    matched_by: Literal["keyword", "vector", "both"]
+    matched_by: MatchKind
     entity: Entity | None = None
     relation: Relation | None = None
 

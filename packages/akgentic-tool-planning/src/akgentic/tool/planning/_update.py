@@ -8,12 +8,14 @@ net effect per task (a task created and deleted in one call appears nowhere).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from akgentic.tool.planning.event import PlanningStateEvent
 from akgentic.tool.planning.models import (
     TASK_STATUSES,
     Task,
     TaskCreate,
+    TaskStatus,
     TaskUpdate,
     normalize_agent,
 )
@@ -57,7 +59,7 @@ def apply_plan_update(
             Task(
                 id=task_id,
                 description=new.description.strip(),
-                status=new.status,  # type: ignore[arg-type]  # checked above
+                status=cast(TaskStatus, new.status),  # checked above
                 owner=normalize_agent(new.owner),
                 creator=creator,
                 output=new.output,
