@@ -61,6 +61,13 @@ class WorkerAgent(Akgent[BaseConfig, BaseState]):
         return self
 
 
+class BrokenAgent(Akgent[BaseConfig, BaseState]):
+    """An agent class whose construction fails, as a misconfigured profile would."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        raise RuntimeError("cannot start: missing credentials")
+
+
 class AskActivity(Message):
     """Asks a CallerAgent to call ``team_activity`` from inside its own handler."""
 
@@ -179,6 +186,7 @@ def tools_by_name(tools: list[Any]) -> dict[str, Any]:
 
 
 WorkerAgent.__module__ = KIT_MODULE
+BrokenAgent.__module__ = KIT_MODULE
 AskActivity.__module__ = KIT_MODULE
 GatedUserProxy.__module__ = KIT_MODULE
 WorkMessage.__module__ = KIT_MODULE

@@ -287,3 +287,38 @@ def test_agent_without_membership_hooks_is_refused_when_hiring_is_on(
     # Read-only use needs no team-management calls.
     factory = ToolFactory([TeamTool(hire_members=False, fire_members=False)], observer=worker)
     assert [t.__name__ for t in factory.get_tools()] == ["team_activity"]
+
+
+def test_hire_whose_agent_fails_to_start_is_retriable(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    broken = AgentCard(
+        agent_class="akgentic_team_testkit.BrokenAgent",
+        description="Fails on start.",
+        config=BaseConfig(role="Broken"),
+        can_be_hired=True,
+    )
+    register_profiles(actor_system, orchestrator, [broken, profile("Developer")])
+    hire = tools_by_name(factory_for(tool_agent).get_tools())["hire_members"]
+    with pytest.raises(RetriableError) as info:
+        hire(["Developer", "Broken"])
+    assert "hiring @Broken (Broken) failed: RuntimeError: cannot start" in str(info.value)
+    assert "Already hired in this call: @Developer (Developer)" in str(info.value)
+
+
+def test_fire_whose_hook_fails_is_retriable(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    from akgentic.tool.core.testing import ToolTestAgent as Kit
+    from akgentic.tool.core.testing import spawn_tool_agent
+
+    class Stubborn(Kit):
+        def on_fire(self, member: ActorAddress) -> None:
+            raise PermissionError("members of this team are tenured")
+
+    boss = spawn_tool_agent(actor_system, orchestrator, "@Boss", agent_class=Stubborn)
+    spawn(actor_system, orchestrator, "@Ann")
+    fire = tools_by_name(factory_for(boss).get_tools())["fire_members"]
+    with pytest.raises(RetriableError, match="firing @Ann failed: PermissionError: members"):
+        fire(["@Ann"])
+    assert "@Ann" in team_names(actor_system, orchestrator)

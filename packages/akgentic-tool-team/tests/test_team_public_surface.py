@@ -48,3 +48,18 @@ def test_default_card_values() -> None:
         team.TeamTool(get_team_activity=False).model_dump_json()
     )
     assert persisted.get_team_activity is False
+
+
+def test_summarizer_configuration_round_trips() -> None:
+    card = team.TeamTool(
+        fire_members=False,
+        get_team_activity=team.GetTeamActivity(
+            max_task_chars=120,
+            summarizer=team.ActivitySummarizer(model="openai:gpt-5.2-mini", poll_attempts=3),
+        ),
+    )
+    again = team.TeamTool.model_validate_json(card.model_dump_json())
+    assert again == card
+    assert isinstance(again.get_team_activity, team.GetTeamActivity)
+    assert again.get_team_activity.summarizer is not None
+    assert again.get_team_activity.summarizer.poll_attempts == 3

@@ -236,8 +236,15 @@ class TeamTool(ToolCard):
                 ) from exc
             config = profile.get_config_copy()
             config.name = name
-            address = obs.createActor(agent_class, config=config)
-            obs.on_hire(address)
+            try:
+                address = obs.createActor(agent_class, config=config)
+                obs.on_hire(address)
+            except Exception as exc:  # a failing agent class must not crash the caller's loop
+                logger.warning("hiring %s (%s) failed", name, profile.role, exc_info=True)
+                raise RetriableError(
+                    f"hiring {name} ({profile.role}) failed: {type(exc).__name__}: {exc}. "
+                    f"Already hired in this call: {', '.join(hired) or 'none'}"
+                ) from exc
             hired.append(f"{name} ({profile.role})")
         return f"Hired {', '.join(hired)}."
 
@@ -296,9 +303,18 @@ class TeamTool(ToolCard):
                 "; ".join(errors)
                 + f". Members you can fire: {', '.join(firable) if firable else 'none'}."
             )
+        fired: list[str] = []
         for member in targets:
-            obs.on_fire(member)
-        return f"Fired {', '.join(m.name for m in targets)}."
+            try:
+                obs.on_fire(member)
+            except Exception as exc:
+                logger.warning("firing %s failed", member.name, exc_info=True)
+                raise RetriableError(
+                    f"firing {member.name} failed: {type(exc).__name__}: {exc}. "
+                    f"Already fired in this call: {', '.join(fired) or 'none'}"
+                ) from exc
+            fired.append(member.name)
+        return f"Fired {', '.join(fired)}."
 
     def _fire_members_fn(self) -> Callable[[list[str]], str]:
         card = self
