@@ -194,9 +194,9 @@ def test_real_ticker_delivers_within_about_a_second(
     tools = bind(tool_agent)
     started = time.monotonic()
     tools["register_notification"]("wake up", 1)
-    wait_for(lambda: notifications(tool_agent), timeout=4)
+    wait_for(lambda: notifications(tool_agent), timeout=6)
     elapsed = time.monotonic() - started
-    assert 1.0 <= elapsed < 3.5
+    assert 1.0 <= elapsed < 5.0  # due after 1 s, scanned about once a second (loaded CI)
 
 
 def test_owner_gone_for_five_minutes_is_dropped_with_a_log(
