@@ -108,6 +108,11 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._flush_timer: threading.Timer | None = None
         self._flush_lock = threading.Lock()
         self._service: EmbeddingService | None = None
+        # Build the embedding client off this thread now: its first use costs seconds of
+        # imports, which would otherwise delay the first embedding of the team.
+        threading.Thread(
+            target=self._service_instance().warm_up, name="embedding-warm-up", daemon=True
+        ).start()
         # The actor observes its own state: every publication becomes a
         # StateChangedMessage, which is what the team persists and restores.
         self.state = VectorStoreState()

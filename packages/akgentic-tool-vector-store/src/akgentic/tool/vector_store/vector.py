@@ -16,6 +16,7 @@ Design notes:
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -44,6 +45,8 @@ __all__ = [
     "VectorEntry",
     "VectorIndex",
 ]
+
+logger = logging.getLogger(__name__)
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -199,6 +202,17 @@ class EmbeddingService:
         response = client.embeddings.create(model=self.model, input=batch, timeout=timeout)
         ordered = sorted(response.data, key=lambda item: item.index)
         return [item.embedding for item in ordered]
+
+    def warm_up(self) -> None:
+        """Open the HTTP client and load the client's embeddings module ahead of the first
+        request (that first load takes seconds). No request is sent; errors (such as a
+        missing key) are left for the first real call to report."""
+        if self._embed_fn is not None:
+            return
+        try:
+            self._openai_client().embeddings  # noqa: B018 - the attribute loads lazily
+        except Exception as exc:
+            logger.debug("embedding client warm-up skipped: %s", exc)
 
     def close(self) -> None:
         """Close the HTTP client, if one was opened (a later call opens a new one)."""
