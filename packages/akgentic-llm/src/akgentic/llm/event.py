@@ -147,7 +147,8 @@ class EventMessage(Protocol):
 # ``ContextManager.add_message`` builds one to three events per message. A frozen dataclass's
 # generated ``__init__`` routes every field through ``object.__setattr__``, which costs several
 # times a plain slot store; these builders write the slots through their descriptors instead.
-# The result is an ordinary, equal, frozen instance of the same class.
+# The result is an ordinary, equal, frozen instance of the same class. (Measured with
+# thread CPU time: about half the cost of ``__init__`` for these classes.)
 
 _new = object.__new__
 
@@ -167,19 +168,14 @@ _set_return_name = _slot_setter(ToolReturnEvent, "tool_name")
 _set_return_id = _slot_setter(ToolReturnEvent, "tool_call_id")
 _set_return_success = _slot_setter(ToolReturnEvent, "success")
 _set_return_run = _slot_setter(ToolReturnEvent, "run_id")
-_usage_setters = tuple(
-    _slot_setter(LlmUsageEvent, name)
-    for name in (
-        "run_id",
-        "model_name",
-        "provider_name",
-        "input_tokens",
-        "output_tokens",
-        "cache_read_tokens",
-        "cache_write_tokens",
-        "requests",
-    )
-)
+_set_usage_run = _slot_setter(LlmUsageEvent, "run_id")
+_set_usage_model = _slot_setter(LlmUsageEvent, "model_name")
+_set_usage_provider = _slot_setter(LlmUsageEvent, "provider_name")
+_set_usage_input = _slot_setter(LlmUsageEvent, "input_tokens")
+_set_usage_output = _slot_setter(LlmUsageEvent, "output_tokens")
+_set_usage_cache_read = _slot_setter(LlmUsageEvent, "cache_read_tokens")
+_set_usage_cache_write = _slot_setter(LlmUsageEvent, "cache_write_tokens")
+_set_usage_requests = _slot_setter(LlmUsageEvent, "requests")
 
 
 def _message_event(message: ModelMessage, run_id: str | None) -> LlmMessageEvent:
@@ -221,13 +217,12 @@ def _usage_event(
     cache_write_tokens: int,
 ) -> LlmUsageEvent:
     event: LlmUsageEvent = _new(LlmUsageEvent)
-    s_run, s_model, s_provider, s_in, s_out, s_read, s_write, s_requests = _usage_setters
-    s_run(event, run_id)
-    s_model(event, model_name)
-    s_provider(event, provider_name)
-    s_in(event, input_tokens)
-    s_out(event, output_tokens)
-    s_read(event, cache_read_tokens)
-    s_write(event, cache_write_tokens)
-    s_requests(event, 1)
+    _set_usage_run(event, run_id)
+    _set_usage_model(event, model_name)
+    _set_usage_provider(event, provider_name)
+    _set_usage_input(event, input_tokens)
+    _set_usage_output(event, output_tokens)
+    _set_usage_cache_read(event, cache_read_tokens)
+    _set_usage_cache_write(event, cache_write_tokens)
+    _set_usage_requests(event, 1)
     return event
