@@ -46,9 +46,10 @@ def relation_key(from_entity: str, relation_type: str, to_entity: str) -> str:
     """The identity of a relation: its two ends and its type, as one unambiguous string.
 
     A JSON array keeps names containing any separator character apart, and the key stays
-    readable in a persisted snapshot.
+    readable in a persisted snapshot. (Default ``json.dumps`` arguments on purpose: they
+    use the module's cached C encoder, several times faster than a custom one.)
     """
-    return json.dumps([from_entity, relation_type, to_entity], ensure_ascii=False)
+    return json.dumps([from_entity, relation_type, to_entity])
 
 
 class Entity(BaseModel):
