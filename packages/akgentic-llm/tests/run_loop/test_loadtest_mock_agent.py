@@ -250,7 +250,9 @@ async def test_conclusion_compaction_clear_and_restore(
     assert restored.context.messages == agent.context.messages
     assert restored.lifetime_budget.run_count == agent.lifetime_budget.run_count == 2
 
-    assert agent.compact().startswith("Compacted ")
+    assert (await agent.acompact()).startswith("Compacted ")
+    with pytest.raises(RuntimeError, match="acompact"):
+        agent.compact()
     assert len(agent.context.messages) == 1  # the compacted head
     assert agent.clear_context() == "Cleared 1 message(s) from the context."
     assert event_recorder.of_type(LlmContextClearedEvent)
@@ -261,6 +263,7 @@ def test_sync_bridge_and_close(make_mock: Callable[..., MockReactAgent]) -> None
     agent = make_mock()
     assert agent.run_sync("hi") == "Mock reply."
     assert agent.conclude_without_tools_sync("stop") == agent.scenario.conclusion
+    assert agent.compact().startswith("Compacted 4 message(s)")
     agent.close()
     agent.close()
     assert agent.closed

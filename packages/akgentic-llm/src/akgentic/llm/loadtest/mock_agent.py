@@ -23,8 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Coroutine, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,7 +65,6 @@ SCENARIO_ENV_VAR = "AKGENTIC_LLM_SCENARIO"
 _DEFAULT_SCENARIO = Scenario(steps=[ScenarioStep(reply="Mock reply.")])
 
 F = TypeVar("F")
-_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,6 +286,7 @@ class MockReactAgent:
     def run_sync(self, user_prompt: Any, deps: Any = None, output_type: Any = None) -> Any:
         """``run()`` driven on the mock's own event loop."""
         self._ensure_open()
+        self._ensure_no_running_loop("run_sync", "run")
         return self._loop.run_until_complete(self.run(user_prompt, deps, output_type))
 
     def conclude_without_tools_sync(
@@ -295,6 +294,7 @@ class MockReactAgent:
     ) -> Any:
         """``conclude_without_tools()`` driven on the mock's own event loop."""
         self._ensure_open()
+        self._ensure_no_running_loop("conclude_without_tools_sync", "conclude_without_tools")
         return self._loop.run_until_complete(
             self.conclude_without_tools(reason, deps=deps, output_type=output_type)
         )
@@ -336,16 +336,22 @@ class MockReactAgent:
         self._context.replay(unwrapped)
         self._budget.restore(unwrapped)
 
-    def compact(self) -> str:
+    async def acompact(self) -> str:
         """Fold the history now with the configured strategy; return what happened."""
         self._ensure_open()
-        event = self._run_blocking(self._compaction.compact())
+        event = await self._compaction.compact()
         if event is None:
             return "Nothing to compact."
         return (
             f"Compacted {event.replaced_message_count} message(s) "
             f"with the '{event.strategy_id}' strategy."
         )
+
+    def compact(self) -> str:
+        """``acompact()`` driven on the mock's own event loop."""
+        self._ensure_open()
+        self._ensure_no_running_loop("compact", "acompact")
+        return self._loop.run_until_complete(self.acompact())
 
     def clear_context(self) -> str:
         """Drop the whole history; return what happened."""
@@ -392,15 +398,13 @@ class MockReactAgent:
         if self._closed:
             raise RuntimeError("this MockReactAgent is closed; build a new one")
 
-    def _run_blocking(self, coro: Coroutine[Any, Any, _T]) -> _T:
-        """Drive ``coro`` on the mock's own loop, from sync code, even inside a running loop.
-
-        Inside a running loop (an async caller) the mock's loop cannot run on this thread, so
-        it runs on a short-lived worker thread while the caller waits.
-        """
+    @staticmethod
+    def _ensure_no_running_loop(method: str, alternative: str) -> None:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return self._loop.run_until_complete(coro)
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(self._loop.run_until_complete, coro).result()
+            return
+        raise RuntimeError(
+            f"MockReactAgent.{method}() cannot be called while an event loop is running in "
+            f"this thread; await {alternative}() instead"
+        )
