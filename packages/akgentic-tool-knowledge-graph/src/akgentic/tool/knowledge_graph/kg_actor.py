@@ -126,6 +126,7 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         """Adopt a restored snapshot; newer deltas are replayed before the next call."""
         super().init_state(state)
         self._schedule.published()
+        self._overview = None  # cached for the previous state object
         self._catch_up_pending = True
 
     # -- public API (ask proxy) ---------------------------------------------------------

@@ -135,6 +135,7 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
         """Adopt a restored snapshot; newer deltas are replayed before the next call."""
         super().init_state(state)
         self._schedule.published()
+        self._renders.clear()  # cached for the previous state object
         self._catch_up_pending = True
 
     # -- public API (ask proxy) ---------------------------------------------------------
