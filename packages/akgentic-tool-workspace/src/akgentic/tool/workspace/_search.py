@@ -332,7 +332,8 @@ def grep_ripgrep(
 def format_hits(hits: list[GrepHit], *, limit: int, pattern: str, where: str) -> str:
     """The text both engines return: `path:line:text`, then a footer when cut."""
     if not hits:
-        return f"No matches for /{pattern}/ in {where}."
+        place = "the workspace" if where == "." else where
+        return f"No matches for /{pattern}/ in {place}."
     lines = []
     for hit in hits[:limit]:
         text = hit.text.rstrip("\r")
