@@ -1,5 +1,6 @@
 """Fixtures for the notification tests: a manual clock, delivery classes, team helpers."""
 
+# ruff: noqa: F811
 from __future__ import annotations
 
 import sys
@@ -7,7 +8,7 @@ import types
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import pytest
 from pydantic import field_validator
@@ -19,14 +20,18 @@ from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import StateChangedMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.utils.deserializer import deserialize_object
+
+# Core's testing kit fixtures, imported rather than declared with `pytest_plugins`: pytest
+# refuses `pytest_plugins` in a conftest below the rootdir when the whole workspace runs.
+# Fixture parameters below reuse these names, as pytest requires (hence F811 off here).
+from akgentic.tool.core.testing import (  # noqa: F401
+    ToolTestAgent,
+    actor_system,
+    eventually,
+    orchestrator,
+    tool_agent,
+)
 from akgentic.tool.notification import NotificationActor, NotificationConfig
-
-if TYPE_CHECKING:
-    from akgentic.tool.core.testing import ToolTestAgent
-
-# The kit is imported lazily below: importing it here, before pytest registers it as a
-# plugin, would keep pytest from rewriting its asserts.
-pytest_plugins = ["akgentic.tool.core.testing"]
 
 # Everything defined here is also published as the module ``akgentic_notification_testkit``:
 # test files import their helpers from it (pytest's importlib mode puts no test directory on
@@ -154,8 +159,6 @@ def start_member(
     agent_id: uuid.UUID | None = None,
 ) -> ToolTestAgent:
     """A team member, optionally with a fixed agent_id (a resumed agent keeps its id)."""
-    from akgentic.tool.core.testing import ToolTestAgent
-
     orch = system.proxy_ask(orchestrator, Orchestrator)
     address = orch.createActor(
         ToolTestAgent, agent_id=agent_id, config=BaseConfig(name=name, role="Tester")
@@ -166,8 +169,6 @@ def start_member(
 
 def stop_member(system: ActorSystem, orchestrator: ActorAddress, agent: ToolTestAgent) -> None:
     """Stop ``agent`` and wait until the orchestrator no longer lists it."""
-    from akgentic.tool.core.testing import ToolTestAgent
-
     address = agent.myAddress
     system.proxy_ask(address, ToolTestAgent).stop()
     orch = system.proxy_ask(orchestrator, Orchestrator)
@@ -221,8 +222,6 @@ def resume_notifier(
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 5.0) -> Any:
-    from akgentic.tool.core.testing import eventually
-
     return eventually(predicate, timeout=timeout)
 
 

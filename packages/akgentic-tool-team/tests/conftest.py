@@ -5,6 +5,7 @@ files import their helpers from it (pytest's importlib mode puts no test directo
 sys.path), and agent profiles name the agent classes below by dotted path through it.
 """
 
+# ruff: noqa: F811
 from __future__ import annotations
 
 import sys
@@ -26,9 +27,16 @@ from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.user_proxy import UserProxy
 
-# The kit is imported lazily: importing it before pytest registers it as a plugin would
-# keep pytest from rewriting its asserts.
-pytest_plugins = ["akgentic.tool.core.testing"]
+# Core's testing kit fixtures, imported rather than declared with `pytest_plugins`: pytest
+# refuses `pytest_plugins` in a conftest below the rootdir when the whole workspace runs.
+# Fixture parameters below reuse these names, as pytest requires (hence F811 off here).
+from akgentic.tool.core.testing import (  # noqa: F401
+    ToolTestAgent,
+    actor_system,
+    eventually,
+    orchestrator,
+    tool_agent,
+)
 
 KIT_MODULE = "akgentic_team_testkit"
 
@@ -74,31 +82,24 @@ class AskActivity(Message):
     summarize_over: int | None = None
 
 
-_caller_class: type[Any] | None = None
+class CallerAgent(ToolTestAgent):
+    """The kit's agent, extended to call team_activity from inside one of its handlers."""
+
+    def on_start(self) -> None:
+        super().on_start()
+        self.activity: Callable[..., Any] | None = None
+        self.reports: list[Any] = []
+
+    def receiveMsg_AskActivity(self, message: AskActivity) -> None:
+        assert self.activity is not None
+        if message.summarize_over is None:
+            self.reports.append(self.activity())
+        else:
+            self.reports.append(self.activity(summarize_over=message.summarize_over))
 
 
-def caller_class() -> type[Any]:
-    """The kit's agent, extended to call team_activity from inside a handler."""
-    global _caller_class
-    if _caller_class is None:
-        from akgentic.tool.core.testing import ToolTestAgent
-
-        class CallerAgent(ToolTestAgent):
-            def on_start(self) -> None:
-                super().on_start()
-                self.activity: Callable[..., Any] | None = None
-                self.reports: list[Any] = []
-
-            def receiveMsg_AskActivity(self, message: AskActivity) -> None:
-                assert self.activity is not None
-                if message.summarize_over is None:
-                    self.reports.append(self.activity())
-                else:
-                    self.reports.append(self.activity(summarize_over=message.summarize_over))
-
-        CallerAgent.__module__ = KIT_MODULE
-        _caller_class = CallerAgent
-    return _caller_class
+def caller_class() -> type[CallerAgent]:
+    return CallerAgent
 
 
 class GatedUserProxy(UserProxy):
@@ -176,8 +177,6 @@ def team_names(system: ActorSystem, orchestrator: ActorAddress) -> list[str]:
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 5.0) -> Any:
-    from akgentic.tool.core.testing import eventually
-
     return eventually(predicate, timeout=timeout)
 
 
@@ -186,6 +185,7 @@ def tools_by_name(tools: list[Any]) -> dict[str, Any]:
 
 
 WorkerAgent.__module__ = KIT_MODULE
+CallerAgent.__module__ = KIT_MODULE
 BrokenAgent.__module__ = KIT_MODULE
 AskActivity.__module__ = KIT_MODULE
 GatedUserProxy.__module__ = KIT_MODULE
