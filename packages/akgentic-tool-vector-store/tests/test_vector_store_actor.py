@@ -28,6 +28,7 @@ from akgentic.tool.core.vector_store import (
     search_text,
 )
 from akgentic.tool.vector_store.actor import VectorStoreActor
+from akgentic.tool.vector_store.embedding_actor import EmbeddingActor
 from akgentic.tool.vector_store.tool import VectorStoreTool
 
 DIM = 64
@@ -37,6 +38,16 @@ DOCS = [
     VectorDocument(ref="ui", text="redesign the login page colours", metadata={"kind": "b"}),
     VectorDocument(ref="ops", text="rotate the production certificates", metadata={"kind": "a"}),
 ]
+
+
+class ImpatientWorker(EmbeddingActor):
+    timeout_seconds: ClassVar[float] = 0.3
+
+
+class ImpatientStore(VectorStoreActor):
+    """Workers with a 0.3 s budget, so a hung provider fails fast."""
+
+    worker_class: ClassVar[type[EmbeddingActor]] = ImpatientWorker
 
 
 class QuickRetryStore(VectorStoreActor):
@@ -252,6 +263,27 @@ def test_embeddings_are_retried_after_the_failure_window(
     assert result.hits[0].ref == "ui"
     wait_embedded(store, "notes", 3)
     assert any("work again" in r.getMessage() for r in caplog.records)
+
+
+def test_the_worker_budget_reaches_the_http_call(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    store = custom_store(actor_system, orchestrator, tool_agent, ImpatientStore)
+    store.create_collection("notes", NOTES)
+    store.upsert("notes", DOCS[:1])  # a first, answered request warms the client up
+    eventually(lambda: store.collection_stats("notes").embedded == 1)
+    openai_env.gate = threading.Event()  # from now on the provider never answers
+
+    started = time.monotonic()
+    store.upsert("notes", DOCS[1:2])
+    eventually(lambda: store.collection_stats("notes").failed == 1, timeout=3.0)
+    elapsed = time.monotonic() - started
+
+    assert elapsed < 2.0, f"a 0.3 s worker budget took {elapsed:.2f} s to give up"
+    result = store.search("notes", VectorQuery(text="database"))
+    assert result.status == "degraded"
+    assert "Timeout" in (result.reason or "")
+    openai_env.gate.set()
 
 
 def test_an_exhausted_poll_budget_keeps_the_keyword_answer(

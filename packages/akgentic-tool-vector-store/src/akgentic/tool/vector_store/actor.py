@@ -91,6 +91,8 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
     """Delay between a change and the state snapshot that records it."""
     retry_batch_limit: ClassVar[int] = 2048
     """Most documents re-embedded by one retry worker."""
+    worker_class: ClassVar[type[EmbeddingActor]] = EmbeddingActor
+    """The worker spawned per embedding request (its ``timeout_seconds`` is the budget)."""
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -410,7 +412,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         dimension = self._backends[key.collection].config.dimension
         job = EmbedJob(tuple(texts), self._service_instance(), dimension)
         worker = self.createActor(
-            EmbeddingActor,
+            self.worker_class,
             config=BaseConfig(
                 name=embed_worker_name(key.collection, key.request_id), role="EmbeddingActor"
             ),

@@ -193,7 +193,9 @@ class EmbeddingService:
         left = deadline - time.monotonic()
         if left <= 0:
             raise EmbeddingError(f"{self._describe()}: time budget exhausted before the call")
-        return min(self.timeout_seconds, left)
+        # The client may retry the request; every attempt gets an equal share of the time
+        # left, so all of them together stay within the deadline (backoff sleeps aside).
+        return min(self.timeout_seconds, left / (self.max_retries + 1))
 
     def _call_http(self, batch: list[str], timeout: float) -> Any:
         client = self._openai_client()
