@@ -41,6 +41,8 @@ __all__ = ["FireMembers", "GetTeamRoster", "HireMembers", "TeamTool"]
 
 logger = logging.getLogger(__name__)
 
+_CACHE_ASK_TIMEOUT_SECONDS = 5
+
 
 def _system_prompt_only() -> set[Channels]:
     return {SYSTEM_PROMPT}
@@ -120,7 +122,11 @@ class TeamTool(ToolCard):
                 TeamActivityActor,
                 BaseConfig(name=TEAM_ACTIVITY_ACTOR_NAME, role="TeamActivity"),
             )
-            self._activity_proxy = obs.proxy_ask(address, TeamActivityActor)
+            # Bounded asks: the cache only does dict work, so hitting this bound means it is
+            # wedged or gone, and team_activity then falls back to truncation.
+            self._activity_proxy = obs.proxy_ask(
+                address, TeamActivityActor, _CACHE_ASK_TIMEOUT_SECONDS
+            )
         return self
 
     def _team_observer(self) -> TeamManagementToolObserver:
