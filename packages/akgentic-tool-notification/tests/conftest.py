@@ -135,9 +135,14 @@ def clock() -> ManualClock:
 
 
 def notification_actor(system: ActorSystem, orchestrator: ActorAddress) -> NotificationActor:
-    """An ask proxy to the team's #NotificationTool (created if missing)."""
+    """An ask proxy to the team's #NotificationTool, created first if missing.
+
+    Created here, it gets a ticker that practically never fires: tests scan with explicit
+    ``tick()`` calls, so a background scan can never deliver an entry between a clock move
+    and the scan a test asserts on. Cards attached later bind to this same actor by name.
+    """
     orch = system.proxy_ask(orchestrator, Orchestrator)
-    address = orch.getChildrenOrCreate(NotificationActor, NotificationConfig())
+    address = orch.getChildrenOrCreate(NotificationActor, NotificationConfig(tick_seconds=3600))
     proxy: NotificationActor = system.proxy_ask(address, NotificationActor, timeout=10)
     return proxy
 
