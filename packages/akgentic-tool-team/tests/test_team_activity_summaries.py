@@ -146,9 +146,7 @@ def test_only_longer_tasks_are_summarized_and_cached_by_message(
     assert model.settings[0]["timeout"] == SummarizerWorker.timeout_seconds
 
     # A second caller (another card instance, same team) gets the cached summary: no call.
-    started = time.monotonic()
     again: TeamActivityReport = activity(tool_agent, summarized_card())(summarize_over=100)
-    assert time.monotonic() - started < 0.5
     assert {m.name: m.task for m in again.members}["@Ann"] == "Summary #1: migrating payments."
     assert len(model.calls) == 1
 
@@ -193,7 +191,7 @@ def test_model_failure_degrades_to_truncation_within_the_budget(
 ) -> None:
     busy_pair(actor_system, orchestrator, tool_agent, gates)
     model.mode = "fail"
-    tool = activity(tool_agent, summarized_card(attempts=5, delay=0.2))
+    tool = activity(tool_agent, summarized_card(attempts=4, delay=0.5))
     started = time.monotonic()
     report: TeamActivityReport = tool(summarize_over=100)
     elapsed = time.monotonic() - started
@@ -201,13 +199,14 @@ def test_model_failure_degrades_to_truncation_within_the_budget(
     assert ann.summarized is False
     assert len(ann.task) == 200
     assert ann.task.endswith("…")
-    assert elapsed < 5 * 0.2 + 0.5  # never longer than the poll budget
+    assert elapsed < 4 * 0.5 + 1.0  # never longer than the poll budget
     assert len(model.calls) == 1
 
-    # The failure is cached: the next call neither calls the model again nor waits.
+    # The failure is cached: the next call neither calls the model again nor polls (one
+    # poll alone would take 0.5 s).
     started = time.monotonic()
     report = tool(summarize_over=100)
-    assert time.monotonic() - started < 0.3
+    assert time.monotonic() - started < 0.45
     assert not any(m.summarized for m in report.members)
     assert len(model.calls) == 1
 
