@@ -222,6 +222,7 @@ def test_web_crawl_bounds_pages_and_their_text(fake_tavily: FakeTavily) -> None:
         (400, {"detail": {"error": "Query is too long"}}, r"invalid: Query is too long"),
         (432, {"detail": {"error": "Plan limit"}}, r"plan or credit limit.*Do not retry"),
         (404, {"detail": {"error": "nope"}}, r"answered HTTP 404"),
+        (202, {"status": "queued"}, r"unexpected answer"),
     ],
 )
 def test_provider_errors_become_advice(

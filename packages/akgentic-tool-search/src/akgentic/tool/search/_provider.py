@@ -100,6 +100,13 @@ def call_tavily(action: str, timeout: float, request: Callable[[], T]) -> T:
             f"{action} failed: Tavily could not be reached. Retry later; meanwhile continue "
             "with the information you already have."
         ) from exc
+    except TypeError as exc:
+        # tavily-python answers a non-200 status that is not an HTTP error (a 202, a 3xx
+        # that was not followed) with `raise response.raise_for_status()`, i.e. `raise None`.
+        raise RetriableError(
+            f"{action} failed: Tavily gave an unexpected answer. Retry once; if it fails "
+            "again, continue without web results."
+        ) from exc
     except (requests.RequestException, ValueError) as exc:
         # ValueError covers an answer that is not JSON (requests' JSONDecodeError).
         raise RetriableError(

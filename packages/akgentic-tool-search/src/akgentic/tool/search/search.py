@@ -49,6 +49,9 @@ TAVILY_API_BASE_URL_ENV = "TAVILY_API_BASE_URL"
 # window by window costs one Tavily call, not one per window.
 _PAGE_CACHE_SIZE = 16
 
+# Titles are short by nature; the cap only guards against a malformed provider answer.
+_TITLE_CHARS = 300
+
 Topic = Literal["general", "news", "finance"]
 TimeRange = Literal["day", "week", "month", "year"]
 Depth = Literal["basic", "advanced"]
@@ -190,7 +193,7 @@ class SearchTool(ToolCard):
             )
             return [
                 SearchResult(
-                    title=_text(hit.get("title")) or _text(hit.get("url")),
+                    title=_clip(_text(hit.get("title")) or _text(hit.get("url")), _TITLE_CHARS),
                     url=_text(hit.get("url")),
                     snippet=_clip(_text(hit.get("content")), snippet_chars),
                     score=hit.get("score") if isinstance(hit.get("score"), int | float) else None,
