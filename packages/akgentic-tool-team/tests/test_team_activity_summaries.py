@@ -233,10 +233,10 @@ def test_slow_model_answers_later_without_blocking_the_caller(
 ) -> None:
     busy_pair(actor_system, orchestrator, tool_agent, gates)
     model.mode = "stall"
-    tool = activity(tool_agent, summarized_card(attempts=3, delay=0.05))
+    tool = activity(tool_agent, summarized_card(attempts=3, delay=0.2))
     started = time.monotonic()
     report: TeamActivityReport = tool(summarize_over=100)
-    assert time.monotonic() - started < 3 * 0.05 + 0.5
+    assert time.monotonic() - started < 3 * 0.2 + 1.0  # the budget, not the model's pace
     assert not any(m.summarized for m in report.members)
     model.release.set()
     later = wait_for(
