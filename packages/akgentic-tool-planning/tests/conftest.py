@@ -18,7 +18,17 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.vector_store import VECTOR_STORE_NAME
 
-pytest_plugins = ["akgentic.tool.core.testing"]
+_KIT = "akgentic.tool.core.testing"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Load core's testing kit (fixtures actor_system, orchestrator, tool_agent).
+
+    Registered here rather than through ``pytest_plugins``, which pytest accepts only in
+    the rootdir's conftest: this suite runs on its own and as part of the whole repository.
+    """
+    if not config.pluginmanager.has_plugin(_KIT):
+        config.pluginmanager.import_plugin(_KIT)
 
 
 @pytest.fixture
