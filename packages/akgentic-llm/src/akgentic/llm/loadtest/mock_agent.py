@@ -322,6 +322,11 @@ class MockReactAgent:
         return self._budget
 
     @property
+    def compaction(self) -> CompactionCapability:
+        """The mounted compaction capability."""
+        return self._compaction
+
+    @property
     def limit_recovery(self) -> LimitRecoveryCapability:
         """The recovery policy passed in (or a default); the mock never consults it."""
         return self._limit_recovery
