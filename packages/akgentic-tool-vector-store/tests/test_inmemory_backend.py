@@ -55,7 +55,7 @@ def test_put_search_and_rewrite() -> None:
     assert backend.counts() == (3, 1)
     backend.set_vectors(["x", "gone"], np.array([[0, 0, 1], [1, 1, 1]], dtype=np.float32))
     assert backend.counts() == (3, 2)
-    assert backend.delete(["x", "x", "nope"]) == 1
+    assert backend.delete(["x", "x", "nope"]) == ["x"]
     assert backend.counts() == (2, 1)
 
 

@@ -3,6 +3,7 @@ server that speaks the OpenAI embeddings API."""
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -14,8 +15,10 @@ import pytest
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.messages.orchestrator import StartMessage
 from akgentic.core.orchestrator import Orchestrator
+from akgentic.core.utils.deserializer import deserialize_object
+from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.factory import ToolFactory
-from akgentic.tool.core.testing import eventually, spawn_tool_agent
+from akgentic.tool.core.testing import eventually, orchestrator_events, spawn_tool_agent
 from akgentic.tool.core.vector_store import (
     VECTOR_STORE_NAME,
     CollectionConfig,
@@ -29,6 +32,7 @@ from akgentic.tool.core.vector_store import (
 )
 from akgentic.tool.vector_store.actor import VectorStoreActor
 from akgentic.tool.vector_store.embedding_actor import EmbeddingActor
+from akgentic.tool.vector_store.event import VectorStoreStateEvent
 from akgentic.tool.vector_store.tool import VectorStoreTool
 
 DIM = 64
@@ -384,3 +388,39 @@ def test_store_answers_many_callers_while_the_provider_hangs(
     assert store.collection_stats("notes").documents == 50
     openai_env.gate.set()
     wait_embedded(store, "notes", 50)
+
+
+def test_changes_are_announced_as_numbered_tool_state_events(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    store = bind(tool_agent)
+    store.create_collection("notes", NOTES)
+    store.create_collection("notes", NOTES)  # no change, no event
+    store.upsert("notes", [DOCS[0], DOCS[1].model_copy(update={"vector": [1.0] * DIM})])
+    eventually(lambda: store.collection_stats("notes").embedded == 2)
+    store.delete("notes", ["ui", "missing"])
+    store.delete("notes", ["missing"])  # nothing removed, no event
+    store.drop_collection("notes")
+
+    def stream() -> list[Any]:
+        return [
+            e
+            for e in orchestrator_events(actor_system, orchestrator, ToolStateEvent)
+            if e.tool_id == VECTOR_STORE_NAME
+        ]
+
+    eventually(lambda: len(stream()) == 5)
+    events = stream()
+    assert [e.seq for e in events] == [1, 2, 3, 4, 5]
+    payloads = [e.payload for e in events]
+    assert all(isinstance(p, VectorStoreStateEvent) for p in payloads)
+    assert payloads[0] == VectorStoreStateEvent(collection="notes", created=True)
+    assert payloads[1] == VectorStoreStateEvent(
+        collection="notes", upserted=["db", "ui"], embedded=["ui"]
+    )
+    assert payloads[2] == VectorStoreStateEvent(collection="notes", embedded=["db"])
+    assert payloads[3] == VectorStoreStateEvent(collection="notes", removed=["ui"])
+    assert payloads[4] == VectorStoreStateEvent(collection="notes", dropped=True)
+    again = deserialize_object(json.loads(json.dumps(events[1].model_dump())))
+    assert isinstance(again.payload, VectorStoreStateEvent)
+    assert again.payload == payloads[1]

@@ -19,8 +19,14 @@ from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import StartMessage, StateChangedMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.utils.deserializer import deserialize_object
+from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.factory import ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent, eventually, spawn_tool_agent
+from akgentic.tool.core.testing import (
+    ToolTestAgent,
+    eventually,
+    orchestrator_events,
+    spawn_tool_agent,
+)
 from akgentic.tool.core.vector_store import (
     VECTOR_STORE_NAME,
     CollectionConfig,
@@ -146,6 +152,17 @@ def test_a_resumed_team_finds_its_vectors_without_re_embedding(
         ["postgres database"],
         ["login page colours"],
     ]
+    # Event numbering continues where the stopped store left off (1 created, 2 upserted,
+    # 3 embedded), without a gap or a restart.
+    store.delete("notes", ["ops"])
+    events = eventually(
+        lambda: [
+            e
+            for e in orchestrator_events(actor_system, resumed, ToolStateEvent)
+            if e.tool_id == VECTOR_STORE_NAME and e.seq > 3
+        ]
+    )
+    assert [e.seq for e in events] == [4]
 
 
 def test_stop_persists_a_burst_the_debounce_had_not_written_yet(

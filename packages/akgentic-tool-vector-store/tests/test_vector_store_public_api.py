@@ -43,9 +43,10 @@ def test_package_all_is_pinned() -> None:
         "VectorStoreActor",
         "VectorStoreConfig",
         "VectorStoreState",
+        "VectorStoreStateEvent",
         "VectorStoreTool",
     }
-    assert len(package.__all__) == 20
+    assert len(package.__all__) == 21
     for name in package.__all__:
         assert getattr(package, name) is not None
 

@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import threading
+import uuid
 from collections.abc import Iterator
 from concurrent import futures
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -219,8 +220,16 @@ class Servicer(weaviate_pb2_grpc.WeaviateServicer):
             if not request.dry_run:
                 for oid in doomed:
                     del bucket[oid]
+        objects = (
+            [
+                batch_delete_pb2.BatchDeleteObject(uuid=uuid.UUID(oid).bytes, successful=True)
+                for oid in doomed
+            ]
+            if request.verbose
+            else []
+        )
         return batch_delete_pb2.BatchDeleteReply(
-            took=0.0, failed=0, matches=len(doomed), successful=len(doomed)
+            took=0.0, failed=0, matches=len(doomed), successful=len(doomed), objects=objects
         )
 
     def Aggregate(self, request: Any, context: Any) -> Any:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from akgentic.tool.vector_store.event import VectorStoreStateEvent
 from akgentic.tool.vector_store.protocol import (
     VECTOR_STORE_NAME,
     CollectionConfig,
@@ -57,6 +58,7 @@ __all__ = [
     "VectorStoreActor",
     "VectorStoreConfig",
     "VectorStoreState",
+    "VectorStoreStateEvent",
     "VectorStoreTool",
 ]
 

@@ -41,6 +41,7 @@ from pydantic import Field
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
+from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.vector_store import (
     CollectionConfig,
     CollectionStats,
@@ -57,6 +58,7 @@ from akgentic.tool.core.vector_store import (
 from akgentic.tool.core.workspace_dir import resolve_workspace_dir, workspaces_root
 from akgentic.tool.vector_store.backend import CollectionBackend, CollectionRecord
 from akgentic.tool.vector_store.embedding_actor import EmbeddingActor, EmbedJob, EmbedKey
+from akgentic.tool.vector_store.event import VectorStoreStateEvent
 from akgentic.tool.vector_store.inmemory import InMemoryBackend
 from akgentic.tool.vector_store.vector import EmbeddingService, VectorEntry
 
@@ -74,6 +76,8 @@ class VectorStoreState(BaseState):
     """The store's persisted state: one record per collection."""
 
     collections: dict[str, CollectionRecord] = Field(default_factory=dict)
+    event_seq: int = 0
+    """Number of the last ToolStateEvent emitted, so numbering continues after a resume."""
 
 
 class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
@@ -179,6 +183,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         if backend.unembedded():
             self._needs_retry.add(name)
         self._mark_dirty(name)
+        self._emit(VectorStoreStateEvent(collection=name, created=True))
         return self.collection_stats(name)
 
     def drop_collection(self, name: str) -> bool:
@@ -193,6 +198,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._forget(name)
         self.state.collections.pop(name, None)
         self._dirty.discard(name)
+        self._emit(VectorStoreStateEvent(collection=name, dropped=True))
         self.state.notify_state_change()
         return True
 
@@ -244,6 +250,13 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             else:
                 self._needs_retry.add(collection)
         self._mark_dirty(collection)
+        self._emit(
+            VectorStoreStateEvent(
+                collection=collection,
+                upserted=[doc.ref for doc in latest],
+                embedded=[doc.ref for doc in latest if doc.vector is not None],
+            )
+        )
         return UpsertReceipt(
             collection=collection,
             accepted=len(latest),
@@ -260,7 +273,8 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             pending.pop(ref, None)
         if removed:
             self._mark_dirty(collection)
-        return removed
+            self._emit(VectorStoreStateEvent(collection=collection, removed=removed))
+        return len(removed)
 
     def search(self, collection: str, query: VectorQuery) -> VectorSearchResult:
         """See :meth:`akgentic.tool.core.vector_store.VectorStore.search`."""
@@ -334,8 +348,10 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             for i in current:
                 pending.pop(refs[i], None)
             if current:
-                backend.set_vectors([refs[i] for i in current], value[current])
+                embedded = [refs[i] for i in current]
+                backend.set_vectors(embedded, value[current])
                 self._mark_dirty(key.collection)
+                self._emit(VectorStoreStateEvent(collection=key.collection, embedded=embedded))
         self._episodes.pop(key.collection, None)
         if key.collection in self._failing:
             self._failing.discard(key.collection)
@@ -373,6 +389,15 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
 
     def _now(self) -> float:
         return time.monotonic()
+
+    def _emit(self, delta: VectorStoreStateEvent) -> None:
+        """Announce a change (before the mutating call returns); nothing for no change."""
+        if delta.is_empty():
+            return
+        self.state.event_seq += 1
+        self.notify_event(
+            ToolStateEvent(tool_id=self.config.name, seq=self.state.event_seq, payload=delta)
+        )
 
     def _backend(self, name: str) -> CollectionBackend:
         backend = self._backends.get(name)

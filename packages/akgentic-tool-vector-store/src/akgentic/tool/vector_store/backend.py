@@ -98,8 +98,8 @@ class CollectionBackend(ABC):
         """Attach vectors to documents that are still present (others are skipped)."""
 
     @abstractmethod
-    def delete(self, refs: Iterable[str]) -> int:
-        """Remove documents; returns how many existed."""
+    def delete(self, refs: Iterable[str]) -> list[str]:
+        """Remove documents; returns the refs that existed (and are now gone)."""
 
     @abstractmethod
     def vector_search(

@@ -105,10 +105,10 @@ class InMemoryBackend(CollectionBackend):
             return
         self._index.add([refs[position] for position in keep], vectors[keep])
 
-    def delete(self, refs: Iterable[str]) -> int:
+    def delete(self, refs: Iterable[str]) -> list[str]:
         gone = [ref for ref in dict.fromkeys(refs) if self._docs.pop(ref, None) is not None]
         self._index.remove(gone)
-        return len(gone)
+        return gone
 
     # -- reads --------------------------------------------------------------------------
 

@@ -230,18 +230,22 @@ class WeaviateBackend(CollectionBackend):
                 rows.append((ref, waiting[0], waiting[1], vectors[position].tolist()))
         self._insert(rows)
 
-    def delete(self, refs: Iterable[str]) -> int:
+    def delete(self, refs: Iterable[str]) -> list[str]:
         from weaviate.classes.query import Filter
 
-        wanted = list(dict.fromkeys(refs))
-        if not wanted:
-            return 0
-        for ref in wanted:
+        by_id = {_object_id(ref): ref for ref in dict.fromkeys(refs)}
+        if not by_id:
+            return []
+        for ref in by_id.values():
             self._unembedded.pop(ref, None)
         result = self._collection.data.delete_many(
-            where=Filter.by_id().contains_any([_object_id(ref) for ref in wanted])
+            where=Filter.by_id().contains_any(list(by_id)), verbose=True
         )
-        return int(result.successful)
+        return [
+            by_id[str(obj.uuid)]
+            for obj in (result.objects or [])
+            if obj.successful and str(obj.uuid) in by_id
+        ]
 
     def _insert(
         self, rows: Sequence[tuple[str, str, dict[str, MetadataValue], list[float] | None]]
