@@ -279,3 +279,31 @@ async def test_response_discarded_by_a_token_breach_is_recorded_and_healed(
     model.tool_loop = False
     result = await agent.run("next", message_history=context.messages)
     assert result.output == "final answer"
+
+
+async def test_system_prompt_event_lands_ahead_of_the_healing_message(recorder: Any) -> None:
+    from akgentic.llm.event import LlmSystemPromptEvent
+
+    context = ContextManager()
+    context.subscribe(recorder)
+    agent: Agent[None, str] = Agent(
+        FunctionModel(_parallel_calls),
+        system_prompt="Be careful.",
+        capabilities=[EventSourcingCapability(context), HealingCapability(context)],
+    )
+
+    @agent.tool_plain
+    def lookup(q: str) -> str:
+        return q
+
+    with pytest.raises(UsageLimitExceeded):
+        await agent.run("go", usage_limits=UsageLimits(tool_calls_limit=1))
+    kinds = [type(e).__name__ for e in recorder.events]
+    system_at = kinds.index("LlmSystemPromptEvent")
+    healing_at = max(
+        i
+        for i, e in enumerate(recorder.events)
+        if isinstance(e, LlmMessageEvent) and e.message is context.messages[-1]
+    )
+    assert system_at < healing_at
+    assert len(recorder.of_type(LlmSystemPromptEvent)) == 1
