@@ -55,40 +55,14 @@ def _venv(where: Path) -> Path:
     return where / "bin" / "python"
 
 
-def _install(python: Path, dist: Path, requirement: str) -> None:
-    ours = sorted(str(p) for p in dist.glob("*.whl"))
-    # First our wheels alone, with no index at all, so none can come from elsewhere; then
-    # the requirement, whose third-party dependencies come from the index.
-    subprocess.run(
-        [
-            *UV,
-            "pip",
-            "install",
-            "--quiet",
-            "--python",
-            str(python),
-            "--no-index",
-            "--no-deps",
-            *ours,
-        ],
-        check=True,
-        timeout=600,
-    )
-    subprocess.run(
-        [
-            *UV,
-            "pip",
-            "install",
-            "--quiet",
-            "--python",
-            str(python),
-            "--find-links",
-            str(dist),
-            requirement,
-        ],
-        check=True,
-        timeout=900,
-    )
+def _install(python: Path, dist: Path, requirement: str, *, ours_first: bool = True) -> None:
+    pip = [*UV, "pip", "install", "--quiet", "--python", str(python)]
+    if ours_first:
+        # First our wheels alone, with no index at all, so none can come from elsewhere;
+        # then the requirement, whose third-party dependencies come from the index.
+        ours = sorted(str(p) for p in dist.glob("*.whl"))
+        subprocess.run([*pip, "--no-index", "--no-deps", *ours], check=True, timeout=600)
+    subprocess.run([*pip, "--find-links", str(dist), requirement], check=True, timeout=900)
 
 
 @pytest.fixture(scope="module")
@@ -118,3 +92,92 @@ def test_bundle_installs_our_builds_and_imports(bundle_python: Path) -> None:
     installed = Path(report["tool_init"]).read_text()
     source = (ROOT / "packages/akgentic-tool-core/src/akgentic/tool/__init__.py").read_text()
     assert installed == source
+
+
+SURFACE = ROOT / "tests-integration" / "public_surface.py"
+
+
+def _surface(python: Path, *flags: str) -> dict[str, object]:
+    result = subprocess.run(
+        [str(python), str(SURFACE), *flags], capture_output=True, text=True, timeout=300
+    )
+    report: dict[str, object] = json.loads(result.stdout)
+    return report
+
+
+def test_every_public_path_resolves_from_the_wheels(bundle_python: Path, dist_dir: Path) -> None:
+    assert _surface(bundle_python)["failures"] == []
+    # Then every optional extra on top: the paths that need one resolve too.
+    _install(
+        bundle_python,
+        dist_dir,
+        f"akgentic-framework[all-extras]=={_members()['akgentic-framework']}",
+    )
+    assert _surface(bundle_python, "--extras")["failures"] == []
+
+
+def test_the_demo_team_runs_from_the_wheels(bundle_python: Path, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [str(bundle_python), str(ROOT / "scripts" / "demo.py"), "--workspaces", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": f"{bundle_python.parent}:/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "[sandbox] fib(10) = 55: self-check passed" in result.stdout
+    assert "after its notification" in result.stdout
+    assert (tmp_path / "demo" / "fib.py").is_file()
+
+
+PLANNING_PROBE = r"""
+import importlib.metadata as md, json
+from akgentic.tool.planning import PlanningTool
+try:
+    from akgentic.tool import WorkspaceTool
+    missing_error = None
+except ImportError as exc:
+    missing_error = str(exc)
+names = sorted(d.metadata["Name"].lower() for d in md.distributions())
+versions = sorted(f'{d.metadata["Name"].lower()}=={d.version}' for d in md.distributions())
+print(json.dumps({"dists": names, "versions": versions, "card": PlanningTool.__name__,
+                  "missing_error": missing_error}))
+"""
+
+
+def test_one_tool_extra_brings_only_what_it_needs(dist_dir: Path, tmp_path: Path) -> None:
+    python = _venv(tmp_path / "planning-venv")
+    members = _members()
+    # Our exact pins exist only in dist/ (the index has no such versions), so what gets
+    # installed here is what the extra pulls in, and it can only be ours.
+    _install(
+        python,
+        dist_dir,
+        f"akgentic-framework[planning]=={members['akgentic-framework']}",
+        ours_first=False,
+    )
+    result = subprocess.run([str(python), "-c", PLANNING_PROBE], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    dists = set(report["dists"])
+    assert {"akgentic-tool-core", "akgentic-tool-planning", "akgentic-tool-vector-store"} <= dists
+    assert {"numpy", "openai"} <= dists  # semantic search comes with the extra
+    for absent in (
+        "tavily-python",
+        "mcp",
+        "markitdown",
+        "pillow",
+        "weaviate-client",
+        "pydantic-ai-slim",
+    ):
+        assert absent not in dists, absent
+    for name in ("akgentic-tool-core", "akgentic-tool-planning", "akgentic-tool-vector-store"):
+        assert f"{name}=={members[name]}" in report["versions"]
+    unrelated = {
+        "akgentic-tool-workspace", "akgentic-tool-knowledge-graph", "akgentic-tool-search",
+        "akgentic-tool-team", "akgentic-tool-notification", "akgentic-tool-mcp",
+        "akgentic-tool-sandbox", "akgentic-llm",
+    }  # fmt: skip
+    assert not dists & unrelated
+    assert report["card"] == "PlanningTool"
+    assert "pip install akgentic-tool-workspace" in report["missing_error"]
