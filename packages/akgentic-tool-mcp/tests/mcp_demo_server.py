@@ -191,7 +191,10 @@ def main() -> None:
     parser.add_argument("--require-token", default=None)
     parser.add_argument("--oauth", action="store_true")
     parser.add_argument("--base-url", default="")
+    parser.add_argument("--startup-delay", type=float, default=0.0)
     args = parser.parse_args()
+    # A server that is slow to come up (like one `uvx` first has to download).
+    time.sleep(args.startup_delay)
 
     server = build_server(args)
     if args.transport == "stdio":

@@ -60,6 +60,7 @@ def test_a_connection_is_required_and_only_one() -> None:
         ({"url": "ws://mcp.example.com/api"}, "url"),
         ({"url": "https://m.example/mcp", "transport": "websocket"}, "transport"),
         ({"url": "https://m.example/mcp", "read_timeout": 0}, "read_timeout"),
+        ({"url": "https://m.example/mcp", "init_timeout": -1}, "init_timeout"),
         ({"url": "https://m.example/mcp", "tool_prefix": "acme tools"}, "tool_prefix"),
         ({"stdio_command": ""}, "stdio_command"),
         ({"stdio_command": "   "}, "stdio_command"),

@@ -196,6 +196,17 @@ async def test_a_missing_stdio_command_is_named_in_the_error() -> None:
         await run_agent(card, ScriptedModel(calls=[("add", {"a": 1, "b": 1})]))
 
 
+async def test_init_timeout_bounds_a_slow_start() -> None:
+    command, args = stdio_args()
+    connection = MCPStdioConnectionConfig(
+        stdio_command=command, stdio_args=[*args, "--startup-delay", "60"], init_timeout=1.5
+    )
+    started = time.monotonic()
+    with pytest.raises(MCPConnectionError, match="could not open the stdio MCP server"):
+        await run_agent(MCPTool(connection=connection), ScriptedModel(calls=[]))
+    assert time.monotonic() - started < 15
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

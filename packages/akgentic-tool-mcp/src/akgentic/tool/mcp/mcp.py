@@ -53,6 +53,11 @@ logger = logging.getLogger(__name__)
 
 # pydantic-ai's own default for how long a request may wait for the server's answer.
 DEFAULT_READ_TIMEOUT = 300.0
+# How long opening the connection (the MCP initialize handshake) may take. pydantic-ai's
+# default of 5 s suits a running HTTP server; a stdio server started through `uvx` or `npx`
+# may first have to download itself, so stdio gets a minute.
+DEFAULT_HTTP_INIT_TIMEOUT = 5.0
+DEFAULT_STDIO_INIT_TIMEOUT = 60.0
 
 # Tool names that models accept are letters, digits, '_' and '-'; a prefix is joined to
 # each server tool name with '_', so it must keep to the same alphabet.
@@ -75,7 +80,8 @@ class MCPHTTPConnectionConfig(BaseModel):
     as ``Authorization: Bearer <token>`` on every request of the transport (it is excluded
     from ``repr`` but, being configuration, it is serialized with the card: keep cards that
     carry one out of logs). ``read_timeout`` bounds how long a call waits for an answer and,
-    for SSE, how long the event stream may stay silent before it is dropped.
+    for SSE, how long the event stream may stay silent before it is dropped;
+    ``init_timeout`` bounds opening the connection.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -84,6 +90,7 @@ class MCPHTTPConnectionConfig(BaseModel):
     transport: Literal["streamable-http", "sse"] = "streamable-http"
     bearer_token: str | None = Field(default=None, repr=False)
     read_timeout: float = Field(default=DEFAULT_READ_TIMEOUT, gt=0)
+    init_timeout: float = Field(default=DEFAULT_HTTP_INIT_TIMEOUT, gt=0)
     tool_prefix: str | None = None
 
     @field_validator("url")
@@ -110,6 +117,7 @@ class MCPStdioConnectionConfig(BaseModel):
     run (or once, around ``async with agent:``) and the process is stopped when it closes.
     It inherits only the MCP SDK's small default environment (PATH, HOME, ...) plus
     ``stdio_env``, so secrets of the parent process do not leak into it by default.
+    ``init_timeout`` bounds the start: launching the process and the MCP handshake.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -120,6 +128,7 @@ class MCPStdioConnectionConfig(BaseModel):
         default=None, description="Extra environment variables for the subprocess."
     )
     read_timeout: float = Field(default=DEFAULT_READ_TIMEOUT, gt=0)
+    init_timeout: float = Field(default=DEFAULT_STDIO_INIT_TIMEOUT, gt=0)
     tool_prefix: str | None = None
 
     @field_validator("stdio_command")
@@ -179,6 +188,7 @@ class MCPTool(ToolCard):
             _build_transport(connection),
             label=connection.describe(),
             read_timeout=connection.read_timeout,
+            init_timeout=connection.init_timeout,
         )
         if connection.tool_prefix:
             return [toolset.prefixed(connection.tool_prefix)]
@@ -219,8 +229,15 @@ class _GuardedMCPToolset(MCPToolset[Any]):
       the transport error is logged instead.
     """
 
-    def __init__(self, transport: ClientTransport, *, label: str, read_timeout: float) -> None:
-        super().__init__(transport, read_timeout=read_timeout, process_tool_call=self._guard_call)
+    def __init__(
+        self, transport: ClientTransport, *, label: str, read_timeout: float, init_timeout: float
+    ) -> None:
+        super().__init__(
+            transport,
+            read_timeout=read_timeout,
+            init_timeout=init_timeout,
+            process_tool_call=self._guard_call,
+        )
         self._server_label = label
 
     async def __aenter__(self) -> Self:
