@@ -302,3 +302,24 @@ def test_a_backend_that_cannot_prepare_answers_with_a_sandbox_error(
         "SandboxError: FileNotFoundError: bwrap is not on PATH; install bubblewrap or use "
         "mode='local'"
     )
+
+
+def test_stopping_the_sandbox_kills_running_commands(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    bind_exec: Bind,
+    running: Callable[[str], list[int]],
+) -> None:
+    """A stop does not wait for a running command's (long) timeout: it kills the command."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    _, run = bind_exec(mode="local", timeout_seconds=60)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        waiting = pool.submit(run, "python3 -c 'import time; time.sleep(299.5)'")
+        eventually(lambda: running("time.sleep(299.5)"))
+        (address,) = sandbox_children(actor_system, orchestrator)
+        stopper = pool.submit(actor_system.proxy_ask(address, SandboxActor).stop)
+        # Were the command left running, stop() would block for its 60 s timeout.
+        stopper.result(timeout=30)
+        assert waiting.result(timeout=30).startswith("SandboxError: ActorDeadError")
+    eventually(lambda: not running("time.sleep(299.5)"))

@@ -28,7 +28,13 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
-__all__ = ["LaunchSpec", "ProcessOutcome", "SandboxLaunchError", "run_process"]
+__all__ = [
+    "LaunchSpec",
+    "ProcessOutcome",
+    "SandboxLaunchError",
+    "kill_process_group",
+    "run_process",
+]
 
 # After the command ends (or is killed), how long to keep reading what is still buffered in
 # the pipes. Only a process that escaped the group (setsid in local mode) can hold a pipe
@@ -178,8 +184,21 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def run_process(spec: LaunchSpec, *, clock: Callable[[], float] = time.monotonic) -> ProcessOutcome:
+def kill_process_group(pgid: int) -> None:
+    """SIGKILL a command started by :func:`run_process` (its pid is its group id)."""
+    _kill_group(pgid)
+
+
+def run_process(
+    spec: LaunchSpec,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    on_spawn: Callable[[int], None] | None = None,
+) -> ProcessOutcome:
     """Run ``spec`` to completion or to its deadline and return what happened.
+
+    ``on_spawn`` receives the pid (which is also the process group id) as soon as the
+    command has started, so its owner can kill it early (on teardown).
 
     Raises :class:`SandboxLaunchError` when the process cannot be started; every other
     outcome (non-zero exit, signal, timeout) is described by the returned value.
@@ -216,6 +235,8 @@ def run_process(spec: LaunchSpec, *, clock: Callable[[], float] = time.monotonic
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         raise SandboxLaunchError(f"{type(exc).__name__}: {exc}") from exc
 
+    if on_spawn is not None:
+        on_spawn(proc.pid)
     assert proc.stdout is not None
     assert proc.stderr is not None
     buffers = {

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import shlex
 import shutil
+import threading
 import uuid
 from abc import abstractmethod
 from typing import Any, ClassVar
@@ -30,6 +31,7 @@ from akgentic.tool.sandbox._process import (
     LaunchSpec,
     ProcessOutcome,
     SandboxLaunchError,
+    kill_process_group,
     run_process,
 )
 
@@ -61,6 +63,31 @@ ALLOWED_COMMANDS: frozenset[str] = frozenset(
 # to start, to kill the group at the deadline and to drain the pipes.
 _RESULT_MARGIN_SECONDS = 5.0
 _MIB = 1024 * 1024
+
+# Process groups of the commands running right now, by request key (keys are uuid4, so
+# one table serves every sandbox in the process). Lets a stopping sandbox kill its
+# commands instead of waiting for their timeouts.
+_RUNNING: dict[str, int] = {}
+_RUNNING_LOCK = threading.Lock()
+
+
+def _track(key: str, pgid: int) -> None:
+    with _RUNNING_LOCK:
+        _RUNNING[key] = pgid
+
+
+def _untrack(key: str) -> None:
+    with _RUNNING_LOCK:
+        _RUNNING.pop(key, None)
+
+
+def kill_running(keys: set[str] | list[str]) -> int:
+    """SIGKILL the commands of ``keys`` still running; returns how many were signalled."""
+    with _RUNNING_LOCK:
+        groups = [_RUNNING[key] for key in keys if key in _RUNNING]
+    for pgid in groups:
+        kill_process_group(pgid)
+    return len(groups)
 
 
 class SandboxSettings(BaseModel):
@@ -211,9 +238,11 @@ class ExecWorker(DeferredWorker[str, ExecResult]):
     def produce(self, key: str, payload: Any) -> ExecResult:
         spec = LaunchSpec.model_validate(payload)
         try:
-            outcome = run_process(spec)
+            outcome = run_process(spec, on_spawn=lambda pid: _track(key, pid))
         except SandboxLaunchError as exc:
             return ExecResult(command=spec.display_command, error=f"SandboxError: {exc}")
+        finally:
+            _untrack(key)
         return ExecResult.from_outcome(spec.display_command, outcome, spec.timeout_seconds)
 
 
@@ -233,6 +262,17 @@ class SandboxActor(DeferredResultActor[SandboxConfig, BaseState, str, ExecResult
 
     def _start_sandbox(self) -> None:
         """Backend hook run once on the actor's thread at start (keep it quick)."""
+
+    def stop(self) -> None:
+        """Kill the commands still running, then stop (which waits for the workers).
+
+        Without this, stopping the team would wait for every running command to reach its
+        own timeout, which may be far longer than the orchestrator's stop backstop.
+        """
+        killed = kill_running(self._in_flight)
+        if killed:
+            logger.info("%s stopping: killed %d running command(s)", self.config.name, killed)
+        super().stop()
 
     def worker_class(self) -> type[DeferredWorker[Any, Any]]:
         return ExecWorker

@@ -39,6 +39,8 @@ from akgentic.tool.sandbox.actor import (
     ExecWorker,
     SandboxActor,
     _format_seconds,
+    _track,
+    _untrack,
 )
 
 __all__ = [
@@ -186,9 +188,11 @@ class DockerExecWorker(ExecWorker):
             if problem is not None:
                 return ExecResult(command=command, error=f"SandboxError: {problem}")
             try:
-                outcome = run_process(job.launch)
+                outcome = run_process(job.launch, on_spawn=lambda pid: _track(key, pid))
             except SandboxLaunchError as exc:
                 return ExecResult(command=command, error=f"SandboxError: {exc}")
+            finally:
+                _untrack(key)
             if attempt == 0 and outcome.exit_code != 0 and _GONE.search(outcome.stderr):
                 # The container was removed behind our back: recreate it once.
                 with _READY_LOCK:
