@@ -48,6 +48,7 @@ def test_filters_combine(tool_agent: ToolTestAgent) -> None:
     assert _ids(search(owner="@Alice", status="completed")) == [3]
     assert _ids(search(creator="@Tester", status="pending")) == [2, 4, 5]
     assert _ids(search(creator="@Nobody")) == []
+    assert _ids(search(owner="unassigned")) == [5]
     assert "invalid status 'open'" in expect_retry(search, status="open")
 
 

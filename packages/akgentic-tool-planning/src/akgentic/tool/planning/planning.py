@@ -284,7 +284,8 @@ class PlanningTool(ToolCard):
 
             Args:
                 status: pending, started, completed or blocked.
-                owner: Agent owning the task, e.g. '@Alice'.
+                owner: Agent owning the task, e.g. '@Alice'; 'unassigned' for tasks
+                    without an owner.
                 creator: Agent that created the task.
                 query: Words or a question matched against descriptions and outputs
                     (keyword match, plus semantic similarity when available).

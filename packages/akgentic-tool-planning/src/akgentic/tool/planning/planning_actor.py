@@ -199,7 +199,7 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
             selected = sorted(scores, key=lambda i: (-scores[i], i))
         else:
             selected = sorted(candidates)
-        owner_n = normalize_agent(owner) if owner else None
+        owner_n = _owner_filter(owner)
         creator_n = normalize_agent(creator) if creator else None
         matched = [
             task
@@ -371,6 +371,15 @@ def _render(state: PlanState, agent: str, filter_by_agent: bool, max_listed: int
         "Use get_planning_task(id) for exact ID lookup or search_planning(...) to filter tasks."
     )
     return "\n".join(lines)
+
+
+def _owner_filter(owner: str | None) -> str | None:
+    """The owner value to match: ``None`` (no filter), ``""`` for 'unassigned', or ``@Name``."""
+    if owner is None or not owner.strip():
+        return None
+    if owner.strip().lower() == "unassigned":
+        return ""
+    return normalize_agent(owner)
 
 
 def _by_count(item: tuple[str, int]) -> tuple[int, str]:
