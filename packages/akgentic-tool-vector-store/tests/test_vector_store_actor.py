@@ -54,6 +54,20 @@ class ImpatientStore(VectorStoreActor):
     worker_class: ClassVar[type[EmbeddingActor]] = ImpatientWorker
 
 
+class VanishingWorker(EmbeddingActor):
+    """Stands for a worker killed mid-call: it stops without ever reporting."""
+
+    timeout_seconds: ClassVar[float] = 0.1
+
+    def run(self, key: Any, payload: Any, cache: Any) -> None:
+        self.stop()
+
+
+class ForgottenJobsStore(VectorStoreActor):
+    worker_class: ClassVar[type[EmbeddingActor]] = VanishingWorker
+    worker_report_margin_seconds: ClassVar[float] = 0.1
+
+
 class QuickRetryStore(VectorStoreActor):
     """The real actor with a short failure window, so recovery fits in a test."""
 
@@ -288,6 +302,23 @@ def test_the_worker_budget_reaches_the_http_call(
     assert result.status == "degraded"
     assert "Timeout" in (result.reason or "")
     openai_env.gate.set()
+
+
+def test_a_worker_that_never_reports_does_not_leave_documents_pending(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    store = custom_store(actor_system, orchestrator, tool_agent, ForgottenJobsStore)
+    store.create_collection("notes", NOTES)
+    store.upsert("notes", DOCS)
+    assert store.collection_stats("notes").pending == 3
+
+    time.sleep(0.3)  # past the worker's budget and margin
+    result = store.search("notes", VectorQuery(text="certificates"))
+
+    stats = store.collection_stats("notes")
+    assert (stats.pending, stats.failed) == (0, 3)
+    assert result.status == "degraded"
+    assert "never reported" in (result.reason or "")
 
 
 def test_an_exhausted_poll_budget_keeps_the_keyword_answer(

@@ -97,6 +97,8 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
     """Most documents re-embedded by one retry worker."""
     worker_class: ClassVar[type[EmbeddingActor]] = EmbeddingActor
     """The worker spawned per embedding request (its ``timeout_seconds`` is the budget)."""
+    worker_report_margin_seconds: ClassVar[float] = 5.0
+    """Grace after a worker's budget before its silent job is counted as failed."""
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -108,6 +110,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._query_cache: OrderedDict[QueryKey, npt.NDArray[np.float32]] = OrderedDict()
         self._query_jobs: dict[str, QueryKey] = {}
         self._query_in_flight: set[QueryKey] = set()
+        self._deadlines: dict[str, tuple[float, EmbedKey]] = {}
         self._episodes: dict[str, tuple[float, str]] = {}
         self._failing: set[str] = set()
         self._dirty: set[str] = set()
@@ -223,6 +226,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
     def upsert(self, collection: str, documents: list[VectorDocument]) -> UpsertReceipt:
         """See :meth:`akgentic.tool.core.vector_store.VectorStore.upsert`."""
         backend = self._backend(collection)
+        self._expire_jobs()
         latest = list({doc.ref: doc for doc in documents}.values())
         dimension = backend.config.dimension
         for doc in latest:
@@ -279,6 +283,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
     def search(self, collection: str, query: VectorQuery) -> VectorSearchResult:
         """See :meth:`akgentic.tool.core.vector_store.VectorStore.search`."""
         backend = self._backend(collection)
+        self._expire_jobs()
         if query.vector is not None:
             vector = np.asarray(query.vector, dtype=np.float32)
             if vector.shape[0] != backend.config.dimension:
@@ -327,6 +332,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
 
     def deliver(self, key: EmbedKey, value: npt.NDArray[np.float32]) -> None:
         """A worker's vectors, one row per text of its job."""
+        self._deadlines.pop(key.request_id, None)
         if key.kind == "query":
             query_key = self._query_jobs.pop(key.request_id, None)
             if query_key is None:
@@ -359,6 +365,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
 
     def fail(self, key: EmbedKey, error: str) -> None:
         """A worker could not embed its job."""
+        self._deadlines.pop(key.request_id, None)
         if key.kind == "query":
             query_key = self._query_jobs.pop(key.request_id, None)
             if query_key is not None:
@@ -436,6 +443,12 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             self._children = [child for child in self._children if child.is_alive()]
         dimension = self._backends[key.collection].config.dimension
         job = EmbedJob(tuple(texts), self._service_instance(), dimension)
+        # A worker that never reports (killed mid-call) must not leave its documents
+        # pending forever: past its budget plus a margin, the job counts as failed.
+        self._deadlines[key.request_id] = (
+            self._now() + self.worker_class.timeout_seconds + self.worker_report_margin_seconds,
+            key,
+        )
         worker = self.createActor(
             self.worker_class,
             config=BaseConfig(
@@ -458,6 +471,15 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._query_in_flight.add(key)
         self._query_jobs[request_id] = key
         self._spawn(EmbedKey(key[0], request_id, "query"), [key[1]])
+
+    def _expire_jobs(self) -> None:
+        """Fail the jobs whose worker is overdue (see :meth:`_spawn`)."""
+        if not self._deadlines:
+            return
+        now = self._now()
+        overdue = [key for expiry, key in self._deadlines.values() if expiry <= now]
+        for key in overdue:
+            self.fail(key, f"the embedding worker of request {key.request_id} never reported")
 
     def _maybe_retry(self, collection: str) -> None:
         """Re-embed documents whose embedding failed, once the failure episode is over."""
@@ -484,8 +506,10 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._failing.discard(name)
         for request_id in [rid for rid, job in self._jobs.items() if job[0] == name]:
             del self._jobs[request_id]
+            self._deadlines.pop(request_id, None)
         for request_id in [rid for rid, key in self._query_jobs.items() if key[0] == name]:
             self._query_in_flight.discard(self._query_jobs.pop(request_id))
+            self._deadlines.pop(request_id, None)
         for key in [key for key in self._query_cache if key[0] == name]:
             del self._query_cache[key]
 
@@ -513,6 +537,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._pending = {}
         self._jobs = {}
         self._query_jobs = {}
+        self._deadlines = {}
         self._query_in_flight = set()
         self._query_cache.clear()
         self._needs_retry = set()
