@@ -20,6 +20,7 @@ import shutil
 import threading
 import uuid
 from abc import abstractmethod
+from collections.abc import Collection
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
@@ -202,7 +203,7 @@ def _format_seconds(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def check_command(command: str, allowed: frozenset[str] | set[str] | list[str]) -> str | None:
+def check_command(command: str, allowed: Collection[str]) -> str | None:
     """Return the ``CommandNotAllowedError: ...`` text for ``command``, or ``None`` if allowed.
 
     Only the first shell word is checked, and it must be one of ``allowed`` exactly: a
@@ -299,8 +300,8 @@ class SandboxActor(DeferredResultActor[SandboxConfig, BaseState, str, ExecResult
     def submit(self, command: str) -> ExecTicket:
         """Accept ``command``: refuse it at once, or start a worker for it.
 
-        Returns the key to poll with ``get``; a refusal is cached under that key right
-        away, so the caller reads it on its first poll.
+        Returns the key to poll with :meth:`outcome` and how long to keep polling; a
+        refusal is cached under that key right away, so the first poll reads it.
         """
         key = uuid.uuid4().hex
         self._forget_finished_workers()
