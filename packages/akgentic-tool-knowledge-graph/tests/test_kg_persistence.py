@@ -159,7 +159,7 @@ def test_abrupt_end_after_burst_restores_everything_from_stale_snapshot(
     restored = _graph_actor(actor_system, new_orchestrator).graph()
     assert restored.same_graph(expected)
     assert restored.seq == 31
-    assert restored.entities["E0"].observations == ["first"]
+    assert restored.entities["E0"].observations == ("first",)
     assert tools["search_graph"](query="item 298", mode="keyword").hits[0].entity.name == "E298"
 
 

@@ -96,10 +96,9 @@ def apply_update(state: KnowledgeGraphState, update: ManageGraph) -> UpdateOutco
                 f"update_entities[{i}] {change.name!r}: no observation {missing[0]!r} to remove"
             )
             continue
-        observations = [
-            obs for obs in current.observations if obs not in set(change.remove_observations)
-        ]
-        observations = _unique([*observations, *change.add_observations])
+        dropped = set(change.remove_observations)
+        kept = [obs for obs in current.observations if obs not in dropped]
+        observations = _unique([*kept, *change.add_observations])
         record.entity(change.name)
         state.put_entity(
             current.model_copy(
@@ -156,8 +155,8 @@ def apply_update(state: KnowledgeGraphState, update: ManageGraph) -> UpdateOutco
     return UpdateOutcome(delta=delta, errors=errors, summary=_summarize(delta))
 
 
-def _unique(items: list[str]) -> list[str]:
-    return list(dict.fromkeys(items))
+def _unique(items: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
 
 
 def _summarize(delta: KnowledgeGraphStateEvent) -> str:

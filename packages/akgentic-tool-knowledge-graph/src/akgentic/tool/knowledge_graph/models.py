@@ -53,14 +53,18 @@ def relation_key(from_entity: str, relation_type: str, to_entity: str) -> str:
 
 
 class Entity(BaseModel):
-    """A node of the graph, identified by its ``name``."""
+    """A node of the graph, identified by its ``name``.
+
+    Immutable all the way down (observations are a tuple): the actor hands its entities
+    to callers and to snapshots without copying them.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     name: str
     entity_type: str
     description: str = ""
-    observations: list[str] = Field(default_factory=list)
+    observations: tuple[str, ...] = ()
     is_root: bool = Field(
         default=False, description="Root entities are listed in the graph overview."
     )
