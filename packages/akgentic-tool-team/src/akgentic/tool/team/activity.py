@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, override
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -339,8 +339,3 @@ def collect_summaries(
         ready.update(progress.ready)
         waiting = [k for k in waiting if k not in ready and k not in progress.failed]
     return ready
-
-
-def now_utc() -> datetime:
-    """The current time, UTC (report timestamps and stale cut-offs use it)."""
-    return datetime.now(UTC)

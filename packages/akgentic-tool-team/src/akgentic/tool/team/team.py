@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, Self, cast
 
 from pydantic import Field, PrivateAttr
@@ -32,7 +33,6 @@ from akgentic.tool.team.activity import (
     TeamActivityReport,
     busy_members,
     collect_summaries,
-    now_utc,
     truncate,
 )
 from akgentic.tool.team.observer import TeamManagementToolObserver
@@ -356,7 +356,7 @@ class TeamTool(ToolCard):
         team = orchestrator.get_team()
         # The orchestrator hands back its live history list: copy it at once.
         history = list(orchestrator.get_messages())
-        generated_at = now_utc()
+        generated_at = datetime.now(UTC)
         busy = busy_members(
             history,
             team,
