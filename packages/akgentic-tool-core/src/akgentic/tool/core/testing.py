@@ -16,8 +16,10 @@ import asyncio
 import inspect
 import json
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Self
+from dataclasses import dataclass, field
+from typing import Any, Self, cast
 
 import pytest
 
@@ -26,20 +28,29 @@ from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
-from akgentic.core.orchestrator import Orchestrator
+from akgentic.core.messages.message import Message
+from akgentic.core.messages.orchestrator import StartMessage, StateChangedMessage, StopMessage
+from akgentic.core.orchestrator import EventSubscriber, Orchestrator
+from akgentic.core.utils.deserializer import deserialize_object, import_class
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.observer import ToolObserver
 
 __all__ = [
     "ConformanceRetry",
+    "RecordedTeam",
+    "TeamRecorder",
     "ToolTestAgent",
     "actor_system",
     "assert_card_conformance",
     "eventually",
     "orchestrator",
     "orchestrator_events",
+    "record_team",
+    "resume_team",
+    "settle",
     "spawn_tool_agent",
+    "stop_team",
     "tool_agent",
 ]
 
@@ -194,3 +205,116 @@ def assert_card_conformance(
 
 async def _await(awaitable: Any) -> Any:
     return await awaitable
+
+
+# -- stop and resume -------------------------------------------------------------------
+#
+# A team layer persists what the orchestrator publishes and, to resume, replays it into a
+# new orchestrator and recreates the members. These helpers do exactly that with
+# akgentic-core's own API, through JSON, so a tool's persistence is tested the way it runs.
+
+
+@dataclass
+class RecordedTeam:
+    """What a persistence layer holds for a team: its messages and latest state per agent."""
+
+    team_id: uuid.UUID
+    events: list[str] = field(default_factory=list)
+    states: dict[str, str] = field(default_factory=dict)
+    state_count: dict[str, int] = field(default_factory=dict)
+
+    def copy(self) -> RecordedTeam:
+        """A frozen copy, as read from the store at one moment."""
+        return RecordedTeam(
+            self.team_id, list(self.events), dict(self.states), dict(self.state_count)
+        )
+
+    def messages(self) -> list[Message]:
+        """The recorded history, deserialized, oldest first."""
+        return [deserialize_object(json.loads(text)) for text in self.events]
+
+    def state_of(self, name: str) -> Any:
+        """The latest recorded state of the agent called ``name``."""
+        for text in self.states.values():
+            message = deserialize_object(json.loads(text))
+            if message.sender is not None and message.sender.name == name:
+                return message.state
+        raise KeyError(f"no state recorded for {name!r}")
+
+
+class TeamRecorder:
+    """Orchestrator subscriber storing each message as JSON, as a real event store would.
+
+    State snapshots are kept latest-per-agent (and counted); everything else is appended.
+    """
+
+    def __init__(self, team_id: uuid.UUID) -> None:
+        self.record = RecordedTeam(team_id)
+
+    def on_message(self, msg: Message) -> None:
+        text = msg.model_dump_json()
+        if isinstance(msg, StateChangedMessage) and msg.sender is not None:
+            key = str(msg.sender.agent_id)
+            self.record.states[key] = text
+            self.record.state_count[key] = self.record.state_count.get(key, 0) + 1
+        else:
+            self.record.events.append(text)
+
+
+def record_team(system: ActorSystem, orchestrator_address: ActorAddress) -> TeamRecorder:
+    """Subscribe a :class:`TeamRecorder` to the team's orchestrator."""
+    recorder = TeamRecorder(orchestrator_address.team_id)
+    # Only on_message matters here; the orchestrator skips lifecycle hooks a subscriber lacks.
+    orch = system.proxy_ask(orchestrator_address, Orchestrator)
+    orch.subscribe(cast(EventSubscriber, recorder))
+    return recorder
+
+
+def settle(system: ActorSystem, orchestrator_address: ActorAddress) -> None:
+    """Return once the orchestrator has processed every message sent to it so far."""
+    system.proxy_ask(orchestrator_address, Orchestrator).get_team()
+
+
+def stop_team(system: ActorSystem, orchestrator_address: ActorAddress) -> None:
+    """Stop the team (members first, then tool actors) and wait until it is down."""
+    system.proxy_ask(orchestrator_address, Orchestrator).stop().wait()
+
+
+def resume_team(
+    system: ActorSystem, recorded: RecordedTeam, *, restore_states: bool = True
+) -> tuple[ActorAddress, dict[str, ActorAddress]]:
+    """Bring a recorded team back the way a team layer does.
+
+    A new orchestrator with the same team id replays the history; every member that had
+    started and not stopped is recreated with its class, agent id and configuration; with
+    ``restore_states`` each gets its latest recorded state through ``init_state``. Returns
+    the new orchestrator and the recreated members by name.
+    """
+    address = system.createActor(
+        Orchestrator,
+        config=BaseConfig(name="@Orchestrator", role="Orchestrator"),
+        team_id=recorded.team_id,
+    )
+    orch = system.proxy_ask(address, Orchestrator)
+    history = recorded.messages()
+    for message in history:
+        orch.restore_message(message)
+    stopped = {m.sender.agent_id for m in history if isinstance(m, StopMessage) and m.sender}
+    states = {
+        message.sender.agent_id: message.state
+        for message in (deserialize_object(json.loads(t)) for t in recorded.states.values())
+    }
+    members: dict[str, ActorAddress] = {}
+    for message in history:
+        if not isinstance(message, StartMessage) or message.sender is None:
+            continue
+        sender = message.sender
+        if sender.agent_id in stopped or sender.role == "Orchestrator":
+            continue
+        actor_class = import_class(sender.serialize()["__actor_type__"])
+        member = orch.createActor(actor_class, agent_id=sender.agent_id, config=message.config)
+        if restore_states and sender.agent_id in states:
+            system.proxy_ask(member, Akgent).init_state(states[sender.agent_id])
+        members[sender.name] = member
+    orch.end_restoration()
+    return address, members
