@@ -14,7 +14,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from mcp_harness import ServerProcess, StartServer, start_http_server
 
-pytest_plugins = ["akgentic.tool.core.testing"]
+# Core's testing-kit fixtures, imported rather than declared through `pytest_plugins`: pytest
+# refuses `pytest_plugins` in a conftest that is not at the top of the run, which this one
+# is not when the whole repository is tested at once.
+from akgentic.tool.core.testing import actor_system, orchestrator, tool_agent
+
+__all__ = ["actor_system", "orchestrator", "tool_agent"]
 
 
 @pytest.fixture
