@@ -125,7 +125,7 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
     def init_state(self, state: KnowledgeGraphState) -> None:
         """Adopt a restored snapshot; newer deltas are replayed before the next call."""
         super().init_state(state)
-        self._schedule.published()
+        self._schedule.published(self.state.size())
         self._overview = None  # cached for the previous state object
         self._catch_up_pending = True
 
@@ -217,7 +217,7 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         logger.info("%s: replayed %d delta(s) from history", self.config.name, len(events))
         # The replayed state is now the baseline: publish it once.
         self.state.notify_state_change()
-        self._schedule.published()
+        self._schedule.published(self.state.size())
 
     def _emit(self, delta: KnowledgeGraphStateEvent) -> int | None:
         if delta.is_empty():
@@ -227,9 +227,9 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
             ToolStateEvent(tool_id=self.config.name, seq=self.state.seq, payload=delta)
         )
         self._mirror(delta)
-        if self._schedule.record(delta.change_count(), self.state.size()):
+        if self._schedule.record(delta.change_count()):
             self.state.notify_state_change()
-            self._schedule.published()
+            self._schedule.published(self.state.size())
         return self.state.seq
 
     def _vector_store(self) -> VectorStore | None:

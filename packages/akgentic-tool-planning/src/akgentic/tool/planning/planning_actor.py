@@ -134,7 +134,7 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
     def init_state(self, state: PlanState) -> None:
         """Adopt a restored snapshot; newer deltas are replayed before the next call."""
         super().init_state(state)
-        self._schedule.published()
+        self._schedule.published(len(self.state.tasks))
         self._renders.clear()  # cached for the previous state object
         self._catch_up_pending = True
 
@@ -268,7 +268,7 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
             expected = seq + 1
         logger.info("%s: replayed %d delta(s) from history", self.config.name, len(deltas))
         self.state.notify_state_change()
-        self._schedule.published()
+        self._schedule.published(len(self.state.tasks))
 
     def _emit(self, delta: PlanningStateEvent) -> int | None:
         if delta.is_empty():
@@ -277,9 +277,9 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
         event = ToolStateEvent(tool_id=self.config.name, seq=self.state.seq, payload=delta)
         self.notify_event(event)
         self._mirror(delta)
-        if self._schedule.record(delta.change_count(), len(self.state.tasks)):
+        if self._schedule.record(delta.change_count()):
             self.state.notify_state_change()
-            self._schedule.published()
+            self._schedule.published(len(self.state.tasks))
         return self.state.seq
 
     def _vector_store(self) -> VectorStore | None:
