@@ -152,7 +152,9 @@ def walk_files(
     root: Path, start: Path, *, hidden: bool = False, max_depth: int | None = None
 ) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """Regular files under `start` as (path relative to `root`, entry); symlinks not followed."""
-    base = os.fspath(root)
+    # entries under `root` all start with this prefix: slicing it off is much cheaper than
+    # os.path.relpath, which normalises both paths on every call
+    cut = len(os.path.join(os.fspath(root), ""))
     stack: list[tuple[str, int]] = [(os.fspath(start), 0)]
     while stack:
         directory, depth = stack.pop()
@@ -169,7 +171,7 @@ def walk_files(
                     if max_depth is None or depth + 1 < max_depth:
                         stack.append((entry.path, depth + 1))
                 elif entry.is_file(follow_symlinks=False):
-                    yield os.path.relpath(entry.path, base), entry
+                    yield entry.path[cut:], entry
             except OSError:
                 continue
 
@@ -196,7 +198,7 @@ def glob_files(root: Path, start: Path, pattern: str, *, limit: int) -> tuple[li
     if not walk_start.is_dir():
         return [], 0
     for relative, entry in walk_files(root, walk_start, hidden=hidden, max_depth=max_depth):
-        inner = relative if start_rel == "." else os.path.relpath(relative, start_rel)
+        inner = relative if start_rel == "." else relative[len(start_rel) + 1 :]
         inner = inner.replace(os.sep, "/")
         if any(regex.match(inner) for regex in regexes):
             try:
@@ -217,6 +219,21 @@ class GrepHit:
     text: str
 
 
+@dataclass(frozen=True)
+class GrepResult:
+    """The first `limit` hits in (path, line) order, and how many there were in all."""
+
+    hits: list[GrepHit]
+    total: int
+    files: int
+
+
+def _cut(hits: list[GrepHit], limit: int) -> GrepResult:
+    hits.sort(key=lambda hit: (hit.path, hit.line))
+    files = len({hit.path for hit in hits}) if len(hits) > limit else 0
+    return GrepResult(hits[:limit], len(hits), files)
+
+
 # Constructs that can match on a lone line yet not inside the whole text (start/end of string
 # anchors, negative look-arounds); with them, the whole-file pre-check is skipped.
 _NO_PREFILTER = re.compile(r"\\A|\\Z|\(\?<?!")
@@ -228,7 +245,8 @@ def grep_python(
     regex: re.Pattern[str],
     *,
     include: str | None,
-) -> list[GrepHit]:
+    limit: int,
+) -> GrepResult:
     """Pure-Python grep with the ripgrep contract described in the module docstring."""
     includes = expand_braces(include) if include else None
     prefilter = None
@@ -266,8 +284,7 @@ def grep_python(
         for number, line in enumerate(lines, start=1):
             if search(line) is not None:
                 hits.append(GrepHit(display, number, line))
-    hits.sort(key=lambda hit: (hit.path, hit.line))
-    return hits
+    return _cut(hits, limit)
 
 
 class RipgrepUnusable(Exception):  # noqa: N818 - a signal, not an error for the caller
@@ -286,7 +303,8 @@ def grep_ripgrep(
     *,
     include: str | None,
     timeout: float,
-) -> list[GrepHit]:
+    limit: int,
+) -> GrepResult:
     """Run ripgrep with flags matching `grep_python`; raise `RipgrepUnusable` if it refuses."""
     args = [
         rg,
@@ -312,38 +330,40 @@ def grep_ripgrep(
         raise RipgrepUnusable(str(exc)) from exc
     if done.returncode not in (0, 1):
         raise RipgrepUnusable(done.stderr.decode("utf-8", errors="replace"))
+    # rg prints each file's matches together and in line order, so a stable sort of the
+    # records on their path alone gives (path, line) order; only the records shown are
+    # then parsed, which keeps a broad pattern's thousands of matches cheap.
+    records = [record for record in done.stdout.split(b"\n") if b"\x00" in record]
+    paths = [record.partition(b"\x00")[0] for record in records]
+    order = sorted(range(len(records)), key=paths.__getitem__)
     hits: list[GrepHit] = []
-    for record in done.stdout.split(b"\n"):
-        path, sep, rest = record.partition(b"\x00")
-        number, colon, text = rest.partition(b":")
-        if not sep or not colon or not number.isdigit():
-            continue  # an empty trailing record, or a warning about a binary file
-        hits.append(
-            GrepHit(
-                path.decode("utf-8", errors="replace"),
-                int(number),
-                text.decode("utf-8", errors="replace"),
-            )
-        )
-    hits.sort(key=lambda hit: (hit.path, hit.line))
-    return hits
+    total = 0
+    for index in order:
+        number, colon, text = records[index].partition(b"\x00")[2].partition(b":")
+        if not colon or not number.isdigit():
+            continue  # a warning about a binary file, not a match
+        total += 1
+        if len(hits) < limit:
+            path = paths[index].decode("utf-8", errors="replace")
+            hits.append(GrepHit(path, int(number), text.decode("utf-8", errors="replace")))
+    files = len(set(paths)) if total > limit else 0
+    return GrepResult(hits, total, files)
 
 
-def format_hits(hits: list[GrepHit], *, limit: int, pattern: str, where: str) -> str:
+def format_hits(result: GrepResult, *, pattern: str, where: str) -> str:
     """The text both engines return: `path:line:text`, then a footer when cut."""
-    if not hits:
+    if not result.total:
         place = "the workspace" if where == "." else where
         return f"No matches for /{pattern}/ in {place}."
     lines = []
-    for hit in hits[:limit]:
+    for hit in result.hits:
         text = hit.text.rstrip("\r")
         if len(text) > MAX_LINE_CHARS:
             text = text[:MAX_LINE_CHARS] + "…"
         lines.append(f"{hit.path}:{hit.line}:{text}")
-    files = len({hit.path for hit in hits})
-    if len(hits) > limit:
+    if result.total > len(result.hits):
         lines.append(
-            f"[showing {limit} of {len(hits)} matches in {files} files; "
+            f"[showing {len(result.hits)} of {result.total} matches in {result.files} files; "
             "narrow the pattern, the path or the include filter to see the rest]"
         )
     return "\n".join(lines)

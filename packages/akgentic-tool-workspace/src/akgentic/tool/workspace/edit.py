@@ -97,6 +97,8 @@ _INDENT_RE = re.compile(r"[ \t]*")
 _EXHAUSTIVE_WINDOWS = 400
 _FUZZY_CANDIDATES = 24
 _TIE_MARGIN = 0.02
+_PROBE_CAP = 64
+_PROBES_USED = 5
 # The least similarity worth pointing at when nothing matched.
 _HINT_SCORE = 0.6
 
@@ -166,30 +168,50 @@ def _reindent(new: str, old_lines: Sequence[str], window: Sequence[str]) -> str:
 class _Lines:
     """Line views of one content string, shared by the strategies of one `apply` call.
 
-    Whole-file work is kept in C: lines holding a given text are found with one regex pass
-    over the content instead of stripping and indexing every line in Python.
+    Whole-file work stays in C: the content is split once, line starts come from
+    `accumulate(map(len, ...))` (no Python-level loop), and lines holding a given text are
+    found with `str.find` rather than by stripping and indexing every line.
     """
 
     def __init__(self, content: str) -> None:
         self.content = content
         self.lines = content.split("\n")
-        self.starts = [0, *accumulate(len(line) + 1 for line in self.lines)]
+        # _lengths[i] = total length of lines 0..i (newlines excluded), so line i starts at
+        # _lengths[i - 1] + i.
+        self._lengths = list(accumulate(map(len, self.lines)))
         self._where: dict[str, list[int]] = {}
         self.closest: tuple[float, int] = (0.0, -1)  # best sub-threshold fuzzy score, line
+
+    def start(self, line: int) -> int:
+        """Offset of the first character of `line` (0-based)."""
+        return (self._lengths[line - 1] + line) if line else 0
+
+    def line_of(self, offset: int) -> int:
+        """The line (0-based) holding character `offset`."""
+        return bisect.bisect_right(range(len(self.lines)), offset, key=self.start) - 1
 
     def where(self, key: str) -> list[int]:
         """Line numbers (0-based) whose text, stripped, equals `key` (non-empty)."""
         if key not in self._where:
-            pattern = re.compile(r"^[ \t]*" + re.escape(key) + r"[ \t\r]*$", re.MULTILINE)
-            self._where[key] = [self.line_of(m.start()) for m in pattern.finditer(self.content)]
+            content = self.content
+            found: list[int] = []
+            position = content.find(key)
+            while position != -1:
+                line_start = content.rfind("\n", 0, position) + 1
+                if not content[line_start:position].strip(" \t"):
+                    after = position + len(key)
+                    line_end = content.find("\n", after)
+                    if not content[after : len(content) if line_end == -1 else line_end].strip(
+                        " \t\r"
+                    ):
+                        found.append(self.line_of(line_start))
+                position = content.find(key, position + 1)
+            self._where[key] = found
         return self._where[key]
-
-    def line_of(self, offset: int) -> int:
-        return bisect.bisect_right(self.starts, offset) - 1
 
     def span(self, first: int, last: int) -> tuple[int, int]:
         """Character span of lines first..last (inclusive), without the final newline."""
-        return self.starts[first], self.starts[last] + len(self.lines[last])
+        return self.start(first), self.start(last) + len(self.lines[last])
 
     def window(self, first: int, count: int) -> list[str]:
         return self.lines[first : first + count]
@@ -462,7 +484,7 @@ class EditMatcher:
             score, begin, end = max((_ratio(line[b:e], target), b, e) for b, e in regions)
             doc.note_closest(score, number)
             if score >= self.threshold:
-                offset = doc.starts[number] + len(_indent_of(doc.lines[number]))
+                offset = doc.start(number) + len(_indent_of(doc.lines[number]))
                 spans.append(_Span(offset + begin, offset + end, replacement, score))
         return spans
 
@@ -480,15 +502,19 @@ class EditMatcher:
         for number, line in enumerate(old_lines):
             probes += [(token, number) for token in _TOKEN_RE.findall(line)]
         probes.sort(key=lambda probe: -len(probe[0]))
-        votes = _vote(doc, probes[:8], total)
+        votes = _vote(doc, probes[:16], total)
         if not votes:
             grams: list[tuple[str, int]] = []
             for number, line in enumerate(old_lines):
                 text = line.strip()
                 grams += [(text[i : i + 3], number) for i in range(0, len(text) - 2, 3)]
-            votes = _vote(doc, grams[:16], total)
-        best = sorted(votes, key=lambda first: -votes[first])[:_FUZZY_CANDIDATES]
-        return sorted(best)
+            votes = _vote(doc, grams[:24], total)
+        if not votes:
+            return []
+        # a window holding under half the votes of the best one is not worth scoring
+        floor = (max(votes.values()) + 1) // 2
+        ranked = sorted((first for first in votes if votes[first] >= floor), key=votes.__getitem__)
+        return sorted(ranked[-_FUZZY_CANDIDATES:])
 
     # -- results ----------------------------------------------------------------------------
 
@@ -534,22 +560,29 @@ class EditMatcher:
 
 
 def _vote(doc: _Lines, probes: list[tuple[str, int]], total: int) -> dict[int, int]:
-    """Window start -> number of probes found where the window would hold them."""
-    cap = max(64, len(doc.lines) // 16)
+    """Window start -> number of probes found where the window would hold them.
+
+    A probe seen more than `_PROBE_CAP` times is dropped as uninformative (and its search
+    stops there); voting ends once `_PROBES_USED` informative probes have been counted.
+    """
     votes: dict[int, int] = {}
     content = doc.content
+    used = 0
     for probe, target_line in probes:
-        found_lines: list[int] = []
+        positions: list[int] = []
         position = content.find(probe)
-        while position != -1 and len(found_lines) <= cap:
-            found_lines.append(doc.line_of(position))
+        while position != -1 and len(positions) <= _PROBE_CAP:
+            positions.append(position)
             position = content.find(probe, position + 1)
-        if len(found_lines) > cap:
-            continue  # too common to tell windows apart
-        for line in set(found_lines):
+        if not positions or len(positions) > _PROBE_CAP:
+            continue
+        used += 1
+        for line in {doc.line_of(position) for position in positions}:
             first = line - target_line
             if 0 <= first < total:
                 votes[first] = votes.get(first, 0) + 1
+        if used >= _PROBES_USED:
+            break
     return votes
 
 

@@ -296,13 +296,19 @@ class Filesystem:
         if rg is not None:
             try:
                 hits = grep_ripgrep(
-                    rg, self._root, start, regex, include=include, timeout=timeout_seconds
+                    rg,
+                    self._root,
+                    start,
+                    regex,
+                    include=include,
+                    timeout=timeout_seconds,
+                    limit=max_matches,
                 )
             except RipgrepUnusable:
                 hits = None  # a pattern only Python's `re` understands: same search, in Python
         if hits is None:
-            hits = grep_python(self._root, start, regex, include=include)
-        return format_hits(hits, limit=max_matches, pattern=pattern, where=self._show(start))
+            hits = grep_python(self._root, start, regex, include=include, limit=max_matches)
+        return format_hits(hits, pattern=pattern, where=self._show(start))
 
     def view(self, path: str, *, max_dimension: int = 1568) -> BinaryContent:
         """The image at `path` as `BinaryContent` for a vision model."""
