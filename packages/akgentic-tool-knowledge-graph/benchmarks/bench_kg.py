@@ -32,7 +32,7 @@ ENTITIES = 5_000
 RELATIONS = 10_000
 BATCH = 100
 SEARCHES = 500
-RUNS = 3
+RUNS = 5
 
 
 class BenchAgent(Akgent[BaseConfig, BaseState]):
@@ -169,15 +169,16 @@ def main() -> int:
         scan_times.append(time.perf_counter() - t0)
     raw = statistics.median(raw_load(ents, rels) for _ in range(RUNS))
 
-    # Per batch position, the median over the runs: one slow batch caused by another
-    # process on a shared machine does not decide the growth figure.
-    timings = [statistics.median(column) for column in zip(*runs, strict=True)]
+    # Per batch position, the fastest of the runs: interference from other processes on a
+    # shared machine only ever adds time, so the minimum is the stable estimate of a
+    # batch's own cost, and the growth figure compares those.
+    timings = [min(column) for column in zip(*runs, strict=True)]
     n = len(ents)
     entity_ratio = _growth(timings[:n])
     relation_ratio = _growth(timings[n:])
     total = statistics.median(totals)
     print(f"knowledge graph load: {ENTITIES} entities + {RELATIONS} relations, batches of {BATCH}")
-    print(f"  (median of {RUNS} runs, each in a fresh actor system)")
+    print(f"  ({RUNS} runs, each in a fresh actor system: total = median, batch = fastest)")
     print(f"  total load (tool calls)        {total:8.3f} s   (target < 4 s)")
     print(f"  last run incl. persistence     {drained:8.3f} s")
     print(f"  raw dict baseline              {raw:8.3f} s   ratio {total / raw:6.1f}x")

@@ -33,7 +33,7 @@ TASKS = 2_000
 BATCH = 50
 SEARCHES = 500
 RENDERS = 200
-RUNS = 3
+RUNS = 5
 OWNERS = [f"@Agent{i}" for i in range(8)]
 
 
@@ -170,14 +170,16 @@ def main() -> int:
         raw_render(raw_tasks, "@Agent0")
         raw_render_times.append(time.perf_counter() - t0)
 
-    # Per batch position, the median over the runs (robust to another process's burst).
-    timings = [statistics.median(column) for column in zip(*runs, strict=True)]
+    # Per batch position, the fastest of the runs: interference from other processes on a
+    # shared machine only ever adds time, so the minimum is the stable estimate of a
+    # batch's own cost, and the growth figure compares those.
+    timings = [min(column) for column in zip(*runs, strict=True)]
     growth = statistics.median(timings[-10:]) / statistics.median(timings[2:12])
     total = statistics.median(totals)
     print(
         f"planning load: {TASKS} tasks, batches of {BATCH} ({len(timings)} update_planning calls)"
     )
-    print(f"  (median of {RUNS} runs, each in a fresh actor system)")
+    print(f"  ({RUNS} runs, each in a fresh actor system: total = median, batch = fastest)")
     print(f"  total load (tool calls)     {total:7.3f} s   (target < 0.7 s)")
     print(f"  last run incl. persistence  {drained:7.3f} s")
     print(f"  raw dict baseline           {raw:7.3f} s   ratio {total / raw:5.1f}x")
