@@ -10,10 +10,11 @@ import time
 from typing import Any, ClassVar
 
 import numpy as np
+import pykka
 import pytest
 
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.core.messages.orchestrator import StartMessage
+from akgentic.core.messages.orchestrator import ErrorMessage, StartMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.utils.deserializer import deserialize_object
 from akgentic.tool.core.event import ToolStateEvent
@@ -455,3 +456,34 @@ def test_changes_are_announced_as_numbered_tool_state_events(
     again = deserialize_object(json.loads(json.dumps(events[1].model_dump())))
     assert isinstance(again.payload, VectorStoreStateEvent)
     assert again.payload == payloads[1]
+
+
+def test_a_worker_outliving_its_store_exits_quietly(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    openai_env.gate = threading.Event()
+    store = bind(tool_agent)
+    store.create_collection("notes", NOTES)
+    receipt = store.upsert("notes", DOCS[:1])
+    orch = actor_system.proxy_ask(orchestrator, Orchestrator)
+    worker_name = f"#embed-notes-{receipt.request_id}"
+    eventually(lambda: orch.get_team_member(worker_name) is not None)
+    [store_ref] = pykka.ActorRegistry.get_by_class(VectorStoreActor)
+
+    store_ref.stop()  # a hard stop, bypassing the graceful one that waits for workers
+    last_state = orch.get_states()[str(lookup_address(actor_system, orchestrator).agent_id)]
+    openai_env.gate.set()
+    eventually(lambda: orch.get_team_member(worker_name) is None)
+
+    assert orch.get_messages(message_type=ErrorMessage) == []
+    assert last_state.collections["notes"].texts == [DOCS[0].text]
+    assert last_state.collections["notes"].vector_refs == []
+
+
+def lookup_address(system: ActorSystem, orchestrator: Any) -> Any:
+    orch = system.proxy_ask(orchestrator, Orchestrator)
+    return next(
+        m.sender
+        for m in orch.get_messages(message_type=StartMessage)
+        if m.sender and m.sender.name == VECTOR_STORE_NAME
+    )

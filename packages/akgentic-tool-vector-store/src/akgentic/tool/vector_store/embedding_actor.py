@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+import pykka
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.tool.core.deferred import DeferredResultActor, DeferredWorker
@@ -68,11 +69,17 @@ class EmbeddingActor(DeferredWorker[EmbedKey, npt.NDArray[np.float32]]):
         logs one warning per failure episode, however many workers fail in it.
         """
         try:
-            value = self.produce(key, payload)
-        except Exception as exc:
-            logger.debug("embedding worker %s failed: %s", self.config.name, exc)
-            self.proxy_tell(cache, DeferredResultActor).fail(key, f"{exc}")
-        else:
-            self.proxy_tell(cache, DeferredResultActor).deliver(key, value)
+            try:
+                value = self.produce(key, payload)
+            except Exception as exc:
+                logger.debug("embedding worker %s failed: %s", self.config.name, exc)
+                self.proxy_tell(cache, DeferredResultActor).fail(key, f"{exc}")
+            else:
+                self.proxy_tell(cache, DeferredResultActor).deliver(key, value)
+        except pykka.ActorDeadError:
+            # The store stopped while this worker was busy (team teardown): nobody is left
+            # to take the result, and the store's state already lists these texts as
+            # unembedded, so a resumed team embeds them again.
+            logger.debug("embedding worker %s: the store is gone", self.config.name)
         finally:
             self.stop()
