@@ -183,3 +183,17 @@ def test_commands_run_from_slash_lines(tool_agent: ToolTestAgent) -> None:
     result = factory.commands.execute('/search_graph "likes tea" mode=keyword top_k=3')
     assert [h.entity.name for h in result.hits if h.entity] == ["Alice"]
     assert "1 entity, 0 relations" in factory.commands.execute("/get_graph")
+
+
+def test_overview_stays_short_on_a_large_graph(tool_agent: ToolTestAgent) -> None:
+    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools["update_graph"](
+        create_entities=[
+            {"name": f"N{i}", "entity_type": f"Type{i}", "is_root": True} for i in range(80)
+        ]
+    )
+    prompt = tools["get_graph"]()
+    assert "80 entities, 0 relations" in prompt
+    assert "... 50 more" in prompt
+    assert "- ... and 30 more root entities" in prompt
+    assert len(prompt.splitlines()) < 60

@@ -71,6 +71,8 @@ KG_ACTOR_NAME = "#KnowledgeGraphTool"
 KG_COLLECTION = "knowledge-graph"
 # How many root entities the overview lists before summarising the rest.
 _OVERVIEW_ROOTS = 50
+# How many entity (and relation) types the overview names, most frequent first.
+_OVERVIEW_TYPES = 30
 # Documents per upsert call when the whole graph is sent to the store.
 _UPSERT_CHUNK = 500
 
@@ -346,4 +348,7 @@ def _render_overview(state: KnowledgeGraphState) -> str:
 
 
 def _counts(counter: Counter[str]) -> str:
-    return ", ".join(f"{name} ({count})" for name, count in counter.most_common())
+    shown = [f"{name} ({count})" for name, count in counter.most_common(_OVERVIEW_TYPES)]
+    if len(counter) > _OVERVIEW_TYPES:
+        shown.append(f"... {len(counter) - _OVERVIEW_TYPES} more")
+    return ", ".join(shown)
