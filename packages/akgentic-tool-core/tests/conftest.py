@@ -1,1 +1,1 @@
-pytest_plugins = ["akgentic.tool.core.testing"]
+"""Fixtures come from the root conftest (the tool-core testing kit)."""

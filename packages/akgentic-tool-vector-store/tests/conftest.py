@@ -17,8 +17,6 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-pytest_plugins = ["akgentic.tool.core.testing"]
-
 DIM = 64
 _WORD = re.compile(r"\w+")
 
