@@ -37,7 +37,7 @@ def start_server() -> Iterator[StartServer]:
         server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def streamable_server() -> Iterator[ServerProcess]:
     """A streamable-HTTP demo server at a path that ends in /sse (a trap for URL guessing)."""
     server = start_http_server("streamable-http", "/api/v1/sse")
@@ -45,7 +45,7 @@ def streamable_server() -> Iterator[ServerProcess]:
     server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sse_server() -> Iterator[ServerProcess]:
     """An SSE demo server at a path that does not end in /sse."""
     server = start_http_server("sse", "/api/v1/stream")

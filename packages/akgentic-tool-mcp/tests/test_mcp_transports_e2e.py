@@ -76,8 +76,10 @@ async def test_through_the_tool_factory(
     assert outcome.content == 2
 
 
-async def test_tool_prefix_renames_the_servers_tools(any_connection: MCPConnectionConfig) -> None:
-    connection = any_connection.model_copy(update={"tool_prefix": "acme"})
+async def test_tool_prefix_renames_the_servers_tools(sse_server: ServerProcess) -> None:
+    # The prefix is applied by pydantic-ai's wrapper, above the transport: one transport
+    # is enough (SSE, whose URL does not end in /sse).
+    connection = MCPHTTPConnectionConfig(url=sse_server.url, transport="sse", tool_prefix="acme")
     script = ScriptedModel(calls=[("acme_add", {"a": 3, "b": 4})])
     await run_agent(MCPTool(connection=connection), script)
     assert set(script.offered) == {f"acme_{name}" for name in DEMO_TOOLS}
@@ -87,10 +89,11 @@ async def test_tool_prefix_renames_the_servers_tools(any_connection: MCPConnecti
 
 
 async def test_a_server_side_tool_error_reaches_the_model(
-    any_connection: MCPConnectionConfig,
+    streamable_server: ServerProcess,
 ) -> None:
+    connection = MCPHTTPConnectionConfig(url=streamable_server.url)
     script = ScriptedModel(calls=[("fail", {"reason": "the ledger is locked"})])
-    assert await run_agent(MCPTool(connection=any_connection), script) == "finished"
+    assert await run_agent(MCPTool(connection=connection), script) == "finished"
     (outcome,) = script.results()
     assert isinstance(outcome, RetryPromptPart)
     assert "the ledger is locked" in str(outcome.content)
