@@ -197,3 +197,15 @@ def test_overview_stays_short_on_a_large_graph(tool_agent: ToolTestAgent) -> Non
     assert "... 50 more" in prompt
     assert "- ... and 30 more root entities" in prompt
     assert len(prompt.splitlines()) < 60
+
+
+def test_calls_after_the_team_stopped_are_retriable_not_raw(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    from akgentic.core.orchestrator import Orchestrator
+
+    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools["update_graph"](create_entities=[_person("Alice")])
+    actor_system.proxy_ask(orchestrator, Orchestrator).stop().wait()
+    assert "not running" in expect_retry(tools["update_graph"], delete_entities=["Alice"])
+    assert "not running" in expect_retry(tools["search_graph"], query="Alice")

@@ -211,3 +211,15 @@ def test_commands_run_from_slash_lines(tool_agent: ToolTestAgent) -> None:
     assert [t.description for t in found.tasks] == ["ship it"]
     assert factory.commands.execute("/get_planning_task 1").status == "started"
     assert "1 tasks total" in factory.commands.execute("/get_planning")
+
+
+def test_calls_after_the_team_stopped_are_retriable_not_raw(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    from akgentic.core.orchestrator import Orchestrator
+
+    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools["update_planning"](create_tasks=[{"description": "a"}])
+    actor_system.proxy_ask(orchestrator, Orchestrator).stop().wait()
+    assert "not running" in expect_retry(tools["get_planning_task"], 1)
+    assert "not running" in expect_retry(tools["search_planning"], query="a")
