@@ -165,6 +165,11 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
         raise ToolError(reason)
 
     @server.tool()
+    def env(name: str) -> str:
+        """The value of an environment variable of the server process ('' when unset)."""
+        return os.environ.get(name, "")
+
+    @server.tool()
     def pid() -> int:
         """The server's process id."""
         return os.getpid()

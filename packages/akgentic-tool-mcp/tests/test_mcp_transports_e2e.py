@@ -26,7 +26,7 @@ from akgentic.tool.mcp import (
     MCPTool,
 )
 
-DEMO_TOOLS = {"add", "shout", "seen_authorization", "fail", "nap", "crash", "pid"}
+DEMO_TOOLS = {"add", "shout", "seen_authorization", "fail", "nap", "crash", "env", "pid"}
 
 
 def stdio_connection(**kwargs: object) -> MCPStdioConnectionConfig:
@@ -197,6 +197,35 @@ async def test_a_missing_stdio_command_is_named_in_the_error() -> None:
     card = MCPTool(connection=MCPStdioConnectionConfig(stdio_command="/nonexistent/mcp-server"))
     with pytest.raises(MCPConnectionError, match="/nonexistent/mcp-server"):
         await run_agent(card, ScriptedModel(calls=[("add", {"a": 1, "b": 1})]))
+
+
+async def test_after_a_crash_the_next_run_starts_a_fresh_stdio_server() -> None:
+    script = ScriptedModel(calls=[])
+    agent = Agent(script.model(), toolsets=MCPTool(connection=stdio_connection()).get_toolsets())
+    script.calls = [("pid", {}), ("crash", {})]
+    await agent.run("crash it")
+    first_pid = script.results()[0].content
+    script.calls = [("pid", {})]
+    await agent.run("again")
+    (outcome,) = script.results()
+    assert isinstance(outcome, ToolReturnPart)
+    assert outcome.content != first_pid
+
+
+async def test_the_stdio_server_gets_stdio_env_but_not_the_parents_secrets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AKGENTIC_PARENT_SECRET", "do-not-leak")
+    connection = stdio_connection(stdio_env={"ACME_TOKEN": "granted"})
+    script = ScriptedModel(
+        calls=[("env", {"name": "ACME_TOKEN"}), ("env", {"name": "AKGENTIC_PARENT_SECRET"})]
+    )
+    await run_agent(MCPTool(connection=connection), script)
+    granted, hidden = script.results()
+    assert isinstance(granted, ToolReturnPart)
+    assert granted.content == "granted"
+    assert isinstance(hidden, ToolReturnPart)
+    assert hidden.content == ""
 
 
 async def test_init_timeout_bounds_a_slow_start() -> None:
