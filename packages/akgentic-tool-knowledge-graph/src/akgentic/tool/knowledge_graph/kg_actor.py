@@ -12,9 +12,10 @@ serves its first call, so an abrupt end right after a burst of updates loses not
 reached the event stream.
 
 Semantic search: when the team has the vector store this actor is configured for, the actor
-creates its collection at start and mirrors entity and relation texts into it on each
-change. Query embedding and vector search run on the *caller's* thread (see ``kg_tool``),
-so a slow embedding never holds this actor.
+creates its collection on its first call (syncing it when the store's document count
+disagrees with the graph) and mirrors entity and relation texts into it on each change.
+Query embedding and vector search run on the *caller's* thread (see ``kg_tool``), so a
+slow embedding never holds this actor.
 """
 
 from __future__ import annotations

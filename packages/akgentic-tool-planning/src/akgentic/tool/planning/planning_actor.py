@@ -9,7 +9,8 @@ proportional to the amount of change and on stop, and on restore a replay of the
 deltas newer than the snapshot before the first call is served.
 
 Semantic search: with the team's vector store available, the actor creates the ``planning``
-collection at start and sends it task descriptions as they are created or reworded. The
+collection on its first call (syncing it when its document count disagrees with the plan)
+and sends it task descriptions as they are created or reworded. The
 query itself is embedded and searched from the caller's thread (see ``planning``), so this
 actor never waits for an embedding.
 
