@@ -30,12 +30,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 os.environ.setdefault("OPENAI_API_KEY", "sk-benchmark-not-used")
 
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.messages import (  # noqa: E402
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -44,10 +43,10 @@ from pydantic_ai.messages import (  # noqa: E402
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
-from pydantic_ai.usage import RequestUsage  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
 
-from akgentic.llm import ContextManager, ModelConfig, ReactAgent, ReactAgentConfig  # noqa: E402
+from akgentic.llm import ContextManager, ModelConfig, ReactAgent, ReactAgentConfig
 
 TURNS = 50
 
@@ -186,8 +185,7 @@ def bench_context(repeats: int) -> tuple[float, float, float]:
 # ---------------------------------------------------------------- 3. import
 
 _IMPORT_SNIPPET = (
-    "import time; t = time.thread_time(); import {module}; "
-    "print(time.thread_time() - t)"
+    "import time; t = time.thread_time(); import {module}; print(time.thread_time() - t)"
 )
 
 

@@ -21,6 +21,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import BinaryContent
 
+from akgentic.llm.capabilities._stack import InternalStack
 from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
 from akgentic.llm.capabilities.errors import (
     RUN_LIMIT_HEALING_MESSAGE,
@@ -126,12 +127,15 @@ class ReactAgent:
         4. ``LimitRecoveryCapability`` then 5. ``HealingCapability``: ``on_run_error`` is walked
            innermost first, so the context is healed before the recovery seam looks at it.
         6. The caller's capabilities.
+
+        The internal five are mounted through one ``InternalStack`` entry, which dispatches
+        exactly like pydantic-ai's own chain over the same list but spares the per-capability
+        ``RunContext`` copy pydantic-ai makes on every hook (see ``capabilities/_stack.py``).
         """
-        stack: list[AbstractCapability[Any]] = [self._budget]
+        internal: list[AbstractCapability[Any]] = [self._budget]
         # CompactionCapability goes here.
-        stack += [self._event_sourcing, self._limit_recovery, self._healing]
-        stack += list(extra or ())
-        return stack
+        internal += [self._event_sourcing, self._limit_recovery, self._healing]
+        return [InternalStack(internal), *(extra or ())]
 
     # -------------------------------------------------------------- running
 
