@@ -11,7 +11,6 @@ import pytest
 from akgentic.tool.core.workspace_dir import WORKSPACES_ROOT_ENV
 from akgentic.tool.workspace import WorkspaceTool
 
-
 Tools = dict[str, Callable[..., Any]]
 
 

@@ -133,10 +133,12 @@ def test_glob_caps_results_from_the_param(roots: Path) -> None:
     ]
 
 
-def test_glob_refuses_escaping_patterns(tools: Tools) -> None:
+def test_glob_refuses_escaping_and_exploding_patterns(tools: Tools) -> None:
     for pattern in ("../*", "/etc/*", "a/../../*", ""):
         with pytest.raises(RetriableError):
             tools["workspace_glob"](pattern)
+    with pytest.raises(RetriableError, match="more than 256 patterns"):
+        tools["workspace_glob"]("{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}/*")
 
 
 # -- workspace_grep ---------------------------------------------------------------------------
@@ -245,7 +247,11 @@ def test_grep_errors(corpus: Path, tools: Tools) -> None:
         tools["workspace_grep"]("total", "data.bin")
     with pytest.raises(RetriableError, match="Path not found"):
         tools["workspace_grep"]("total", "missing")
-    with pytest.raises(RetriableError, match="file names only"):
+    with pytest.raises(RetriableError, match="file-name glob"):
         tools["workspace_grep"]("total", include="src/*.py")
+    with pytest.raises(RetriableError, match="file-name glob"):
+        tools["workspace_grep"]("total", include="!*.py")
+    with pytest.raises(RetriableError, match="more than 256 patterns"):
+        tools["workspace_grep"]("total", include="*.{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}")
     with pytest.raises(RetriableError, match="escapes"):
         tools["workspace_grep"]("total", "../..")

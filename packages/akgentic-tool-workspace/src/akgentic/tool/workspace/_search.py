@@ -40,8 +40,19 @@ def is_internal(directory: str, name: str) -> bool:
 # -- brace expansion and glob patterns --------------------------------------------------------
 
 
+#: Most patterns one brace expression may expand to (`{a,b}{c,d}...` grows exponentially).
+MAX_EXPANSIONS = 256
+
+
+class BraceExpansionError(ValueError):
+    """A brace expression expanding to more than `MAX_EXPANSIONS` patterns."""
+
+
 def expand_braces(pattern: str) -> list[str]:
-    """`src/*.{py,ts}` -> [`src/*.py`, `src/*.ts`]; nested groups are expanded too."""
+    """`src/*.{py,ts}` -> [`src/*.py`, `src/*.ts`]; nested groups are expanded too.
+
+    Raises `BraceExpansionError` past `MAX_EXPANSIONS` alternatives.
+    """
     depth = 0
     start = -1
     for index, char in enumerate(pattern):
@@ -61,6 +72,10 @@ def expand_braces(pattern: str) -> list[str]:
                     for result in expand_braces(head + option + tail):
                         if result not in expanded:
                             expanded.append(result)
+                    if len(expanded) > MAX_EXPANSIONS:
+                        raise BraceExpansionError(
+                            f"{pattern!r} expands to more than {MAX_EXPANSIONS} patterns"
+                        )
                 return expanded
     return [pattern]
 

@@ -52,8 +52,7 @@ DOCUMENT_EXTENSIONS: frozenset[str] = frozenset(
 )
 
 DOCS_INSTALL_HINT = (
-    'pip install "akgentic-tool-workspace[docs]" '
-    '(or pip install "akgentic-framework[workspace]" with the docs extra)'
+    'pip install "akgentic-tool-workspace[docs]" (or "akgentic-framework[all-extras]")'
 )
 
 

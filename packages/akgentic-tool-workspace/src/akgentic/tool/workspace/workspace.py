@@ -30,7 +30,9 @@ from akgentic.tool.workspace._files import (
 )
 from akgentic.tool.workspace._images import MEDIA_TYPES, ImageError, prepare_image
 from akgentic.tool.workspace._search import (
+    BraceExpansionError,
     RipgrepUnusable,
+    expand_braces,
     format_hits,
     glob_files,
     grep_python,
@@ -253,7 +255,10 @@ class Filesystem:
         start = self._resolve(path)
         if not start.is_dir():
             raise RetriableError(f"Directory not found: {path}")
-        found, total = glob_files(self._root, start, pattern, limit=max_results)
+        try:
+            found, total = glob_files(self._root, start, pattern, limit=max_results)
+        except BraceExpansionError as exc:
+            raise RetriableError(f"{exc}; use fewer brace alternatives") from exc
         if not found:
             return f"No files match {pattern!r} in {self._show(start)}."
         lines = [item.relative for item in found]
@@ -279,11 +284,16 @@ class Filesystem:
             regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
         except re.error as exc:
             raise RetriableError(f"Invalid regex pattern: {exc}") from exc
-        if include is not None and ("/" in include or not include or "\x00" in include):
-            raise RetriableError(
-                f"include {include!r} filters file names only (e.g. '*.py' or '*.{{ts,tsx}}'); "
-                "use path to choose the directory"
-            )
+        if include is not None:
+            if "/" in include or not include or "\x00" in include or include.startswith("!"):
+                raise RetriableError(
+                    f"include {include!r} must be a file-name glob such as '*.py' or "
+                    "'*.{ts,tsx}' (no '/', no leading '!'); use path to choose the directory"
+                )
+            try:
+                expand_braces(include)
+            except BraceExpansionError as exc:
+                raise RetriableError(f"{exc}; use fewer brace alternatives") from exc
         start = self._resolve(path)
         if not start.exists():
             raise RetriableError(f"Path not found: {path}. Use workspace_list to see what exists.")
