@@ -36,7 +36,7 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 import pykka
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
@@ -73,11 +73,52 @@ WORKSPACE_SUBDIR = ".vector_store"
 
 
 class VectorStoreState(BaseState):
-    """The store's persisted state: one record per collection."""
+    """The store's persisted state: one record per collection.
+
+    Records are immutable snapshots, replaced wholesale, and every change goes through the
+    methods below. That lets publishing be cheap where akgentic-core's generic state pays
+    for full serialisations: change detection is a revision counter instead of comparing
+    JSON dumps, and the copy handed to the orchestrator shares the (immutable) records
+    instead of round-tripping megabytes of vectors through ``model_dump``.
+    """
 
     collections: dict[str, CollectionRecord] = Field(default_factory=dict)
     event_seq: int = 0
     """Number of the last ToolStateEvent emitted, so numbering continues after a resume."""
+
+    _revision: int = PrivateAttr(default=0)
+    _published: int = PrivateAttr(default=-1)
+
+    def put_record(self, name: str, record: CollectionRecord) -> None:
+        """Store (or replace) a collection's record."""
+        self.collections[name] = record
+        self._revision += 1
+
+    def drop_record(self, name: str) -> None:
+        """Forget a collection."""
+        if self.collections.pop(name, None) is not None:
+            self._revision += 1
+
+    def next_event_seq(self) -> int:
+        """Advance and return the event counter."""
+        self.event_seq += 1
+        self._revision += 1
+        return self.event_seq
+
+    def notify_state_change(self) -> None:
+        """Publish to the observer (the actor), marking the current revision as sent."""
+        self._published = self._revision
+        if self._observer is not None:
+            self._observer.notify_state_change(self)
+
+    def notify_if_changed(self) -> None:
+        """Publish only if something changed since the last publication."""
+        if self._observer is not None and self._revision != self._published:
+            self.notify_state_change()
+
+    def serializable_copy(self) -> VectorStoreState:
+        """A copy without the observer, sharing the immutable records."""
+        return VectorStoreState(collections=dict(self.collections), event_seq=self.event_seq)
 
 
 class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
@@ -92,7 +133,12 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
     query_cache_size: ClassVar[int] = 1024
     """Query embeddings kept (LRU)."""
     flush_delay_seconds: ClassVar[float] = 1.0
-    """Delay between a change and the state snapshot that records it."""
+    """Shortest delay between a change and the state snapshot that records it."""
+    snapshot_bytes_per_second: ClassVar[float] = 10e6
+    """Pace of snapshots of large stores: after writing ``n`` bytes of vectors, the next
+    snapshot waits at least ``n / snapshot_bytes_per_second`` seconds, so serialising
+    snapshots (here and wherever the team persists them) stays a small share of the
+    time however large the collections grow."""
     retry_batch_limit: ClassVar[int] = 2048
     """Most documents re-embedded by one retry worker."""
     worker_class: ClassVar[type[EmbeddingActor]] = EmbeddingActor
@@ -115,6 +161,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._failing: set[str] = set()
         self._dirty: set[str] = set()
         self._flush_timer: threading.Timer | None = None
+        self._flush_delay = self.flush_delay_seconds
         self._flush_lock = threading.Lock()
         self._service: EmbeddingService | None = None
         # Build the embedding client off this thread now: its first use costs seconds of
@@ -199,7 +246,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         finally:
             backend.close()
         self._forget(name)
-        self.state.collections.pop(name, None)
+        self.state.drop_record(name)
         self._dirty.discard(name)
         self._emit(VectorStoreStateEvent(collection=name, dropped=True))
         self.state.notify_state_change()
@@ -401,10 +448,8 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         """Announce a change (before the mutating call returns); nothing for no change."""
         if delta.is_empty():
             return
-        self.state.event_seq += 1
-        self.notify_event(
-            ToolStateEvent(tool_id=self.config.name, seq=self.state.event_seq, payload=delta)
-        )
+        seq = self.state.next_event_seq()
+        self.notify_event(ToolStateEvent(tool_id=self.config.name, seq=seq, payload=delta))
 
     def _backend(self, name: str) -> CollectionBackend:
         backend = self._backends.get(name)
@@ -560,7 +605,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._dirty.add(collection)
         with self._flush_lock:
             if self._flush_timer is None:
-                timer = threading.Timer(self.flush_delay_seconds, self._request_flush)
+                timer = threading.Timer(self._flush_delay, self._request_flush)
                 timer.daemon = True
                 self._flush_timer = timer
                 timer.start()
@@ -587,11 +632,13 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
                 continue
             try:
                 backend.flush()
-                self.state.collections[name] = backend.record()
+                self.state.put_record(name, backend.record())
             except Exception:
                 logger.exception("%s: could not persist collection %r", self.config.name, name)
                 self._dirty.add(name)
         self.state.notify_state_change()
+        written = sum(len(record.vectors) for record in self.state.collections.values())
+        self._flush_delay = max(self.flush_delay_seconds, written / self.snapshot_bytes_per_second)
 
     def __repr__(self) -> str:
         return f"<VectorStoreActor {getattr(self.config, 'name', '?')}>"

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from akgentic.core.utils.serializer import SerializableBaseModel
 from akgentic.tool.core.vector_store import (
@@ -42,6 +42,8 @@ class CollectionRecord(SerializableBaseModel):
     the other modes the data lives elsewhere and only the configuration, plus the texts
     still waiting for an embedding, are kept.
     """
+
+    model_config = ConfigDict(frozen=True)
 
     config: CollectionConfig
     refs: list[str] = Field(default_factory=list)
