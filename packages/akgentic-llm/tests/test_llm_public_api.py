@@ -10,6 +10,7 @@ EXPECTED = {
     "AgentUsageLimits",
     "AgentUsageSummary",
     "COMPACTION_STRATEGIES",
+    "CompactionCapability",
     "CompactionConfig",
     "CompactionResult",
     "CompactionStrategy",

@@ -9,6 +9,7 @@ is built.
 from akgentic.llm.agent import ReactAgent, UserPrompt
 from akgentic.llm.capabilities import (
     AgentUsageLimitError,
+    CompactionCapability,
     ConclusionDecision,
     EventSourcingCapability,
     HealingCapability,
@@ -66,6 +67,7 @@ __all__ = [
     "AgentUsageLimitError",
     "AgentUsageLimits",
     "AgentUsageSummary",
+    "CompactionCapability",
     "CompactionConfig",
     "CompactionResult",
     "CompactionStrategy",

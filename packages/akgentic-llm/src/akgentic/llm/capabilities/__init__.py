@@ -27,6 +27,7 @@ copies), and persists what follows. See :mod:`akgentic.llm.capabilities.event_so
 """
 
 from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
+from akgentic.llm.capabilities.compaction import CompactionCapability
 from akgentic.llm.capabilities.errors import (
     RUN_LIMIT_HEALING_MESSAGE,
     AgentUsageLimitError,
@@ -45,6 +46,7 @@ __all__ = [
     "DEFAULT_CONCLUSION_REASON",
     "RUN_LIMIT_HEALING_MESSAGE",
     "AgentUsageLimitError",
+    "CompactionCapability",
     "ConclusionDecision",
     "EventSourcingCapability",
     "HealingCapability",
