@@ -487,3 +487,21 @@ def lookup_address(system: ActorSystem, orchestrator: Any) -> Any:
         for m in orch.get_messages(message_type=StartMessage)
         if m.sender and m.sender.name == VECTOR_STORE_NAME
     )
+
+
+def test_an_azure_store_embeds_through_its_deployment(
+    tool_agent: Any, embedding_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", embedding_server.base_url)
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "azure-key")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    store = bind(tool_agent, embedding_provider="azure", embedding_model="team-embeddings")
+    store.create_collection("notes", NOTES)
+    store.upsert("notes", DOCS)
+    wait_embedded(store, "notes", 3)
+
+    result = search_text(store, "notes", VectorQuery(text="login page"), delay=0.05)
+
+    assert result.hits[0].ref == "ui"
+    paths = {entry["path"].split("?")[0] for entry in embedding_server.requests}
+    assert paths == {"/openai/deployments/team-embeddings/embeddings"}
