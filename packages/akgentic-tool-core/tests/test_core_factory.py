@@ -195,3 +195,13 @@ def test_model_sees_the_retry_and_recovers() -> None:
     result = agent.run_sync("divide")
     assert result.output == "2.0"
     assert seen_retries == ["b must not be zero; pick another divisor"]
+
+
+def test_our_domain_cards_are_known_even_when_not_installed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from akgentic.tool.core import registry
+
+    monkeypatch.setattr(registry, "exported_names", dict)
+    consumer = ToolCard(depends_on=["VectorStoreTool"])
+    assert order_cards([consumer]) == [consumer]

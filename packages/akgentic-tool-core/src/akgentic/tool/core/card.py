@@ -41,8 +41,13 @@ class ToolCard(BaseModel):
 
     if TYPE_CHECKING:
         # Reading `self._observer` gives the live observer or None; assigning it stores a
-        # weak reference. Declared for type checkers only: it is not a pydantic attribute.
-        _observer: ToolObserver | None
+        # weak reference. Declared for type checkers only, as a property so that it is
+        # neither a pydantic field nor a constructor argument.
+        @property
+        def _observer(self) -> ToolObserver | None: ...
+
+        @_observer.setter
+        def _observer(self, value: ToolObserver | None) -> None: ...
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:

@@ -29,9 +29,11 @@ def known_card_names() -> set[str]:
             if sub.__name__ not in names:
                 names.add(sub.__name__)
                 stack.append(sub)
-    from akgentic.tool.core.registry import exported_names
+    from akgentic.tool.core.registry import KNOWN_EXPORTS, exported_names
 
-    return names | set(exported_names())
+    # Our own domain cards count as known even when their distribution is absent: a
+    # consumer may name one in depends_on and degrade when it is not in the factory.
+    return names | set(exported_names()) | set(KNOWN_EXPORTS)
 
 
 def order_cards(cards: Sequence[ToolCard], known: Iterable[str] | None = None) -> list[ToolCard]:

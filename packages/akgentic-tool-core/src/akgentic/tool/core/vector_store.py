@@ -67,6 +67,7 @@ from typing import Annotated, Final, Literal, Protocol, Self, cast, runtime_chec
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_address_impl import ActorAddressImpl
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.deferred import poll_deferred
@@ -353,10 +354,16 @@ def lookup_vector_store(observer: ActorToolObserver, name: str) -> VectorStore |
     if observer.orchestrator is None:
         return None
     orchestrator = observer.proxy_ask(observer.orchestrator, Orchestrator)
-    address = cast(ActorAddress | None, orchestrator.get_team_member(name))
-    if address is None or not address.is_alive():
+    # After a resume the roster also lists addresses replayed from history: snapshots
+    # that claim to be alive but cannot carry a call. Only a running actor will do.
+    live = [
+        member
+        for member in cast(list[ActorAddress], orchestrator.get_team())
+        if member.name == name and isinstance(member, ActorAddressImpl) and member.is_alive()
+    ]
+    if not live:
         return None
-    return cast(VectorStore, observer.proxy_ask(address))
+    return cast(VectorStore, observer.proxy_ask(live[-1]))
 
 
 def search_text(
