@@ -92,8 +92,9 @@ def test_cards_round_trip_to_the_right_connection_kind(tool_agent: ToolTestAgent
         again = MCPTool.model_validate_json(card.model_dump_json())
         assert type(again.connection) is type(card.connection)
         assert again == card
-    # The token is configuration (it round-trips) but stays out of repr.
+    # Secrets are configuration (they round-trip) but stay out of repr.
     assert "tok" not in repr(http)
+    assert "ACME" not in repr(stdio)
 
 
 def test_get_tools_is_empty_and_the_toolset_comes_through_the_factory(

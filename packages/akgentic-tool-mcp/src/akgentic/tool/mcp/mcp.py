@@ -116,7 +116,8 @@ class MCPStdioConnectionConfig(BaseModel):
     The subprocess lives while the toolset is open: pydantic-ai opens it for each agent
     run (or once, around ``async with agent:``) and the process is stopped when it closes.
     It inherits only the MCP SDK's small default environment (PATH, HOME, ...) plus
-    ``stdio_env``, so secrets of the parent process do not leak into it by default.
+    ``stdio_env``, so secrets of the parent process do not leak into it by default
+    (``stdio_env`` is kept out of ``repr`` as it often carries them).
     ``init_timeout`` bounds the start: launching the process and the MCP handshake.
     """
 
@@ -125,7 +126,7 @@ class MCPStdioConnectionConfig(BaseModel):
     stdio_command: str = Field(min_length=1, description="The executable to start.")
     stdio_args: list[str] = Field(default_factory=list)
     stdio_env: dict[str, str] | None = Field(
-        default=None, description="Extra environment variables for the subprocess."
+        default=None, repr=False, description="Extra environment variables for the subprocess."
     )
     read_timeout: float = Field(default=DEFAULT_READ_TIMEOUT, gt=0)
     init_timeout: float = Field(default=DEFAULT_STDIO_INIT_TIMEOUT, gt=0)
