@@ -265,3 +265,16 @@ def test_the_card_round_trips_with_params(roots: Path) -> None:
 def test_unknown_fields_are_refused() -> None:
     with pytest.raises(ValueError, match="extra"):
         WorkspaceTool.model_validate({"workspace_bogus": True})
+
+
+def test_get_workspace_returns_a_filesystem_satisfying_the_protocol(roots: Path) -> None:
+    from akgentic.tool.workspace import Filesystem, Workspace, get_workspace
+
+    workspace = get_workspace("direct")
+    assert isinstance(workspace, Filesystem)
+    assert isinstance(workspace, Workspace)
+    assert workspace.root == (roots / "direct").resolve()
+    assert workspace.root.is_dir()
+    workspace.write("a.txt", "one\n")
+    assert workspace.read("a.txt") == "     1\tone"
+    assert WorkspaceTool(workspace_id="direct").get_workspace().root == workspace.root

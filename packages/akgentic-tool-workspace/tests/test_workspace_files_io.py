@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -261,3 +262,22 @@ def test_mkdir_creates_parents_and_is_idempotent(tools: Tools, ws: Path) -> None
     (ws / "file").write_text("")
     with pytest.raises(RetriableError, match="is a file"):
         tools["workspace_mkdir"]("file/sub")
+
+
+def test_parallel_edits_of_one_file_are_all_kept(roots: Path) -> None:
+    """Tool calls of one model turn run in parallel threads; no edit may be lost."""
+    ws = roots / "team"
+    ws.mkdir()
+    (ws / "shared.py").write_text("".join(f"slot_{n} = 0  # unique\n" for n in range(24)))
+    cards = [_tools(), _tools()]  # two agents' cards on the same workspace
+
+    def edit(n: int) -> str:
+        result: str = cards[n % 2]["workspace_edit"](
+            "shared.py", f"slot_{n} = 0  # unique", f"slot_{n} = {n + 1}  # unique"
+        )
+        return result
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(edit, range(24)))
+    text = (ws / "shared.py").read_text()
+    assert all(f"slot_{n} = {n + 1}  # unique\n" in text for n in range(24))

@@ -10,11 +10,13 @@ refused call leaves the workspace exactly as it was.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 from pydantic_ai.messages import BinaryContent
 
@@ -63,6 +65,9 @@ __all__ = ["DEFAULT_WORKSPACE_ID", "Filesystem", "GrepEngine", "Workspace", "get
 DEFAULT_WORKSPACE_ID = "default"
 
 GrepEngine = Literal["auto", "ripgrep", "python"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _DOCUMENT_NAMES = ", ".join(sorted(ext[1:] for ext in DOCUMENT_EXTENSIONS))
 _SNIPPET_CONTEXT = 2
@@ -136,11 +141,47 @@ def get_workspace(workspace_id: str) -> Filesystem:
     return Filesystem(resolve_workspace_dir(workspace_id))
 
 
+_LOCKS: dict[Path, threading.RLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _workspace_lock(root: Path) -> threading.RLock:
+    """One lock per workspace directory, shared by every `Filesystem` of this process."""
+    with _LOCKS_GUARD:
+        lock = _LOCKS.get(root)
+        if lock is None:
+            lock = _LOCKS[root] = threading.RLock()
+        return lock
+
+
+def _serialized(method: Callable[P, R]) -> Callable[P, R]:
+    """Run a read-modify-write method under the workspace's lock.
+
+    pydantic-ai runs the tool calls of one model turn in parallel threads, and several agents
+    of a team may edit the same file: without the lock two edits of one file could both read
+    the old content and the second rename would silently drop the first edit.
+    """
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        workspace = args[0]
+        assert isinstance(workspace, Filesystem)
+        with workspace._lock:
+            return method(*args, **kwargs)
+
+    return wrapper
+
+
 class Filesystem:
-    """A workspace stored as a plain directory on the local disk."""
+    """A workspace stored as a plain directory on the local disk.
+
+    Changes are serialized per workspace directory within a process (see `_serialized`);
+    separate processes sharing a directory are not coordinated.
+    """
 
     def __init__(self, root: Path) -> None:
         self._root = root.resolve()
+        self._lock = _workspace_lock(self._root)
 
     @property
     def root(self) -> Path:
@@ -338,6 +379,7 @@ class Filesystem:
 
     # -- writing ----------------------------------------------------------------------------
 
+    @_serialized
     def write(self, path: str, content: str) -> str:
         """Create or overwrite a text file, keeping an existing file's line endings."""
         target = self._resolve(path)
@@ -356,6 +398,7 @@ class Filesystem:
         endings = " (kept its CRLF line endings)" if original and original.crlf else ""
         return f"{how} {self._show(target)}: {lines} lines, {len(data)} bytes{endings}."
 
+    @_serialized
     def edit(
         self,
         path: str,
@@ -385,6 +428,7 @@ class Filesystem:
             f"{snippet}"
         )
 
+    @_serialized
     def multi_edit(self, edits: Sequence[EditItem], *, matcher: EditMatcher | None = None) -> str:
         """Apply several edits, possibly across files; all of them or none."""
         if not edits:
@@ -412,6 +456,7 @@ class Filesystem:
         done = ", ".join(f"{self._show(t)} ({n} replacements)" for t, n in summary.items())
         return f"Applied {len(edits)} edits to {len(files)} files: {done}."
 
+    @_serialized
     def patch(self, diff: str) -> str:
         """Apply a GNU unified diff to one or more files; all of it or none."""
         try:
@@ -458,6 +503,7 @@ class Filesystem:
             return f"{source_name} renamed to {file_patch.path} ({hunks})"
         return f"{file_patch.path} ({hunks})"
 
+    @_serialized
     def delete(self, path: str) -> str:
         """Delete a file (or an empty directory), along with the sidecars cached for it."""
         target = self._resolve(path)
@@ -487,6 +533,7 @@ class Filesystem:
             sidecar.unlink(missing_ok=True)
         return f"Deleted {self._show(target)}."
 
+    @_serialized
     def mkdir(self, path: str) -> str:
         """Create a directory and its parents; an existing directory is fine."""
         target = self._resolve(path)
