@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -84,6 +85,12 @@ def test_add_message_emits_message_then_tool_then_usage_events(event_recorder: A
         requests=1,
     )
     assert usage.total_tokens == 15
+    # the hot-path builders produce ordinary frozen instances
+    for event in event_recorder.events:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            event.run_id = "changed"
+        assert event == dataclasses.replace(event)
+    assert hash(usage) == hash(dataclasses.replace(usage))
 
 
 def test_tool_returns_and_tool_retries_map_to_return_events(event_recorder: Any) -> None:

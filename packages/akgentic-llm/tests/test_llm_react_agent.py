@@ -486,6 +486,7 @@ def test_close_is_idempotent_and_final(make_agent: Any) -> None:
     agent.close()
     agent.close()
     assert agent.closed
+    assert agent._http_client.is_closed  # the pool is released, not just abandoned
     with pytest.raises(RuntimeError, match="closed"):
         agent.run_sync("again")
     with pytest.raises(RuntimeError, match="closed"):
