@@ -158,3 +158,12 @@ def test_patch_tool_refuses_a_path_outside_the_workspace(tools: Tools, ws: Path)
     with pytest.raises(RetriableError, match="escapes"):
         tools["workspace_patch"]("--- /dev/null\n+++ b/../../evil.txt\n@@ -0,0 +1 @@\n+y\n")
     assert not (ws.parent.parent / "evil.txt").exists()
+
+
+def test_patch_tool_refuses_to_rename_onto_an_existing_file(tools: Tools, ws: Path) -> None:
+    (ws / "a.txt").write_text("one\n")
+    (ws / "b.txt").write_text("keep\n")
+    with pytest.raises(RetriableError, match="renames a.txt to it"):
+        tools["workspace_patch"]("--- a/a.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-one\n+two\n")
+    assert (ws / "a.txt").read_text() == "one\n"
+    assert (ws / "b.txt").read_text() == "keep\n"

@@ -485,8 +485,11 @@ class Filesystem:
         original: TextFile | None = None
         if not file_patch.creates and source.is_file():
             original = self._read_text_strict(source, source_name)
-        if file_patch.creates and target.exists():
-            raise PatchError(f"{file_patch.path} already exists but the patch creates it")
+        if (file_patch.creates or source != target) and target.exists():
+            how = "creates" if file_patch.creates else f"renames {source_name} to"
+            raise PatchError(
+                f"{file_patch.path} already exists but the patch {how} it; delete it first"
+            )
         if not file_patch.creates:
             self._check_parent(target, file_patch.path)
         result = apply_file_patch(original.text if original else None, file_patch)
