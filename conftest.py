@@ -8,4 +8,12 @@ tests run in an environment holding akgentic-llm alone).
 
 from importlib.util import find_spec
 
-pytest_plugins = ["akgentic.tool.core.testing"] if find_spec("akgentic.tool.core") else []
+
+def _kit_installed() -> bool:
+    try:
+        return find_spec("akgentic.tool.core.testing") is not None
+    except ModuleNotFoundError:  # no akgentic.tool at all
+        return False
+
+
+pytest_plugins = ["akgentic.tool.core.testing"] if _kit_installed() else []
