@@ -7,6 +7,7 @@ metadata, registration and token answers go wrong.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import threading
@@ -260,6 +261,17 @@ async def test_the_local_listener_ignores_stray_requests(stand_in: StandIn) -> N
         async with httpx.AsyncClient(follow_redirects=True) as client:
             assert (await client.get(f"{origin}/favicon.ico")).status_code == 404
             assert (await client.post(redirect, content=b"x")).status_code == 404
+            # An oversized request line is dropped without an answer.
+            parts = urlsplit(redirect)
+            reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+            try:
+                writer.write(b"GET /" + b"x" * 70_000 + b" HTTP/1.1\r\n\r\n")
+                await writer.drain()
+                answer = await reader.read()
+            except ConnectionResetError:  # closed while the rest was still being sent
+                answer = b""
+            assert answer == b""
+            writer.close()
             landing = await client.get(url)
         assert "close this tab" in landing.text
         return True

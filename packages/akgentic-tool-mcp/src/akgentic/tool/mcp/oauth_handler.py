@@ -450,7 +450,9 @@ class AuthorizationCallback:
                 await self._reply(writer, 200, "Authorized", "Done: you can close this tab.")
             if not self._result.done():
                 self._result.set_result(params)
-        except (TimeoutError, ConnectionError, UnicodeDecodeError):
+        except (TimeoutError, ConnectionError, ValueError):
+            # A slow, dropped or oversized request (ValueError covers both an over-long line
+            # and undecodable bytes): not the redirect we wait for.
             return
         finally:
             writer.close()
