@@ -255,3 +255,10 @@ def test_grep_errors(corpus: Path, tools: Tools) -> None:
         tools["workspace_grep"]("total", include="*.{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}")
     with pytest.raises(RetriableError, match="escapes"):
         tools["workspace_grep"]("total", "../..")
+
+
+@needs_rg
+def test_a_ripgrep_run_past_its_time_limit_is_retriable(corpus: Path, roots: Path) -> None:
+    grep = _tools(workspace_grep=WorkspaceGrep(timeout_seconds=1e-6))["workspace_grep"]
+    with pytest.raises(RetriableError, match="took longer than 1e-06 s"):
+        grep("total")

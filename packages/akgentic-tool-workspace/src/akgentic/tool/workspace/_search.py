@@ -306,6 +306,10 @@ class RipgrepUnusable(Exception):  # noqa: N818 - a signal, not an error for the
     """ripgrep refused the pattern (a Python-only construct): use the Python engine."""
 
 
+class GrepTimeout(Exception):  # noqa: N818 - reported to the model as a retriable error
+    """ripgrep ran past its time limit (a Python rerun would only take longer)."""
+
+
 def ripgrep_path() -> str | None:
     return shutil.which("rg")
 
@@ -341,6 +345,8 @@ def grep_ripgrep(
         args += ["--", os.path.relpath(start, root)]
     try:
         done = subprocess.run(args, cwd=root, capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise GrepTimeout(f"the search took longer than {timeout:g} s") from exc
     except (OSError, subprocess.SubprocessError) as exc:
         raise RipgrepUnusable(str(exc)) from exc
     if done.returncode not in (0, 1):

@@ -33,6 +33,7 @@ from akgentic.tool.workspace._files import (
 from akgentic.tool.workspace._images import MEDIA_TYPES, ImageError, prepare_image
 from akgentic.tool.workspace._search import (
     BraceExpansionError,
+    GrepTimeout,
     RipgrepUnusable,
     expand_braces,
     format_hits,
@@ -357,6 +358,10 @@ class Filesystem:
                 )
             except RipgrepUnusable:
                 hits = None  # a pattern only Python's `re` understands: same search, in Python
+            except GrepTimeout as exc:
+                raise RetriableError(
+                    f"{exc}; narrow the search with path or include, or a more specific pattern"
+                ) from exc
         if hits is None:
             hits = grep_python(self._root, start, regex, include=include, limit=max_matches)
         return format_hits(hits, pattern=pattern, where=self._show(start))
