@@ -286,6 +286,8 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
                 )
             if not np.all(np.isfinite(doc.vector)):
                 raise ValueError(f"document {doc.ref!r}: vector contains NaN or infinity")
+        if not latest:
+            return UpsertReceipt(collection=collection, accepted=0, pending=0)
         self._maybe_retry(collection)
         backend.put(latest)
         pending = self._pending.setdefault(collection, {})
