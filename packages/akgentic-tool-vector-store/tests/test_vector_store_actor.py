@@ -135,7 +135,7 @@ def test_upsert_returns_at_once_and_named_workers_embed_later(
     answer = store.search("notes", VectorQuery(text="database"))
     elapsed = time.monotonic() - started
 
-    assert elapsed < 1.0
+    assert elapsed < 2.0  # the provider holds the request for up to 10 s
     assert (receipt.accepted, receipt.pending) == (3, 3)
     assert receipt.request_id is not None
     assert answer.status == "pending"
@@ -295,10 +295,12 @@ def test_the_worker_budget_reaches_the_http_call(
 
     started = time.monotonic()
     store.upsert("notes", DOCS[1:2])
-    eventually(lambda: store.collection_stats("notes").failed == 1, timeout=3.0)
+    eventually(lambda: store.collection_stats("notes").failed == 1, timeout=5.0)
     elapsed = time.monotonic() - started
 
-    assert elapsed < 2.0, f"a 0.3 s worker budget took {elapsed:.2f} s to give up"
+    # 0.3 s of requests plus one client backoff (<= 0.5 s), far below the service's own
+    # 10 s per-request timeout that would apply if the budget did not reach the call.
+    assert elapsed < 3.0, f"a 0.3 s worker budget took {elapsed:.2f} s to give up"
     result = store.search("notes", VectorQuery(text="database"))
     assert result.status == "degraded"
     assert "Timeout" in (result.reason or "")
