@@ -257,8 +257,11 @@ def test_grep_errors(corpus: Path, tools: Tools) -> None:
         tools["workspace_grep"]("total", "../..")
 
 
-@needs_rg
-def test_a_ripgrep_run_past_its_time_limit_is_retriable(corpus: Path, roots: Path) -> None:
-    grep = _tools(workspace_grep=WorkspaceGrep(timeout_seconds=1e-6))["workspace_grep"]
+@pytest.mark.parametrize("use_ripgrep", [pytest.param(True, marks=needs_rg), False])
+def test_a_search_past_its_time_limit_is_retriable(
+    corpus: Path, roots: Path, use_ripgrep: bool
+) -> None:
+    param = WorkspaceGrep(timeout_seconds=1e-6, use_ripgrep=use_ripgrep)
+    grep = _tools(workspace_grep=param)["workspace_grep"]
     with pytest.raises(RetriableError, match="took longer than 1e-06 s"):
         grep("total")

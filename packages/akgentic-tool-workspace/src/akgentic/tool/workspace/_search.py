@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -261,8 +262,14 @@ def grep_python(
     *,
     include: str | None,
     limit: int,
+    timeout: float,
 ) -> GrepResult:
-    """Pure-Python grep with the ripgrep contract described in the module docstring."""
+    """Pure-Python grep with the ripgrep contract described in the module docstring.
+
+    The time limit is checked between files (one file's regex run cannot be interrupted),
+    and raises `GrepTimeout` like the ripgrep engine.
+    """
+    deadline = time.monotonic() + timeout
     includes = expand_braces(include) if include else None
     prefilter = None
     if not _NO_PREFILTER.search(regex.pattern):
@@ -277,6 +284,8 @@ def grep_python(
             if includes is None or any(fnmatchcase(entry.name, each) for each in includes)
         )
     for relative, full in files:
+        if time.monotonic() > deadline:
+            raise GrepTimeout(f"the search took longer than {timeout:g} s")
         try:
             with open(full, "rb") as handle:
                 data = handle.read()

@@ -80,7 +80,9 @@ class WorkspaceGrep(BaseToolParam):
     use_ripgrep: bool = Field(
         default=True, description="Use `rg` when it is on PATH (False: always pure Python)."
     )
-    timeout_seconds: float = Field(default=30.0, gt=0, description="Limit for one rg run.")
+    timeout_seconds: float = Field(
+        default=30.0, gt=0, description="Time limit of one search, either engine."
+    )
 
 
 class WorkspaceView(BaseToolParam):

@@ -345,25 +345,33 @@ class Filesystem:
         if engine == "ripgrep" and rg is None:
             raise RetriableError("ripgrep (rg) is not installed here; search without it")
         hits = None
-        if rg is not None:
-            try:
-                hits = grep_ripgrep(
-                    rg,
+        try:
+            if rg is not None:
+                try:
+                    hits = grep_ripgrep(
+                        rg,
+                        self._root,
+                        start,
+                        regex,
+                        include=include,
+                        timeout=timeout_seconds,
+                        limit=max_matches,
+                    )
+                except RipgrepUnusable:
+                    hits = None  # a pattern only Python's `re` understands: rerun in Python
+            if hits is None:
+                hits = grep_python(
                     self._root,
                     start,
                     regex,
                     include=include,
-                    timeout=timeout_seconds,
                     limit=max_matches,
+                    timeout=timeout_seconds,
                 )
-            except RipgrepUnusable:
-                hits = None  # a pattern only Python's `re` understands: same search, in Python
-            except GrepTimeout as exc:
-                raise RetriableError(
-                    f"{exc}; narrow the search with path or include, or a more specific pattern"
-                ) from exc
-        if hits is None:
-            hits = grep_python(self._root, start, regex, include=include, limit=max_matches)
+        except GrepTimeout as exc:
+            raise RetriableError(
+                f"{exc}; narrow the search with path or include, or a more specific pattern"
+            ) from exc
         return format_hits(hits, pattern=pattern, where=self._show(start))
 
     def view(self, path: str, *, max_dimension: int = 1568) -> BinaryContent:
