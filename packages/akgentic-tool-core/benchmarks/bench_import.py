@@ -49,6 +49,11 @@ def main() -> None:
     deps = statistics.median(cold_import("akgentic.core, pydantic") for _ in range(args.runs))
     print(f"interpreter start (baseline): {baseline * 1000:7.1f} ms")
     print(f"import akgentic.core+pydantic: {deps * 1000:7.1f} ms")
+    first_use = statistics.median(
+        cold_import("akgentic.tool; from akgentic.tool import ToolFactory")
+        for _ in range(args.runs)
+    )
+    print(f"import akgentic.tool, then first use of ToolFactory: {first_use * 1000:7.1f} ms")
     for module in ("akgentic.tool", "akgentic.tool.core"):
         median = statistics.median(cold_import(module) for _ in range(args.runs))
         verdict = "ok" if median < TARGET_SECONDS else "OVER TARGET"

@@ -72,6 +72,19 @@ def test_unknown_name_is_an_attribute_error(fake_exports: dict[str, str]) -> Non
         akgentic.tool.__wrapped__  # noqa: B018
 
 
+def test_core_names_load_on_first_use() -> None:
+    code = (
+        "import sys, akgentic.tool; before = 'akgentic.tool.core.factory' in sys.modules;"
+        "from akgentic.tool import ToolFactory; import akgentic.tool.core as c;"
+        "print(before, 'akgentic.tool.core.factory' in sys.modules, ToolFactory is c.ToolFactory)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True", "True"]
+    with pytest.raises(AttributeError, match="akgentic.tool.core' has no attribute 'Nope'"):
+        akgentic.tool.core.Nope  # noqa: B018
+    assert "ToolFactory" in dir(akgentic.tool.core)
+
+
 def test_refresh_rereads_entry_points() -> None:
     registry.refresh()
     first = registry.exported_names()
@@ -96,4 +109,7 @@ def test_importing_the_root_imports_no_domain_and_no_heavy_dependency() -> None:
     assert not loaded & domains
     for heavy in ("pydantic_ai", "numpy", "openai", "mcp", "markitdown", "akgentic.llm"):
         assert heavy not in loaded
+    # Even the required dependencies wait until a contract is first used.
+    assert "pydantic" not in loaded
+    assert "akgentic.core" not in loaded
     assert "akgentic.tool.core.registry" not in loaded

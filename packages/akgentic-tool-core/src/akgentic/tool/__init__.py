@@ -1,9 +1,11 @@
 """akgentic.tool: the tool layer of akgentic.
 
-The core contracts are importable from here directly. Domain tools (``WorkspaceTool``,
-``PlanningTool``, ...) live in their own distributions; their names resolve here lazily
-through the ``akgentic.tool.exports`` entry points, so importing this package never imports
-a domain, and asking for a tool that is not installed says which distribution provides it.
+The core contracts (``ToolCard``, ``ToolFactory``, ``RetriableError``, ...) and the domain
+tools (``WorkspaceTool``, ``PlanningTool``, ...) are all importable from here. Every name is
+resolved on first use: core names from ``akgentic.tool.core``, domain names through the
+``akgentic.tool.exports`` entry points of the installed domain distributions. Importing this
+package therefore imports no domain and no heavy dependency, and asking for a tool that is
+not installed says which distribution provides it.
 """
 
 from pkgutil import extend_path
@@ -12,30 +14,33 @@ from pkgutil import extend_path
 # other src/ folders of the workspace; extending __path__ lets Python find them all.
 __path__ = extend_path(__path__, __name__)
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from akgentic.tool.core import (
-    COMMAND,
-    SYSTEM_PROMPT,
-    TOOL_CALL,
-    ActorToolObserver,
-    BaseToolParam,
-    CardDependencyError,
-    Channels,
-    CommandArg,
-    CommandDescriptor,
-    CommandNotRecognized,
-    CommandRegistry,
-    CommandsAnnouncedEvent,
-    RetriableError,
-    ToolCard,
-    ToolFactory,
-    ToolObserver,
-    ToolObserverGone,
-    ToolStateEvent,
-    order_cards,
-    resolve_param,
-)
+from akgentic.tool.core import __all__ as _core_names
+
+if TYPE_CHECKING:
+    from akgentic.tool.core import (
+        COMMAND,
+        SYSTEM_PROMPT,
+        TOOL_CALL,
+        ActorToolObserver,
+        BaseToolParam,
+        CardDependencyError,
+        Channels,
+        CommandArg,
+        CommandDescriptor,
+        CommandNotRecognized,
+        CommandRegistry,
+        CommandsAnnouncedEvent,
+        RetriableError,
+        ToolCard,
+        ToolFactory,
+        ToolObserver,
+        ToolObserverGone,
+        ToolStateEvent,
+        order_cards,
+        resolve_param,
+    )
 
 __all__ = [
     "COMMAND",
@@ -62,12 +67,17 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # Only reached for names not defined above: domain exports, resolved on first use.
+    # Only reached for names not yet in this module's namespace.
     if name.startswith("__"):
         raise AttributeError(name)
-    from akgentic.tool.core.registry import load_export
+    if name in _core_names:
+        import akgentic.tool.core as core
 
-    value = load_export(name)
+        value = getattr(core, name)
+    else:
+        from akgentic.tool.core.registry import load_export
+
+        value = load_export(name)
     globals()[name] = value
     return value
 
@@ -75,4 +85,4 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     from akgentic.tool.core.registry import exported_names
 
-    return sorted({*globals(), *exported_names()})
+    return sorted({*globals(), *__all__, *exported_names()})

@@ -1,23 +1,55 @@
 """The contracts every akgentic tool is written against.
 
-``deferred`` and ``testing`` are deliberately not re-exported here: import
-``akgentic.tool.core.deferred`` and ``akgentic.tool.core.testing`` directly.
+Names are loaded on first use (PEP 562), so ``import akgentic.tool.core`` costs next to
+nothing and a program pays for akgentic-core and pydantic only when it touches a contract.
+``deferred``, ``testing``, ``registry``, ``workspace_dir`` and ``vector_store`` are not
+re-exported here: import those modules directly.
 """
 
-from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
-from akgentic.tool.core.commands import CommandRegistry
-from akgentic.tool.core.dependencies import CardDependencyError, order_cards
-from akgentic.tool.core.event import (
-    CommandArg,
-    CommandDescriptor,
-    CommandsAnnouncedEvent,
-    ToolStateEvent,
-)
-from akgentic.tool.core.factory import ToolFactory
-from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
-from akgentic.tool.core.params import BaseToolParam, resolve_param
-from akgentic.tool.errors import CommandNotRecognized, RetriableError, ToolObserverGone
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from akgentic.tool.core.card import ToolCard
+    from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
+    from akgentic.tool.core.commands import CommandRegistry
+    from akgentic.tool.core.dependencies import CardDependencyError, order_cards
+    from akgentic.tool.core.event import (
+        CommandArg,
+        CommandDescriptor,
+        CommandsAnnouncedEvent,
+        ToolStateEvent,
+    )
+    from akgentic.tool.core.factory import ToolFactory
+    from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
+    from akgentic.tool.core.params import BaseToolParam, resolve_param
+    from akgentic.tool.errors import CommandNotRecognized, RetriableError, ToolObserverGone
+
+# Public name -> module that defines it.
+_EXPORTS: dict[str, str] = {
+    "COMMAND": "akgentic.tool.core.channels",
+    "SYSTEM_PROMPT": "akgentic.tool.core.channels",
+    "TOOL_CALL": "akgentic.tool.core.channels",
+    "Channels": "akgentic.tool.core.channels",
+    "ActorToolObserver": "akgentic.tool.core.observer",
+    "ToolObserver": "akgentic.tool.core.observer",
+    "BaseToolParam": "akgentic.tool.core.params",
+    "resolve_param": "akgentic.tool.core.params",
+    "CardDependencyError": "akgentic.tool.core.dependencies",
+    "order_cards": "akgentic.tool.core.dependencies",
+    "CommandArg": "akgentic.tool.core.event",
+    "CommandDescriptor": "akgentic.tool.core.event",
+    "CommandsAnnouncedEvent": "akgentic.tool.core.event",
+    "ToolStateEvent": "akgentic.tool.core.event",
+    "CommandRegistry": "akgentic.tool.core.commands",
+    "ToolCard": "akgentic.tool.core.card",
+    "ToolFactory": "akgentic.tool.core.factory",
+    "CommandNotRecognized": "akgentic.tool.errors",
+    "RetriableError": "akgentic.tool.errors",
+    "ToolObserverGone": "akgentic.tool.errors",
+}
 
 __all__ = [
     "COMMAND",
@@ -41,3 +73,16 @@ __all__ = [
     "order_cards",
     "resolve_param",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'akgentic.tool.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -195,7 +195,9 @@ class UpsertReceipt(BaseModel):
     """What ``upsert`` answers, at once.
 
     ``pending`` of the ``accepted`` documents wait for their embedding, done by the worker
-    ``#embed-<collection>-<request_id>``; ``request_id`` is ``None`` when none needed one.
+    ``#embed-<collection>-<request_id>``. ``request_id`` is ``None`` when no document
+    needed an embedding, or when the store already has as many embedding requests in
+    flight as it allows: the documents then wait in its queue and go out together.
     """
 
     collection: str
