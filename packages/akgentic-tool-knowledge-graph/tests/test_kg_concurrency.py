@@ -6,13 +6,17 @@ import contextlib
 import threading
 from typing import Any
 
-from kg_support import ToolRetry, bind, sync
-
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.event import ToolStateEvent
-from akgentic.tool.core.testing import orchestrator_events, spawn_tool_agent
+from akgentic.tool.core.testing import (
+    ToolRetry,
+    bind_card,
+    orchestrator_events,
+    settle,
+    spawn_tool_agent,
+)
 from akgentic.tool.knowledge_graph import (
     KG_ACTOR_NAME,
     KnowledgeGraphActor,
@@ -35,7 +39,7 @@ def test_ten_agents_updating_concurrently_lose_nothing(
     def work(index: int) -> None:
         try:
             # Binding races too: every card must end up on the same singleton actor.
-            tools[index] = bind(agents[index], KnowledgeGraphTool(vector_store=False))
+            tools[index] = bind_card(agents[index], KnowledgeGraphTool(vector_store=False))
             update = tools[index]["update_graph"]
             start.wait()
             for call in range(CALLS):
@@ -75,7 +79,7 @@ def test_ten_agents_updating_concurrently_lose_nothing(
     assert sorted(graph.entities["Shared"].observations) == sorted(
         f"A{i}-{c}" for i in range(AGENTS) for c in range(CALLS)
     )
-    sync(actor_system, orchestrator)
+    settle(actor_system, orchestrator)
     seqs = [
         e.seq
         for e in orchestrator_events(actor_system, orchestrator, ToolStateEvent)

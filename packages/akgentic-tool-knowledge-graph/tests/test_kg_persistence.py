@@ -5,13 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from kg_support import PersistedTeam, bind, persist, resume, sync
-
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.event import ToolStateEvent
-from akgentic.tool.core.testing import ToolTestAgent, spawn_tool_agent
+from akgentic.tool.core.testing import (
+    RecordedTeam,
+    ToolTestAgent,
+    bind_card,
+    record_team,
+    resume_team,
+    settle,
+    spawn_tool_agent,
+    stop_team,
+)
 from akgentic.tool.knowledge_graph import (
     KG_ACTOR_NAME,
     KnowledgeGraphActor,
@@ -55,7 +62,7 @@ def _member(system: ActorSystem, members: dict[str, ActorAddress], name: str) ->
     return agent
 
 
-def _deltas(persisted: PersistedTeam) -> list[ToolStateEvent]:
+def _deltas(persisted: RecordedTeam) -> list[ToolStateEvent]:
     events = [
         m.event
         for m in persisted.messages()
@@ -65,20 +72,16 @@ def _deltas(persisted: PersistedTeam) -> list[ToolStateEvent]:
     return sorted(events, key=lambda e: e.seq)
 
 
-def _stop(system: ActorSystem, orchestrator: ActorAddress) -> None:
-    system.proxy_ask(orchestrator, Orchestrator).stop().wait()
-
-
 def test_snapshots_are_rare_and_deltas_proportional_to_the_change(
     actor_system: ActorSystem, orchestrator: ActorAddress
 ) -> None:
-    subscriber = persist(actor_system, orchestrator)
-    tools = bind(
+    subscriber = record_team(actor_system, orchestrator)
+    tools = bind_card(
         spawn_tool_agent(actor_system, orchestrator), KnowledgeGraphTool(vector_store=False)
     )
     _burst(tools, batches=40, size=50)  # 2,000 entities + 1,960 relations, 40 calls
-    sync(actor_system, orchestrator)
-    store = subscriber.store
+    settle(actor_system, orchestrator)
+    store = subscriber.record
     actor_id = str(_graph_actor(actor_system, orchestrator).agent_id)
     # One snapshot at start, then one each time the unpublished changes reach the size:
     # a handful for 40 updates, not 40.
@@ -92,8 +95,8 @@ def test_snapshots_are_rare_and_deltas_proportional_to_the_change(
 def test_stop_then_resume_restores_the_graph_and_continues_the_sequence(
     actor_system: ActorSystem, orchestrator: ActorAddress
 ) -> None:
-    subscriber = persist(actor_system, orchestrator)
-    tools = bind(
+    subscriber = record_team(actor_system, orchestrator)
+    tools = bind_card(
         spawn_tool_agent(actor_system, orchestrator), KnowledgeGraphTool(vector_store=False)
     )
     _burst(tools, batches=3, size=10)
@@ -102,15 +105,17 @@ def test_stop_then_resume_restores_the_graph_and_continues_the_sequence(
         delete_entities=["E5"],
     )
     before = _graph_actor(actor_system, orchestrator).graph()
-    _stop(actor_system, orchestrator)
-    persisted = subscriber.store.copy()
+    stop_team(actor_system, orchestrator)
+    persisted = subscriber.record.copy()
     snapshot = persisted.state_of(KG_ACTOR_NAME)
     assert isinstance(snapshot, KnowledgeGraphState)
     assert snapshot.seq == 4  # the stop published the final state
 
-    new_orchestrator, members = resume(actor_system, persisted)
+    new_orchestrator, members = resume_team(actor_system, persisted)
     assert set(members) == {"@Tester", KG_ACTOR_NAME}
-    tools = bind(_member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False))
+    tools = bind_card(
+        _member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False)
+    )
     after = _graph_actor(actor_system, new_orchestrator).graph()
     assert after.same_graph(before)
     assert after.entities["E3"].description == "changed"
@@ -118,7 +123,7 @@ def test_stop_then_resume_restores_the_graph_and_continues_the_sequence(
     assert "- E3 (Thing): changed" in tools["get_graph"]()
 
     tools["update_graph"](create_entities=[{"name": "New", "entity_type": "Thing"}])
-    sync(actor_system, new_orchestrator)
+    settle(actor_system, new_orchestrator)
     seqs = [
         m.event.seq
         for m in actor_system.proxy_ask(new_orchestrator, Orchestrator).get_events(
@@ -130,19 +135,21 @@ def test_stop_then_resume_restores_the_graph_and_continues_the_sequence(
 
 def _killed_after_burst(
     system: ActorSystem, orchestrator: ActorAddress
-) -> tuple[PersistedTeam, KnowledgeGraphState]:
-    subscriber = persist(system, orchestrator)
-    tools = bind(spawn_tool_agent(system, orchestrator), KnowledgeGraphTool(vector_store=False))
+) -> tuple[RecordedTeam, KnowledgeGraphState]:
+    subscriber = record_team(system, orchestrator)
+    tools = bind_card(
+        spawn_tool_agent(system, orchestrator), KnowledgeGraphTool(vector_store=False)
+    )
     _burst(tools, batches=30, size=10)
     tools["update_graph"](
         update_entities=[{"name": "E0", "add_observations": ["first"]}],
         delete_entities=["E299"],
     )
     expected = _graph_actor(system, orchestrator).graph()
-    sync(system, orchestrator)
+    settle(system, orchestrator)
     # The process dies here: whatever reached the store is all there is.
-    frozen = subscriber.store.copy()
-    _stop(system, orchestrator)
+    frozen = subscriber.record.copy()
+    stop_team(system, orchestrator)
     return frozen, expected
 
 
@@ -154,8 +161,10 @@ def test_abrupt_end_after_burst_restores_everything_from_stale_snapshot(
     assert stale.seq < 31  # the last snapshot predates the last updates
     assert len(stale.entities) < 300
 
-    new_orchestrator, members = resume(actor_system, frozen)
-    tools = bind(_member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False))
+    new_orchestrator, members = resume_team(actor_system, frozen)
+    tools = bind_card(
+        _member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False)
+    )
     restored = _graph_actor(actor_system, new_orchestrator).graph()
     assert restored.same_graph(expected)
     assert restored.seq == 31
@@ -169,8 +178,8 @@ def test_abrupt_end_before_any_snapshot_restores_from_history_alone(
     frozen, expected = _killed_after_burst(actor_system, orchestrator)
     # The store never received a snapshot with data (or the team layer restores none):
     # the recreated actor rebuilds itself from the replayed deltas alone.
-    new_orchestrator, members = resume(actor_system, frozen, restore_states=False)
-    bind(_member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False))
+    new_orchestrator, members = resume_team(actor_system, frozen, restore_states=False)
+    bind_card(_member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False))
     restored = _graph_actor(actor_system, new_orchestrator).graph()
     assert restored.same_graph(expected)
     assert restored.seq == 31
@@ -179,8 +188,8 @@ def test_abrupt_end_before_any_snapshot_restores_from_history_alone(
 def test_replaying_the_deltas_in_order_rebuilds_the_graph(
     actor_system: ActorSystem, orchestrator: ActorAddress
 ) -> None:
-    subscriber = persist(actor_system, orchestrator)
-    tools = bind(
+    subscriber = record_team(actor_system, orchestrator)
+    tools = bind_card(
         spawn_tool_agent(actor_system, orchestrator), KnowledgeGraphTool(vector_store=False)
     )
     _burst(tools, batches=5, size=8)
@@ -202,10 +211,10 @@ def test_replaying_the_deltas_in_order_rebuilds_the_graph(
         delete_entities=["Temp", "E39"],
     )
     live = _graph_actor(actor_system, orchestrator).graph()
-    sync(actor_system, orchestrator)
+    settle(actor_system, orchestrator)
 
     client = KnowledgeGraphState()
-    deltas = _deltas(subscriber.store)  # deserialized from the persisted JSON
+    deltas = _deltas(subscriber.record)  # deserialized from the persisted JSON
     assert [d.seq for d in deltas] == list(range(1, len(deltas) + 1))
     for event in deltas:
         assert isinstance(event.payload, KnowledgeGraphStateEvent)

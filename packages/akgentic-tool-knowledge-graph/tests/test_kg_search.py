@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kg_support import LocalVectorStore, bind
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.testing import ToolTestAgent
+from akgentic.tool.core.testing import LocalVectorStore, ToolTestAgent, bind_card
 from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, CollectionConfig
 from akgentic.tool.knowledge_graph import (
     KG_COLLECTION,
@@ -48,7 +47,7 @@ def _names(result: GraphSearchResult) -> list[str]:
 
 @pytest.fixture
 def kg(tool_agent: ToolTestAgent, vector_store: LocalVectorStore) -> dict[str, Any]:
-    tools = bind(tool_agent, KnowledgeGraphTool(collection=SMALL))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(collection=SMALL))
     _seed(tools)
     return tools
 
@@ -117,7 +116,7 @@ def test_degraded_store_falls_back_to_keywords_and_says_so(
 
 
 def test_without_a_store_in_the_team_search_is_keyword_only(tool_agent: ToolTestAgent) -> None:
-    tools = bind(tool_agent, KnowledgeGraphTool())
+    tools = bind_card(tool_agent, KnowledgeGraphTool())
     _seed(tools)
     result = tools["search_graph"](query="dog")
     assert _names(result) == ["Rex", "Alice"]
@@ -129,7 +128,7 @@ def test_without_a_store_in_the_team_search_is_keyword_only(tool_agent: ToolTest
 def test_disabled_vector_store_is_never_used(
     tool_agent: ToolTestAgent, vector_store: LocalVectorStore
 ) -> None:
-    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False, collection=SMALL))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, collection=SMALL))
     _seed(tools)
     assert vector_store.list_collections() == []
     result = tools["search_graph"](query="canine")
@@ -139,7 +138,7 @@ def test_disabled_vector_store_is_never_used(
 
 
 def test_neighbors_edges_and_paths(tool_agent: ToolTestAgent) -> None:
-    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
     _seed(tools)
     result = tools["search_graph"](
         query="Alice", mode="keyword", include_neighbors=True, include_edges=True
@@ -161,7 +160,7 @@ def test_neighbors_edges_and_paths(tool_agent: ToolTestAgent) -> None:
 
 
 def test_multi_word_keyword_query_needs_every_word(tool_agent: ToolTestAgent) -> None:
-    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
     _seed(tools)
     assert _names(tools["search_graph"](query="owns dog", mode="keyword")) == ["Alice"]
     assert _names(tools["search_graph"](query="Bob knows", mode="keyword")) == [
@@ -177,7 +176,7 @@ def test_a_store_joining_later_receives_the_whole_graph(
     orch.getChildrenOrCreate(
         KnowledgeGraphActor, KnowledgeGraphConfig(collection=SMALL, store_retry_seconds=0)
     )
-    tools = bind(tool_agent, KnowledgeGraphTool(collection=SMALL))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(collection=SMALL))
     _seed(tools)
     note = tools["search_graph"](query="dog").note
     assert note is not None
@@ -196,7 +195,7 @@ def test_a_conflicting_collection_keeps_search_keyword_only(
     tool_agent: ToolTestAgent, vector_store: LocalVectorStore
 ) -> None:
     vector_store.create_collection(KG_COLLECTION, CollectionConfig(dimension=32))
-    tools = bind(tool_agent, KnowledgeGraphTool(collection=SMALL))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(collection=SMALL))
     _seed(tools)
     result = tools["search_graph"](query="dog")
     assert _names(result) == ["Rex", "Alice"]

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from kg_support import bind
 
 import akgentic.tool.knowledge_graph as kg
-from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
+from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance, bind_card
 from akgentic.tool.knowledge_graph import (
     Entity,
     KnowledgeGraphState,
@@ -102,7 +101,7 @@ def test_tools_carry_instructions_in_their_description(tool_agent: ToolTestAgent
     card = KnowledgeGraphTool(
         vector_store=False, update_graph=kg.UpdateGraph(instructions="Use PascalCase names.")
     )
-    tools = bind(tool_agent, card)
+    tools = bind_card(tool_agent, card)
     assert (tools["update_graph"].__doc__ or "").rstrip().endswith("Use PascalCase names.")
 
 

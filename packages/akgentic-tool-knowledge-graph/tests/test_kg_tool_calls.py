@@ -5,12 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kg_support import bind, expect_retry, sync
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.event import ToolStateEvent
-from akgentic.tool.core.testing import ToolTestAgent, orchestrator_events
+from akgentic.tool.core.testing import (
+    ToolTestAgent,
+    bind_card,
+    expect_retry,
+    orchestrator_events,
+    settle,
+)
 from akgentic.tool.knowledge_graph import (
     KG_ACTOR_NAME,
     KnowledgeGraphStateEvent,
@@ -33,7 +38,7 @@ def _kg_events(system: ActorSystem, orchestrator: ActorAddress) -> list[ToolStat
 def test_update_emits_one_delta_before_returning(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
-    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
     result = tools["update_graph"](
         create_entities=[_person("Alice"), {"name": "Acme", "entity_type": "Company"}],
         create_relations=[
@@ -55,14 +60,14 @@ def test_update_emits_one_delta_before_returning(
 def test_no_change_emits_nothing_and_seq_stays_gap_free(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
-    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
     tools["update_graph"](create_entities=[_person("Alice")])
     # Re-stating what is already there changes nothing: no event.
     tools["update_graph"](update_entities=[{"name": "Alice", "entity_type": "Person"}])
     # Entirely rejected batch: nothing changed, nothing emitted.
     expect_retry(tools["update_graph"], delete_entities=["Nobody"])
     tools["update_graph"](update_entities=[{"name": "Alice", "description": "engineer"}])
-    sync(actor_system, orchestrator)
+    settle(actor_system, orchestrator)
     events = _kg_events(actor_system, orchestrator)
     assert [e.seq for e in events] == [1, 2]
     assert [e.name for e in events[1].payload.entities_modified] == ["Alice"]
@@ -71,7 +76,7 @@ def test_no_change_emits_nothing_and_seq_stays_gap_free(
 def test_partial_batch_applies_valid_items_and_names_the_bad_ones(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
-    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
     tools["update_graph"](create_entities=[_person("Alice")])
     message = expect_retry(
         tools["update_graph"],
@@ -101,7 +106,7 @@ def test_partial_batch_applies_valid_items_and_names_the_bad_ones(
 def test_invalid_arguments_are_retriable_and_change_nothing(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
-    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
     message = expect_retry(
         tools["update_graph"], create_entities=[{"name": "", "entity_type": "X"}]
     )
@@ -112,14 +117,14 @@ def test_invalid_arguments_are_retriable_and_change_nothing(
     assert "mode" in message
     message = expect_retry(tools["search_graph"], query="x", top_k=0)
     assert "top_k" in message
-    sync(actor_system, orchestrator)
+    settle(actor_system, orchestrator)
     assert _kg_events(actor_system, orchestrator) == []
 
 
 def test_deleting_an_entity_removes_its_relations_in_the_same_delta(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
-    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
     tools["update_graph"](
         create_entities=[_person("A"), _person("B"), _person("C")],
         create_relations=[
@@ -140,7 +145,7 @@ def test_deleting_an_entity_removes_its_relations_in_the_same_delta(
 
 
 def test_get_graph_prompt_shows_types_and_root_entities(tool_agent: ToolTestAgent) -> None:
-    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
     assert "empty" in tools["get_graph"]()
     tools["update_graph"](
         create_entities=[
@@ -168,7 +173,7 @@ def test_get_graph_prompt_shows_types_and_root_entities(tool_agent: ToolTestAgen
 @pytest.mark.parametrize("disabled", ["get_graph", "update_graph", "search_graph"])
 def test_capabilities_can_be_switched_off(tool_agent: ToolTestAgent, disabled: str) -> None:
     card = KnowledgeGraphTool(vector_store=False, **{disabled: False})
-    names = set(bind(tool_agent, card))
+    names = set(bind_card(tool_agent, card))
     assert disabled not in names
     assert names == {"get_graph", "update_graph", "search_graph"} - {disabled}
 
@@ -186,7 +191,7 @@ def test_commands_run_from_slash_lines(tool_agent: ToolTestAgent) -> None:
 
 
 def test_overview_stays_short_on_a_large_graph(tool_agent: ToolTestAgent) -> None:
-    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
     tools["update_graph"](
         create_entities=[
             {"name": f"N{i}", "entity_type": f"Type{i}", "is_root": True} for i in range(80)
@@ -204,7 +209,7 @@ def test_calls_after_the_team_stopped_are_retriable_not_raw(
 ) -> None:
     from akgentic.core.orchestrator import Orchestrator
 
-    tools = bind(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
     tools["update_graph"](create_entities=[_person("Alice")])
     actor_system.proxy_ask(orchestrator, Orchestrator).stop().wait()
     assert "not running" in expect_retry(tools["update_graph"], delete_entities=["Alice"])

@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-# Test modules import their helpers from plan_support (pytest runs with importlib mode).
-sys.path.insert(0, str(Path(__file__).parent))
-
-from plan_support import LocalVectorStore
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.core.agent_config import BaseConfig
-from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.vector_store import VECTOR_STORE_NAME
+from akgentic.tool.core.testing import LocalVectorStore, spawn_local_vector_store
 
 _KIT = "akgentic.tool.core.testing"
 
@@ -34,9 +24,4 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def vector_store(actor_system: ActorSystem, orchestrator: ActorAddress) -> LocalVectorStore:
     """A ``#VectorStore`` in the team (ask proxy)."""
-    orch = actor_system.proxy_ask(orchestrator, Orchestrator)
-    address = orch.getChildrenOrCreate(
-        LocalVectorStore, BaseConfig(name=VECTOR_STORE_NAME, role="VectorStore")
-    )
-    store: LocalVectorStore = actor_system.proxy_ask(address, LocalVectorStore)
-    return store
+    return spawn_local_vector_store(actor_system, orchestrator)

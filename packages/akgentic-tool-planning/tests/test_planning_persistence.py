@@ -6,13 +6,21 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from plan_support import PersistedTeam, bind, persist, resume, sync
-
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.event import ToolStateEvent
-from akgentic.tool.core.testing import ToolTestAgent, orchestrator_events, spawn_tool_agent
+from akgentic.tool.core.testing import (
+    RecordedTeam,
+    ToolTestAgent,
+    bind_card,
+    orchestrator_events,
+    record_team,
+    resume_team,
+    settle,
+    spawn_tool_agent,
+    stop_team,
+)
 from akgentic.tool.planning import (
     PLANNING_ACTOR_NAME,
     PlanActor,
@@ -43,20 +51,18 @@ def _burst(tools: dict[str, Any], batches: int, size: int) -> None:
         )
 
 
-def _stop(system: ActorSystem, orchestrator: ActorAddress) -> None:
-    system.proxy_ask(orchestrator, Orchestrator).stop().wait()
-
-
 def test_snapshots_are_rare_and_deltas_stay_small(
     actor_system: ActorSystem, orchestrator: ActorAddress
 ) -> None:
-    subscriber = persist(actor_system, orchestrator)
-    tools = bind(spawn_tool_agent(actor_system, orchestrator), PlanningTool(vector_store=False))
+    subscriber = record_team(actor_system, orchestrator)
+    tools = bind_card(
+        spawn_tool_agent(actor_system, orchestrator), PlanningTool(vector_store=False)
+    )
     _burst(tools, batches=40, size=50)
-    sync(actor_system, orchestrator)
+    settle(actor_system, orchestrator)
     actor_id = str(_plan_actor(actor_system, orchestrator).agent_id)
-    assert 2 <= subscriber.store.state_count[actor_id] <= 8  # not one per update
-    deltas = [text for text in subscriber.store.events if "PlanningStateEvent" in text]
+    assert 2 <= subscriber.record.state_count[actor_id] <= 8  # not one per update
+    deltas = [text for text in subscriber.record.events if "PlanningStateEvent" in text]
     assert len(deltas) == 40
     assert len(deltas[-1]) < 1.2 * len(deltas[0])
 
@@ -64,42 +70,44 @@ def test_snapshots_are_rare_and_deltas_stay_small(
 def test_stop_then_resume_restores_the_plan(
     actor_system: ActorSystem, orchestrator: ActorAddress
 ) -> None:
-    subscriber = persist(actor_system, orchestrator)
-    tools = bind(spawn_tool_agent(actor_system, orchestrator), PlanningTool(vector_store=False))
+    subscriber = record_team(actor_system, orchestrator)
+    tools = bind_card(
+        spawn_tool_agent(actor_system, orchestrator), PlanningTool(vector_store=False)
+    )
     _burst(tools, batches=2, size=5)
     tools["update_planning"](
         update_tasks=[{"id": 2, "status": "completed", "output": "done well"}], delete_tasks=[3]
     )
     before = _plan_actor(actor_system, orchestrator).plan()
-    _stop(actor_system, orchestrator)
-    persisted = subscriber.store.copy()
+    stop_team(actor_system, orchestrator)
+    persisted = subscriber.record.copy()
     snapshot = persisted.state_of(PLANNING_ACTOR_NAME)
     assert isinstance(snapshot, PlanState)
     assert snapshot.seq == 3
 
-    new_orchestrator, members = resume(actor_system, persisted)
-    tools = bind(_member(actor_system, members, "@Tester"), PlanningTool(vector_store=False))
+    new_orchestrator, members = resume_team(actor_system, persisted)
+    tools = bind_card(_member(actor_system, members, "@Tester"), PlanningTool(vector_store=False))
     after = _plan_actor(actor_system, new_orchestrator).plan()
     assert after.same_plan(before)
     assert tools["get_planning_task"](2).output == "done well"
     created = tools["update_planning"](create_tasks=[{"description": "after resume"}])
     assert created == "Planning updated: created #11."  # ids keep counting
-    sync(actor_system, new_orchestrator)
+    settle(actor_system, new_orchestrator)
     seqs = [e.seq for e in orchestrator_events(actor_system, new_orchestrator, ToolStateEvent)]
     assert seqs == [1, 2, 3, 4]
 
 
 def _killed_after_burst(
     system: ActorSystem, orchestrator: ActorAddress
-) -> tuple[PersistedTeam, PlanState]:
-    subscriber = persist(system, orchestrator)
-    tools = bind(spawn_tool_agent(system, orchestrator), PlanningTool(vector_store=False))
+) -> tuple[RecordedTeam, PlanState]:
+    subscriber = record_team(system, orchestrator)
+    tools = bind_card(spawn_tool_agent(system, orchestrator), PlanningTool(vector_store=False))
     _burst(tools, batches=30, size=5)
     tools["update_planning"](update_tasks=[{"id": 150, "status": "blocked"}], delete_tasks=[1])
     expected = _plan_actor(system, orchestrator).plan()
-    sync(system, orchestrator)
-    frozen = subscriber.store.copy()  # the process dies here
-    _stop(system, orchestrator)
+    settle(system, orchestrator)
+    frozen = subscriber.record.copy()  # the process dies here
+    stop_team(system, orchestrator)
     return frozen, expected
 
 
@@ -110,8 +118,8 @@ def test_abrupt_end_after_burst_restores_everything(
     stale = frozen.state_of(PLANNING_ACTOR_NAME)
     assert stale.seq < 31
     assert len(stale.tasks) < 149
-    new_orchestrator, members = resume(actor_system, frozen)
-    tools = bind(_member(actor_system, members, "@Tester"), PlanningTool(vector_store=False))
+    new_orchestrator, members = resume_team(actor_system, frozen)
+    tools = bind_card(_member(actor_system, members, "@Tester"), PlanningTool(vector_store=False))
     restored = _plan_actor(actor_system, new_orchestrator).plan()
     assert restored.same_plan(expected)
     assert restored.seq == 31
@@ -122,8 +130,8 @@ def test_abrupt_end_without_snapshot_restores_from_history(
     actor_system: ActorSystem, orchestrator: ActorAddress
 ) -> None:
     frozen, expected = _killed_after_burst(actor_system, orchestrator)
-    new_orchestrator, members = resume(actor_system, frozen, restore_states=False)
-    tools = bind(_member(actor_system, members, "@Tester"), PlanningTool(vector_store=False))
+    new_orchestrator, members = resume_team(actor_system, frozen, restore_states=False)
+    tools = bind_card(_member(actor_system, members, "@Tester"), PlanningTool(vector_store=False))
     assert _plan_actor(actor_system, new_orchestrator).plan().same_plan(expected)
     assert tools["update_planning"](create_tasks=[{"description": "x"}]).endswith("#151.")
 
@@ -131,20 +139,22 @@ def test_abrupt_end_without_snapshot_restores_from_history(
 def test_replaying_deltas_rebuilds_the_plan(
     actor_system: ActorSystem, orchestrator: ActorAddress
 ) -> None:
-    subscriber = persist(actor_system, orchestrator)
-    tools = bind(spawn_tool_agent(actor_system, orchestrator), PlanningTool(vector_store=False))
+    subscriber = record_team(actor_system, orchestrator)
+    tools = bind_card(
+        spawn_tool_agent(actor_system, orchestrator), PlanningTool(vector_store=False)
+    )
     _burst(tools, batches=3, size=4)
     tools["update_planning"](
         update_tasks=[{"id": 1, "owner": ""}, {"id": 2, "description": "reworded"}],
         delete_tasks=[5, 6],
     )
     live = _plan_actor(actor_system, orchestrator).plan()
-    sync(actor_system, orchestrator)
+    settle(actor_system, orchestrator)
     client = PlanState()
     events = sorted(
         (
             m.event
-            for m in subscriber.store.messages()
+            for m in subscriber.record.messages()
             if isinstance(getattr(m, "event", None), ToolStateEvent)
         ),
         key=lambda e: e.seq,
@@ -166,7 +176,7 @@ def test_ten_agents_updating_concurrently_lose_nothing(
 
     def work(agent: ToolTestAgent) -> None:
         try:
-            tools = bind(agent, PlanningTool(vector_store=False))
+            tools = bind_card(agent, PlanningTool(vector_store=False))
             barrier.wait()
             for call in range(15):
                 tools["update_planning"](create_tasks=[{"description": f"work {call}"}])
@@ -189,6 +199,6 @@ def test_ten_agents_updating_concurrently_lose_nothing(
     assert sorted({task.creator for task in plan.tasks.values()}) == sorted(
         f"@Agent{i}" for i in range(10)
     )
-    sync(actor_system, orchestrator)
+    settle(actor_system, orchestrator)
     seqs = [e.seq for e in orchestrator_events(actor_system, orchestrator, ToolStateEvent)]
     assert seqs == list(range(1, 161))  # 150 creations + 10 completions, gap-free

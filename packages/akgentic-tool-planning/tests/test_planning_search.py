@@ -5,11 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from plan_support import LocalVectorStore, bind, expect_retry
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core.testing import ToolTestAgent, spawn_tool_agent
+from akgentic.tool.core.testing import (
+    LocalVectorStore,
+    ToolTestAgent,
+    bind_card,
+    expect_retry,
+    spawn_tool_agent,
+)
 from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.planning import PLANNING_COLLECTION, PlanningTool, PlanSearchResult
 
@@ -34,13 +39,13 @@ def _ids(result: PlanSearchResult) -> list[int]:
 
 @pytest.fixture
 def plan(tool_agent: ToolTestAgent, vector_store: LocalVectorStore) -> dict[str, Any]:
-    tools = bind(tool_agent, PlanningTool(collection=SMALL))
+    tools = bind_card(tool_agent, PlanningTool(collection=SMALL))
     _seed(tools)
     return tools
 
 
 def test_filters_combine(tool_agent: ToolTestAgent) -> None:
-    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     _seed(tools)
     search = tools["search_planning"]
     assert _ids(search()) == [1, 2, 3, 4, 5]
@@ -53,7 +58,7 @@ def test_filters_combine(tool_agent: ToolTestAgent) -> None:
 
 
 def test_keyword_query_matches_description_and_output(tool_agent: ToolTestAgent) -> None:
-    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     _seed(tools)
     result = tools["search_planning"](query="DOG")
     assert _ids(result) == [1, 5]  # description of 1, output of 5
@@ -85,7 +90,7 @@ def test_query_is_keyword_union_semantic(plan: dict[str, Any]) -> None:
 def test_semantic_threshold_is_the_cards(
     tool_agent: ToolTestAgent, vector_store: LocalVectorStore
 ) -> None:
-    tools = bind(tool_agent, PlanningTool(collection=SMALL, search_score_threshold=0.99))
+    tools = bind_card(tool_agent, PlanningTool(collection=SMALL, search_score_threshold=0.99))
     _seed(tools)
     assert _ids(tools["search_planning"](query="dog")) == [1, 5]  # keyword only
 
@@ -101,7 +106,7 @@ def test_degraded_store_keeps_keyword_results_with_a_note(
 
 
 def test_no_store_in_team_means_keyword_only(tool_agent: ToolTestAgent) -> None:
-    tools = bind(tool_agent, PlanningTool())
+    tools = bind_card(tool_agent, PlanningTool())
     _seed(tools)
     result = tools["search_planning"](query="dog")
     assert _ids(result) == [1, 5]
@@ -112,7 +117,7 @@ def test_no_store_in_team_means_keyword_only(tool_agent: ToolTestAgent) -> None:
 def test_disabled_store_is_left_alone(
     tool_agent: ToolTestAgent, vector_store: LocalVectorStore
 ) -> None:
-    tools = bind(tool_agent, PlanningTool(vector_store=False, collection=SMALL))
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False, collection=SMALL))
     _seed(tools)
     assert vector_store.list_collections() == []
     result = tools["search_planning"](query="dog")
@@ -131,7 +136,7 @@ def test_named_store_is_used(
         LocalVectorStore, BaseConfig(name="#VectorStore-RAG", role="VectorStore")
     )
     store: LocalVectorStore = actor_system.proxy_ask(address, LocalVectorStore)
-    tools = bind(tool_agent, PlanningTool(vector_store="#VectorStore-RAG", collection=SMALL))
+    tools = bind_card(tool_agent, PlanningTool(vector_store="#VectorStore-RAG", collection=SMALL))
     _seed(tools)
     assert len(store.refs(PLANNING_COLLECTION)) == 5
     assert 2 in _ids(tools["search_planning"](query="dog"))
@@ -140,7 +145,9 @@ def test_named_store_is_used(
 def test_many_matches_are_capped_with_a_note(
     actor_system: ActorSystem, orchestrator: ActorAddress
 ) -> None:
-    tools = bind(spawn_tool_agent(actor_system, orchestrator), PlanningTool(vector_store=False))
+    tools = bind_card(
+        spawn_tool_agent(actor_system, orchestrator), PlanningTool(vector_store=False)
+    )
     tools["update_planning"](create_tasks=[{"description": f"task {i}"} for i in range(60)])
     result = tools["search_planning"](query="task")
     assert len(result.tasks) == 50
@@ -159,7 +166,7 @@ def test_a_store_joining_later_receives_every_task(
 
     orch = actor_system.proxy_ask(orchestrator, Orchestrator)
     orch.getChildrenOrCreate(PlanActor, PlanConfig(collection=SMALL, store_retry_seconds=0))
-    tools = bind(tool_agent, PlanningTool(collection=SMALL))
+    tools = bind_card(tool_agent, PlanningTool(collection=SMALL))
     _seed(tools)
     assert 2 not in _ids(tools["search_planning"](query="dog"))
     address = orch.getChildrenOrCreate(
@@ -176,7 +183,7 @@ def test_a_conflicting_collection_keeps_search_keyword_only(
     tool_agent: ToolTestAgent, vector_store: LocalVectorStore
 ) -> None:
     vector_store.create_collection(PLANNING_COLLECTION, CollectionConfig(dimension=32))
-    tools = bind(tool_agent, PlanningTool(collection=SMALL))
+    tools = bind_card(tool_agent, PlanningTool(collection=SMALL))
     _seed(tools)
     result = tools["search_planning"](query="dog")
     assert _ids(result) == [1, 5]

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from plan_support import bind
 
 import akgentic.tool.planning as planning
-from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
+from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance, bind_card
 from akgentic.tool.planning import PlanningTool, PlanState, Task, TaskCreate, TaskUpdate
 from akgentic.tool.planning._update import apply_plan_update
 from akgentic.tool.planning.models import normalize_agent, truncate_output
@@ -85,7 +84,7 @@ def test_instructions_reach_the_description(tool_agent: ToolTestAgent) -> None:
         vector_store=False,
         update_planning=planning.UpdatePlanning(instructions="Keep tasks small."),
     )
-    doc = bind(tool_agent, card)["update_planning"].__doc__ or ""
+    doc = bind_card(tool_agent, card)["update_planning"].__doc__ or ""
     assert doc.rstrip().endswith("Keep tasks small.")
 
 

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from plan_support import bind, expect_retry, sync
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.event import ToolStateEvent
-from akgentic.tool.core.testing import ToolTestAgent, orchestrator_events, spawn_tool_agent
+from akgentic.tool.core.testing import (
+    ToolTestAgent,
+    bind_card,
+    expect_retry,
+    orchestrator_events,
+    settle,
+    spawn_tool_agent,
+)
 from akgentic.tool.planning import (
     PLANNING_ACTOR_NAME,
     GetPlanning,
@@ -28,7 +34,7 @@ def _events(system: ActorSystem, orchestrator: ActorAddress) -> list[ToolStateEv
 def test_create_update_delete_with_one_event_per_call(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
-    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     created = tools["update_planning"](
         create_tasks=[
             {"description": "Write the spec", "owner": "Alice"},
@@ -55,7 +61,7 @@ def test_create_update_delete_with_one_event_per_call(
 
 
 def test_output_is_truncated_never_refused(tool_agent: ToolTestAgent) -> None:
-    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     tools["update_planning"](create_tasks=[{"description": "t", "output": "x" * 400}])
     output = tools["get_planning_task"](1).output
     assert len(output) == 150
@@ -73,21 +79,21 @@ def test_description_limit_is_in_the_schema_and_enforced(
     assert schema["properties"]["description"]["maxLength"] == 300
     assert schema["properties"]["output"]["maxLength"] == 150
     assert schema["properties"]["status"]["enum"] == ["pending", "started", "completed", "blocked"]
-    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     message = expect_retry(
         tools["update_planning"],
         create_tasks=[{"description": "ok"}, {"description": "d" * 301}],
     )
     assert "create_tasks[1].description" in message
     assert "nothing was changed" in message
-    sync(actor_system, orchestrator)
+    settle(actor_system, orchestrator)
     assert _events(actor_system, orchestrator) == []
 
 
 def test_partial_batch_reports_each_bad_item_and_applies_the_rest(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
-    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     tools["update_planning"](create_tasks=[{"description": "first"}])
     message = expect_retry(
         tools["update_planning"],
@@ -110,18 +116,18 @@ def test_partial_batch_reports_each_bad_item_and_applies_the_rest(
 def test_nothing_changed_means_no_event(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
-    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     tools["update_planning"](create_tasks=[{"description": "a", "status": "started"}])
     tools["update_planning"](update_tasks=[{"id": 1, "status": "started"}])  # same value
     expect_retry(tools["update_planning"], delete_tasks=[5])
     expect_retry(tools["update_planning"])
     tools["update_planning"](update_tasks=[{"id": 1, "status": "completed"}])
-    sync(actor_system, orchestrator)
+    settle(actor_system, orchestrator)
     assert [e.seq for e in _events(actor_system, orchestrator)] == [1, 2]
 
 
 def test_get_planning_task_errors(tool_agent: ToolTestAgent) -> None:
-    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     assert "unknown task id 3" in expect_retry(tools["get_planning_task"], 3)
     assert "integer" in expect_retry(tools["get_planning_task"], "three")
 
@@ -131,8 +137,8 @@ def test_prompt_matches_the_documented_format(
 ) -> None:
     alice = spawn_tool_agent(actor_system, orchestrator, "@Alice")
     bob = spawn_tool_agent(actor_system, orchestrator, "@Bob")
-    alice_tools = bind(alice, PlanningTool(vector_store=False))
-    bob_tools = bind(bob, PlanningTool(vector_store=False))
+    alice_tools = bind_card(alice, PlanningTool(vector_store=False))
+    bob_tools = bind_card(bob, PlanningTool(vector_store=False))
     assert "no tasks yet" in alice_tools["get_planning"]()
     bob_tools["update_planning"](
         create_tasks=[
@@ -162,7 +168,7 @@ def test_prompt_matches_the_documented_format(
             "Use get_planning_task(id) for exact ID lookup or search_planning(...) to filter tasks.",
         ]
     )
-    everyone = bind(
+    everyone = bind_card(
         spawn_tool_agent(actor_system, orchestrator, "@Carol"),
         PlanningTool(
             vector_store=False, get_planning=GetPlanning(filter_by_agent=False, max_listed=4)
@@ -172,14 +178,14 @@ def test_prompt_matches_the_documented_format(
     assert "- ID 2 [pending] Write docs (Owner: unassigned, Creator: @Bob)" in everyone
     assert "- ... and 2 more (use search_planning)" in everyone
     # Carol owns nothing: a filtered prompt says so.
-    carol = bind(
+    carol = bind_card(
         spawn_tool_agent(actor_system, orchestrator, "@Dan"), PlanningTool(vector_store=False)
     )["get_planning"]()
     assert "**Your tasks** (owner or creator: @Dan): none" in carol
 
 
 def test_prompt_follows_changes(tool_agent: ToolTestAgent) -> None:
-    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     tools["update_planning"](create_tasks=[{"description": "one", "owner": "@Tester"}])
     first = tools["get_planning"]()
     assert first == tools["get_planning"]()  # cached render, same text
@@ -191,7 +197,7 @@ def test_prompt_follows_changes(tool_agent: ToolTestAgent) -> None:
     "disabled", ["get_planning", "get_planning_task", "update_planning", "search_planning"]
 )
 def test_capabilities_can_be_switched_off(tool_agent: ToolTestAgent, disabled: str) -> None:
-    names = set(bind(tool_agent, PlanningTool(vector_store=False, **{disabled: False})))
+    names = set(bind_card(tool_agent, PlanningTool(vector_store=False, **{disabled: False})))
     expected = {"get_planning", "get_planning_task", "update_planning", "search_planning"}
     assert names == expected - {disabled}
 
@@ -218,7 +224,7 @@ def test_calls_after_the_team_stopped_are_retriable_not_raw(
 ) -> None:
     from akgentic.core.orchestrator import Orchestrator
 
-    tools = bind(tool_agent, PlanningTool(vector_store=False))
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     tools["update_planning"](create_tasks=[{"description": "a"}])
     actor_system.proxy_ask(orchestrator, Orchestrator).stop().wait()
     assert "not running" in expect_retry(tools["get_planning_task"], 1)
