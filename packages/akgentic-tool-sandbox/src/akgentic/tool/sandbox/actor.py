@@ -69,6 +69,7 @@ _MIB = 1024 * 1024
 # one table serves every sandbox in the process). Lets a stopping sandbox kill its
 # commands instead of waiting for their timeouts.
 _RUNNING: dict[str, int] = {}
+_CANCELLED: set[str] = set()
 _RUNNING_LOCK = threading.Lock()
 
 
@@ -77,18 +78,34 @@ def _track(key: str, pgid: int) -> None:
         _RUNNING[key] = pgid
 
 
-def _untrack(key: str) -> None:
+def _untrack(key: str) -> bool:
+    """Forget ``key``; ``True`` when it was killed by :func:`kill_running` meanwhile."""
     with _RUNNING_LOCK:
         _RUNNING.pop(key, None)
+        if key in _CANCELLED:
+            _CANCELLED.discard(key)
+            return True
+        return False
 
 
-def kill_running(keys: set[str] | list[str]) -> int:
+def kill_running(keys: Collection[str]) -> int:
     """SIGKILL the commands of ``keys`` still running; returns how many were signalled."""
     with _RUNNING_LOCK:
         groups = [_RUNNING[key] for key in keys if key in _RUNNING]
+        _CANCELLED.update(key for key in keys if key in _RUNNING)
     for pgid in groups:
         kill_process_group(pgid)
     return len(groups)
+
+
+def cancelled_result(command: str) -> ExecResult:
+    """The result of a command killed because its sandbox stopped."""
+    return ExecResult(
+        command=command,
+        error=(
+            f"SandboxError: Cancelled: Command {command!r} was killed because the sandbox stopped"
+        ),
+    )
 
 
 class SandboxSettings(BaseModel):
@@ -241,9 +258,10 @@ class ExecWorker(DeferredWorker[str, ExecResult]):
         try:
             outcome = run_process(spec, on_spawn=lambda pid: _track(key, pid))
         except SandboxLaunchError as exc:
-            return ExecResult(command=spec.display_command, error=f"SandboxError: {exc}")
-        finally:
             _untrack(key)
+            return ExecResult(command=spec.display_command, error=f"SandboxError: {exc}")
+        if _untrack(key):
+            return cancelled_result(spec.display_command)
         return ExecResult.from_outcome(spec.display_command, outcome, spec.timeout_seconds)
 
 

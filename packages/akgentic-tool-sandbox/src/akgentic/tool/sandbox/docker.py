@@ -41,6 +41,7 @@ from akgentic.tool.sandbox.actor import (
     _format_seconds,
     _track,
     _untrack,
+    cancelled_result,
 )
 
 __all__ = [
@@ -190,9 +191,10 @@ class DockerExecWorker(ExecWorker):
             try:
                 outcome = run_process(job.launch, on_spawn=lambda pid: _track(key, pid))
             except SandboxLaunchError as exc:
-                return ExecResult(command=command, error=f"SandboxError: {exc}")
-            finally:
                 _untrack(key)
+                return ExecResult(command=command, error=f"SandboxError: {exc}")
+            if _untrack(key):
+                return cancelled_result(command)
             if attempt == 0 and outcome.exit_code != 0 and _GONE.search(outcome.stderr):
                 # The container was removed behind our back: recreate it once.
                 with _READY_LOCK:
@@ -312,8 +314,10 @@ class DockerSandboxActor(SandboxActor):
 
     def _wait_budget(self) -> float:
         budget = super()._wait_budget() + _CLIENT_BACKSTOP_SECONDS
-        with _READY_LOCK:
-            ready = container_name(self.team_id) in _READY
+        # Read without the lock: a worker holds it for a whole image build, and the actor's
+        # thread must never wait on that. A set lookup is atomic; a stale answer only
+        # changes how long the caller is told to wait.
+        ready = container_name(self.team_id) in _READY
         # The very first command may have to build the image and start the container.
         return budget if ready else budget + _BUILD_TIMEOUT_SECONDS + 2 * _CONTROL_TIMEOUT_SECONDS
 
@@ -321,9 +325,9 @@ class DockerSandboxActor(SandboxActor):
         """Remove the team container (bounded), then stop as usual."""
         container = container_name(self.team_id)
         docker = shutil.which("docker")
-        with _READY_LOCK:
-            was_ready = container in _READY
-            _READY.discard(container)
+        # Lock-free for the same reason as in _wait_budget.
+        was_ready = container in _READY
+        _READY.discard(container)
         if docker is not None and was_ready:
             try:
                 _control([docker, "rm", "--force", container], _CONTROL_TIMEOUT_SECONDS)
