@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 # pytest runs with --import-mode=importlib, which does not put this folder on sys.path;
-# the tests import the harness by name.
-sys.path.insert(0, str(Path(__file__).parent))
+# the tests import the harness by name (appended, so that nothing in this folder can shadow
+# an installed module).
+sys.path.append(str(Path(__file__).parent))
 
 from mcp_harness import ServerProcess, StartServer, start_http_server
 

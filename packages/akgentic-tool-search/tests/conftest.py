@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 # pytest runs with --import-mode=importlib, which does not put this folder on sys.path;
-# the tests import the stand-in's types, so make its module importable by name.
-sys.path.insert(0, str(Path(__file__).parent))
+# the tests import the stand-in's types, so make its module importable by name (appended,
+# so that nothing in this folder can shadow an installed module).
+sys.path.append(str(Path(__file__).parent))
 
 from tavily_standin import API_KEY, FakeTavily, make_handler
 
