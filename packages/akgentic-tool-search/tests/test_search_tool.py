@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -322,3 +323,16 @@ async def test_an_agent_searches_and_sees_rate_limit_advice(
     retries = [p for m in seen for p in m.parts if isinstance(p, RetryPromptPart)]
     assert "HTTP 429" in str(retries[-1].content)
     assert "Wait about a minute" in str(retries[-1].content)
+
+
+def test_concurrent_calls_from_worker_threads(fake_tavily: FakeTavily) -> None:
+    # pydantic-ai runs sync tools in worker threads, several at once for parallel calls.
+    for i in range(8):
+        fake_tavily.pages[f"https://e.com/{i}"] = f"page {i} " * 100
+    fetch = tools_of(SearchTool())["web_fetch"]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        pages = list(pool.map(lambda i: fetch(url=f"https://e.com/{i}"), range(8)))
+        again = list(pool.map(lambda i: fetch(url=f"https://e.com/{i}"), range(8)))
+    assert [p.content for p in pages] == [f"page {i} " * 100 for i in range(8)]
+    assert again == pages
+    assert len(fake_tavily.calls("/extract")) == 8  # the second round came from the cache
