@@ -200,19 +200,3 @@ def test_snapshot_copy_is_independent_of_the_live_state() -> None:
     assert "A" in copy.entities
     assert copy.same_graph(copy.model_validate_json(copy.model_dump_json()))
     assert KnowledgeGraphStateEvent().is_empty()
-
-
-def test_snapshot_schedule_is_geometric_while_the_state_grows() -> None:
-    from akgentic.tool.knowledge_graph._snapshots import SnapshotSchedule
-
-    schedule = SnapshotSchedule(min_changes=100, size_ratio=1.0)
-    size, published, copied = 0, [], 0
-    for _ in range(1000):  # 1000 updates of 10 items each
-        size += 10
-        if schedule.record(10):
-            schedule.published(size)
-            published.append(size)
-            copied += size
-    assert published == [100, 200, 400, 800, 1600, 3200, 6400]
-    assert copied < 2 * size  # all snapshots together cost less than two final ones
-    assert schedule.pending == size - published[-1]  # replay after a crash: bounded

@@ -123,14 +123,3 @@ def test_snapshot_copy_is_independent() -> None:
     state.remove_task(1)
     assert 1 in copy.tasks
     assert copy.same_plan(PlanState.model_validate_json(copy.model_dump_json()))
-
-
-def test_snapshot_schedule_waits_for_a_share_of_the_last_size() -> None:
-    from akgentic.tool.planning._snapshots import SnapshotSchedule
-
-    schedule = SnapshotSchedule(min_changes=64, size_ratio=0.5)
-    assert not schedule.record(63)
-    assert schedule.record(1)
-    schedule.published(1000)
-    assert not schedule.record(499)
-    assert schedule.record(1)

@@ -1,4 +1,4 @@
-"""When a tool actor publishes a full snapshot of its state.
+"""When a tool actor publishes a full snapshot of its state (shared by every stateful tool).
 
 Publishing the whole state after every change makes persistence cost grow with the state:
 a long session pays for its full history again on each update. Instead the actor publishes
@@ -7,9 +7,14 @@ had at that last snapshot (and at least ``min_changes``). While the state grows,
 come at sizes growing geometrically, so their total cost stays proportional to the number
 of changes; the delta events emitted in between carry what a restore replays on top of the
 last snapshot, and that replay is bounded by the same share of the state.
+
+Planning and the knowledge graph both schedule their snapshots with it; any tool actor that
+persists a growing state as snapshots plus delta events can do the same.
 """
 
 from __future__ import annotations
+
+__all__ = ["SnapshotSchedule"]
 
 
 class SnapshotSchedule:

@@ -30,6 +30,7 @@ from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.event import ToolStateEvent
+from akgentic.tool.core.snapshots import SnapshotSchedule
 from akgentic.tool.core.vector_store import (
     CollectionConfig,
     VectorDocument,
@@ -46,7 +47,6 @@ from akgentic.tool.knowledge_graph._search import (
     merge_hits,
     relation_text,
 )
-from akgentic.tool.knowledge_graph._snapshots import SnapshotSchedule
 from akgentic.tool.knowledge_graph._update import apply_update, plural
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
 from akgentic.tool.knowledge_graph.models import (

@@ -29,6 +29,7 @@ from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.event import ToolStateEvent
+from akgentic.tool.core.snapshots import SnapshotSchedule
 from akgentic.tool.core.vector_store import (
     CollectionConfig,
     VectorDocument,
@@ -37,7 +38,6 @@ from akgentic.tool.core.vector_store import (
     resolve_vector_store_name,
 )
 from akgentic.tool.planning._keywords import TaskKeywordIndex
-from akgentic.tool.planning._snapshots import SnapshotSchedule
 from akgentic.tool.planning._update import apply_plan_update
 from akgentic.tool.planning.event import PlanningStateEvent
 from akgentic.tool.planning.models import (
