@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import docx
+import openpyxl
+import pptx
 import pytest
 from PIL import Image
 from pydantic_ai.messages import BinaryContent
@@ -89,6 +91,26 @@ def test_docx_is_read_as_markdown(tools: Tools, ws: Path) -> None:
     # the sidecar is not listed, globbed or grepped
     assert ".plan.docx.md" not in tools["workspace_list"]()
     assert tools["workspace_glob"]("**/*.md").startswith("No files match")
+
+
+def test_xlsx_and_pptx_are_read_as_markdown(tools: Tools, ws: Path) -> None:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["region", "revenue"])
+    sheet.append(["north", 1200])
+    book.save(ws / "sales.xlsx")
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Roadmap 2027"
+    slide.placeholders[1].text = "Ship the workspace tool"
+    deck.save(str(ws / "deck.pptx"))
+    table = tools["workspace_read"]("sales.xlsx")
+    assert "| region | revenue |" in table
+    assert "| north | 1200 |" in table
+    slides = tools["workspace_read"]("deck.pptx")
+    assert "# Roadmap 2027" in slides
+    assert "Ship the workspace tool" in slides
 
 
 def test_converted_documents_page_like_text_and_caching_can_be_off(roots: Path) -> None:
