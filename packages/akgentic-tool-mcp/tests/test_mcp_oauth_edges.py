@@ -200,7 +200,8 @@ async def test_a_registered_client_using_basic_authentication(stand_in: StandIn)
 @pytest.mark.parametrize(
     ("metadata", "routes", "expected"),
     [
-        ({"code_challenge_methods_supported": ["plain"]}, {}, "does not support PKCE with S256"),
+        ({"code_challenge_methods_supported": ["plain"]}, {}, "does not advertise PKCE with S256"),
+        ({"code_challenge_methods_supported": None}, {}, "does not advertise PKCE with S256"),
         ({"registration_endpoint": None}, {}, "offers no dynamic client registration"),
         ({"token_endpoint": None}, {}, "metadata at .* is invalid"),
         (

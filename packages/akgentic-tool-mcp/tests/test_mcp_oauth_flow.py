@@ -108,7 +108,7 @@ async def test_the_steps_one_by_one_and_a_wrong_verifier(oauth_server: str) -> N
             client = await register_client(server_meta, callback.redirect_uri, http)
             assert client.client_secret is None  # a public client: PKCE protects the code
             code = await request_authorization_code(
-                server_meta, client, callback.redirect_uri, callback, open_browser=Browser()
+                server_meta, client, callback, open_browser=Browser()
             )
         tampered = AuthorizationCode(
             code=code.code, redirect_uri=code.redirect_uri, code_verifier=new_pkce_pair().verifier

@@ -183,11 +183,13 @@ async def discover_authorization_server(
             raise OAuthFlowError(
                 f"authorization server metadata at {url} is invalid: {exc}"
             ) from exc
+        # The MCP authorization spec has clients refuse servers that do not advertise
+        # S256 PKCE, absence of the field included: without it the code is unprotected.
         methods = server_meta.code_challenge_methods_supported
-        if methods is not None and "S256" not in methods:
+        if not methods or "S256" not in methods:
             raise OAuthFlowError(
-                f"authorization server {issuer} does not support PKCE with S256 "
-                f"(it lists {methods}); this flow requires it"
+                f"authorization server {issuer} does not advertise PKCE with S256 "
+                f"(code_challenge_methods_supported: {methods}); this flow requires it"
             )
         return resource_meta, server_meta
     raise OAuthFlowError(
@@ -240,7 +242,6 @@ async def register_client(
 async def request_authorization_code(
     server_meta: AuthorizationServerMetadata,
     client: OAuthClient,
-    redirect_uri: str,
     callback: AuthorizationCallback,
     *,
     open_browser: BrowserOpener = webbrowser.open,
@@ -248,7 +249,12 @@ async def request_authorization_code(
     resource: str | None = None,
     timeout: float = 300.0,
 ) -> AuthorizationCode:
-    """The browser step: send the user to authorize, wait for the redirect with the code."""
+    """The browser step: send the user to authorize, wait for the redirect with the code.
+
+    ``callback`` (from :func:`listen_for_callback`) provides the redirect URI, which must be
+    one registered for ``client``.
+    """
+    redirect_uri = callback.redirect_uri
     pkce = new_pkce_pair()
     state = secrets.token_urlsafe(24)
     query: dict[str, str] = {
@@ -389,7 +395,6 @@ async def authorize_mcp_server(
         code = await request_authorization_code(
             server_meta,
             client,
-            redirect_uri,
             callback,
             open_browser=open_browser,
             scopes=wanted_scopes,
