@@ -139,6 +139,9 @@ def test_glob_refuses_escaping_and_exploding_patterns(tools: Tools) -> None:
             tools["workspace_glob"](pattern)
     with pytest.raises(RetriableError, match="more than 256 patterns"):
         tools["workspace_glob"]("{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}/*")
+    deeply_nested = "{a," * 2000 + "b" + "}" * 2000
+    with pytest.raises(RetriableError, match="more than 64 brace groups"):
+        tools["workspace_glob"](deeply_nested)
 
 
 # -- workspace_grep ---------------------------------------------------------------------------

@@ -52,8 +52,11 @@ class BraceExpansionError(ValueError):
 def expand_braces(pattern: str) -> list[str]:
     """`src/*.{py,ts}` -> [`src/*.py`, `src/*.ts`]; nested groups are expanded too.
 
-    Raises `BraceExpansionError` past `MAX_EXPANSIONS` alternatives.
+    Raises `BraceExpansionError` past `MAX_EXPANSIONS` alternatives, or past 64 groups
+    (nesting recurses once per level).
     """
+    if pattern.count("{") > 64:
+        raise BraceExpansionError(f"{pattern[:40]!r}... has more than 64 brace groups")
     depth = 0
     start = -1
     for index, char in enumerate(pattern):
