@@ -257,7 +257,7 @@ def test_provider_failure_degrades_to_keywords_with_a_single_warning(
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1, [r.getMessage() for r in warnings]
     assert "notes" in warnings[0].getMessage()
-    assert len(openai_env.requests) == 2  # documents + one query; nothing while failing
+    assert len(openai_env.requests) == 2  # the documents, retried once by the client; no more
 
 
 def test_embeddings_are_retried_after_the_failure_window(
@@ -507,3 +507,48 @@ def test_an_azure_store_embeds_through_its_deployment(
     assert result.hits[0].ref == "ui"
     paths = {entry["path"].split("?")[0] for entry in embedding_server.requests}
     assert paths == {"/openai/deployments/team-embeddings/embeddings"}
+
+
+class OneWorkerStore(VectorStoreActor):
+    max_document_workers: ClassVar[int] = 1
+
+
+def test_documents_queue_behind_a_busy_worker_and_go_out_together(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    openai_env.gate = threading.Event()
+    store = custom_store(actor_system, orchestrator, tool_agent, OneWorkerStore)
+    store.create_collection("notes", NOTES)
+    first = store.upsert("notes", [VectorDocument(ref="a", text="alpha")])
+    second = store.upsert("notes", [VectorDocument(ref="b", text="beta old")])
+    store.upsert("notes", [VectorDocument(ref="c", text="gamma")])
+    store.upsert("notes", [VectorDocument(ref="d", text="delta")])
+    store.delete("notes", ["c"])
+    store.upsert("notes", [VectorDocument(ref="b", text="beta new")])
+
+    assert first.request_id is not None
+    assert (second.request_id, second.pending) == (None, 1)
+    assert store.collection_stats("notes").pending == 3  # a in flight, d and b queued
+    eventually(lambda: len(openai_env.requests) == 1)
+    openai_env.gate.set()
+    wait_embedded(store, "notes", 3)
+
+    assert openai_env.inputs() == [["alpha"], ["delta", "beta new"]]
+    assert store.collection_stats("notes").pending == 0
+
+
+def test_queued_documents_are_not_sent_to_a_failing_provider(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    openai_env.gate = threading.Event()
+    openai_env.fail_status = 503
+    store = custom_store(actor_system, orchestrator, tool_agent, OneWorkerStore)
+    store.create_collection("notes", NOTES)
+    for doc in DOCS:
+        store.upsert("notes", [doc])
+    eventually(lambda: len(openai_env.requests) == 1)
+    openai_env.gate.set()
+
+    eventually(lambda: store.collection_stats("notes").failed == 3)
+    # Only the first document ever reached the provider (the client retries it once).
+    assert {tuple(batch) for batch in openai_env.inputs()} == {(DOCS[0].text,)}

@@ -68,6 +68,9 @@ logger = logging.getLogger(__name__)
 
 QueryKey = tuple[str, str]
 
+_QUEUED = "queued"
+"""Pending mark of a document waiting for a free worker (no request id yet)."""
+
 WORKSPACE_SUBDIR = ".vector_store"
 """Directory, inside the team's workspace, of collections with no ``workspace_path``."""
 
@@ -143,6 +146,9 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
     """Most documents re-embedded by one retry worker."""
     worker_class: ClassVar[type[EmbeddingActor]] = EmbeddingActor
     """The worker spawned per embedding request (its ``timeout_seconds`` is the budget)."""
+    max_document_workers: ClassVar[int] = 4
+    """Document embedding requests in flight at once; more documents wait in a queue and
+    go out together when a worker is free (fewer, larger requests to the provider)."""
     worker_report_margin_seconds: ClassVar[float] = 5.0
     """Grace after a worker's budget before its silent job is counted as failed."""
 
@@ -152,6 +158,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._backends: dict[str, CollectionBackend] = {}
         self._pending: dict[str, dict[str, str]] = {}
         self._jobs: dict[str, tuple[str, list[str]]] = {}
+        self._queued: dict[str, dict[str, str]] = {}
         self._needs_retry: set[str] = set()
         self._query_cache: OrderedDict[QueryKey, npt.NDArray[np.float32]] = OrderedDict()
         self._query_jobs: dict[str, QueryKey] = {}
@@ -295,11 +302,13 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         for doc in latest:
             pending.pop(doc.ref, None)
         request_id: str | None = None
+        waiting = 0
         if to_embed:
             if self._episode_error(collection) is None:
-                request_id = self._spawn_documents(
+                request_id = self._submit_documents(
                     collection, [doc.ref for doc in to_embed], [doc.text for doc in to_embed]
                 )
+                waiting = len(to_embed)
             else:
                 self._needs_retry.add(collection)
         self._mark_dirty(collection)
@@ -313,7 +322,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         return UpsertReceipt(
             collection=collection,
             accepted=len(latest),
-            pending=len(to_embed) if request_id else 0,
+            pending=waiting,
             request_id=request_id,
         )
 
@@ -322,8 +331,10 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         backend = self._backend(collection)
         removed = backend.delete(refs)
         pending = self._pending.get(collection, {})
+        queued = self._queued.get(collection, {})
         for ref in refs:
             pending.pop(ref, None)
+            queued.pop(ref, None)
         if removed:
             self._mark_dirty(collection)
             self._emit(VectorStoreStateEvent(collection=collection, removed=removed))
@@ -407,6 +418,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
                 backend.set_vectors(embedded, value[current])
                 self._mark_dirty(key.collection)
                 self._emit(VectorStoreStateEvent(collection=key.collection, embedded=embedded))
+            self._drain_queue()
         self._episodes.pop(key.collection, None)
         if key.collection in self._failing:
             self._failing.discard(key.collection)
@@ -415,6 +427,11 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
     def fail(self, key: EmbedKey, error: str) -> None:
         """A worker could not embed its job."""
         self._deadlines.pop(key.request_id, None)
+        known = key.collection in self._backends
+        if known:
+            # Opened first, so that queued documents of this collection are not sent out
+            # by the drain below while the provider is failing.
+            self._episodes[key.collection] = (self._now() + self.negative_ttl_seconds, error)
         if key.kind == "query":
             query_key = self._query_jobs.pop(key.request_id, None)
             if query_key is not None:
@@ -427,9 +444,9 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
                     if pending.get(ref) == key.request_id:
                         del pending[ref]
                 self._needs_retry.add(key.collection)
-        if key.collection not in self._backends:
+                self._drain_queue()
+        if not known:
             return
-        self._episodes[key.collection] = (self._now() + self.negative_ttl_seconds, error)
         if key.collection not in self._failing:
             self._failing.add(key.collection)
             logger.warning(
@@ -504,6 +521,39 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         )
         self.proxy_tell(worker, EmbeddingActor).run(key, job, self.myAddress)
 
+    def _submit_documents(self, collection: str, refs: list[str], texts: list[str]) -> str | None:
+        """Embed now if a worker is free, else queue; returns the request id if spawned."""
+        if len(self._jobs) < self.max_document_workers and not self._queued.get(collection):
+            return self._spawn_documents(collection, refs, texts)
+        queue = self._queued.setdefault(collection, {})
+        pending = self._pending.setdefault(collection, {})
+        for ref, text in zip(refs, texts, strict=True):
+            queue.pop(ref, None)  # re-queued at the end with its newest text
+            queue[ref] = text
+            pending[ref] = _QUEUED
+        return None
+
+    def _drain_queue(self) -> None:
+        """Hand queued documents to workers while there is room (oldest collection first)."""
+        for collection in list(self._queued):
+            if len(self._jobs) >= self.max_document_workers:
+                return
+            queue = self._queued.pop(collection)
+            pending = self._pending.get(collection, {})
+            live = {ref: text for ref, text in queue.items() if pending.get(ref) == _QUEUED}
+            if not live or collection not in self._backends:
+                continue
+            if self._episode_error(collection) is not None:
+                for ref in live:  # failing now: they wait for the retry after the episode
+                    del pending[ref]
+                self._needs_retry.add(collection)
+                continue
+            refs = list(live)[: self.retry_batch_limit]
+            rest = {ref: live[ref] for ref in list(live)[len(refs) :]}
+            if rest:
+                self._queued[collection] = rest
+            self._spawn_documents(collection, refs, [live[ref] for ref in refs])
+
     def _spawn_documents(self, collection: str, refs: list[str], texts: list[str]) -> str:
         request_id = uuid.uuid4().hex[:12]
         pending = self._pending.setdefault(collection, {})
@@ -544,10 +594,11 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         refs = list(missing)[: self.retry_batch_limit]
         if len(missing) > len(refs):
             self._needs_retry.add(collection)  # the rest goes with the next retry
-        self._spawn_documents(collection, refs, [missing[ref] for ref in refs])
+        self._submit_documents(collection, refs, [missing[ref] for ref in refs])
 
     def _forget(self, name: str) -> None:
         self._pending.pop(name, None)
+        self._queued.pop(name, None)
         self._needs_retry.discard(name)
         self._episodes.pop(name, None)
         self._failing.discard(name)
@@ -583,6 +634,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._backends = {}
         self._pending = {}
         self._jobs = {}
+        self._queued = {}
         self._query_jobs = {}
         self._deadlines = {}
         self._query_in_flight = set()
