@@ -343,3 +343,14 @@ def test_stopping_the_sandbox_kills_running_commands(
             )
         ), answer
     eventually(lambda: not running("time.sleep(299.5)"))
+
+
+def test_node_needs_more_address_space_than_the_default(bind_exec: Bind) -> None:
+    """V8 reserves over 512 MiB of address space at start: raising memory_bytes fixes it."""
+    import shutil
+    import sys
+
+    if shutil.which("node") is None or sys.platform != "linux":
+        pytest.skip("needs node on Linux (where RLIMIT_AS applies)")
+    _, run = bind_exec(mode="local", memory_bytes=2 * 1024**3)
+    assert run("node -e 'console.log(6 * 7)'") == "exit_code: 0\n--- stdout ---\n42"
