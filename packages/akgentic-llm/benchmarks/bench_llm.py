@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = parser.parse_args(argv)
-    agent_reps, context_reps, import_reps = (3, 5, 3) if args.quick else (7, 15, 5)
+    agent_reps, context_reps, import_reps = (3, 5, 3) if args.quick else (5, 9, 5)
 
     bare, react = bench_agent(agent_reps)
     print(f"[1] {TURNS} turns (1 tool call + 1 answer each), median of {agent_reps}")
