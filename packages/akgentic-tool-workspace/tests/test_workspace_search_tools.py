@@ -79,8 +79,10 @@ def test_list_errors(tools: Tools, ws: Path) -> None:
         tools["workspace_list"]("nope")
     with pytest.raises(RetriableError, match="is a file"):
         tools["workspace_list"]("f.txt")
-    with pytest.raises(RetriableError, match="depth"):
+    with pytest.raises(RetriableError, match="depth must be between 1 and 32"):
         tools["workspace_list"](".", depth=0)
+    with pytest.raises(RetriableError, match="depth must be between 1 and 32"):
+        tools["workspace_list"](".", depth=10_000)
     assert tools["workspace_list"]() == "./\nf.txt (0 bytes)"
 
 

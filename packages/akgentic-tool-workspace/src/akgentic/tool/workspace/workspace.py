@@ -72,6 +72,8 @@ R = TypeVar("R")
 
 _DOCUMENT_NAMES = ", ".join(sorted(ext[1:] for ext in DOCUMENT_EXTENSIONS))
 _SNIPPET_CONTEXT = 2
+# The tree is drawn recursively; deeper listings are better done a subdirectory at a time.
+_MAX_TREE_DEPTH = 32
 
 
 @runtime_checkable
@@ -267,8 +269,8 @@ class Filesystem:
 
     def list_dir(self, path: str = ".", depth: int = 1, *, max_entries: int = 500) -> str:
         """The entries of a directory; `depth` above 1 draws an ASCII tree that deep."""
-        if depth < 1:
-            raise RetriableError(f"depth must be 1 or more, got {depth}")
+        if not 1 <= depth <= _MAX_TREE_DEPTH:
+            raise RetriableError(f"depth must be between 1 and {_MAX_TREE_DEPTH}, got {depth}")
         target = self._resolve(path)
         if not target.exists():
             raise RetriableError(f"Directory not found: {path}. Use workspace_list('.') first.")
