@@ -151,3 +151,24 @@ def test_protocols_are_structural() -> None:
     assert isinstance(Observer(), ContextObserver)
     assert not isinstance(object(), ContextObserver)
     assert isinstance(Envelope(SAMPLES[0]), EventMessage)
+
+
+@pytest.mark.parametrize("event", SAMPLES, ids=lambda e: type(e).__name__)
+def test_events_survive_akgentic_cores_serializer(event: Any) -> None:
+    """How the framework persists them (skipped where akgentic-core is not installed)."""
+    pytest.importorskip("akgentic.core")
+    import json
+
+    from akgentic.core.utils.deserializer import deserialize_object
+    from akgentic.core.utils.serializer import serialize
+
+    payload = json.loads(json.dumps(serialize(event)))
+    assert deserialize_object(payload) == event
+
+
+def test_user_prompt_alias_is_a_plain_union() -> None:
+    from typing import get_args
+
+    from akgentic.llm import UserPrompt
+
+    assert get_args(UserPrompt)[0] is str

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, TypeAlias, TypeVar, cast
 
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import AbstractCapability
@@ -47,7 +47,8 @@ __all__ = [
     "UserPrompt",
 ]
 
-type UserPrompt = str | list[str | BinaryContent]
+# A plain union (not a ``type`` statement) so that ``typing.get_args`` and pydantic see through it.
+UserPrompt: TypeAlias = str | list[str | BinaryContent]  # noqa: UP040
 """What ``run()`` accepts: text, or a list mixing text and binary content (images, ...)."""
 
 F = TypeVar("F")
