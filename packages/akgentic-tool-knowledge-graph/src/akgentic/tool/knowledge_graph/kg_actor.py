@@ -21,7 +21,6 @@ slow embedding never holds this actor.
 from __future__ import annotations
 
 import logging
-import time
 from collections import Counter
 
 from pydantic import BaseModel, Field
@@ -31,13 +30,8 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.snapshots import SnapshotSchedule
-from akgentic.tool.core.vector_store import (
-    CollectionConfig,
-    VectorDocument,
-    VectorStore,
-    lookup_vector_store,
-    resolve_vector_store_name,
-)
+from akgentic.tool.core.vector_binding import CollectionMirror
+from akgentic.tool.core.vector_store import CollectionConfig, VectorDocument, VectorStore
 from akgentic.tool.knowledge_graph._search import (
     ENTITY_PREFIX,
     RELATION_PREFIX,
@@ -74,8 +68,6 @@ KG_COLLECTION = "knowledge-graph"
 _OVERVIEW_ROOTS = 50
 # How many entity (and relation) types the overview names, most frequent first.
 _OVERVIEW_TYPES = 30
-# Documents per upsert call when the whole graph is sent to the store.
-_UPSERT_CHUNK = 500
 
 
 class KnowledgeGraphConfig(BaseConfig):
@@ -120,8 +112,13 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         self._overview: tuple[int, str] | None = None
         # Deltas in the team history newer than our state are replayed before first use.
         self._catch_up_pending = True
-        self._store: VectorStore | None = None
-        self._store_checked_at: float | None = None
+        self._collection = CollectionMirror(
+            self.config.name,
+            self.config.vector_store,
+            KG_COLLECTION,
+            self.config.collection,
+            self.config.store_retry_seconds,
+        )
 
     # -- akgentic-core state hooks ------------------------------------------------------
 
@@ -236,53 +233,20 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
         return self.state.seq
 
     def _vector_store(self) -> VectorStore | None:
-        """The store this graph is mirrored into, bound on first need.
-
-        Binding creates the collection (idempotent) and, when the store holds a different
-        number of documents than the graph has items (a store that came later, or lost
-        its data), sends it every item. While no store is found, the lookup is repeated
-        at most every ``store_retry_seconds``.
-        """
-        name = resolve_vector_store_name(self.config.vector_store)
-        if self._store is not None or name is None or self._orchestrator is None:
-            return self._store
-        now = time.monotonic()
-        last = self._store_checked_at
-        if last is not None and now - last < self.config.store_retry_seconds:
-            return None
-        self._store_checked_at = now
-        try:
-            store = lookup_vector_store(self, name)
-            if store is None:
-                logger.info("%s: no %s in the team; keyword search only", self.config.name, name)
-                return None
-            stats = store.create_collection(KG_COLLECTION, self.config.collection)
-            if stats.documents != self.state.size():
-                self._upsert(
-                    store,
-                    [_entity_document(e) for e in self.state.entities.values()]
-                    + [_relation_document(r) for r in self.state.relations.values()],
-                )
-        except Exception as exc:  # a store we cannot use must not break the graph
-            logger.warning(
-                "%s: vector store %s unusable (%s); keyword search only",
-                self.config.name,
-                name,
-                exc,
-            )
-            return None
-        self._store = store
-        return store
-
-    @staticmethod
-    def _upsert(store: VectorStore, documents: list[VectorDocument]) -> None:
-        for start in range(0, len(documents), _UPSERT_CHUNK):
-            store.upsert(KG_COLLECTION, documents[start : start + _UPSERT_CHUNK])
+        """The store this graph is mirrored into, bound on first need (see
+        ``CollectionMirror.store``: every item is sent when the store's count differs)."""
+        return self._collection.store(
+            self,
+            self.state.size(),
+            lambda: (
+                [_entity_document(e) for e in self.state.entities.values()]
+                + [_relation_document(r) for r in self.state.relations.values()]
+            ),
+        )
 
     def _mirror(self, delta: KnowledgeGraphStateEvent) -> None:
         """Send the texts that changed to the vector store (embedding happens there)."""
-        store = self._vector_store()
-        if store is None:
+        if self._vector_store() is None:
             return
         documents: dict[str, VectorDocument] = {}
         for entity in (*delta.entities_added, *delta.entities_modified):
@@ -293,14 +257,9 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
             documents[document.ref] = document
         gone = [ENTITY_PREFIX + name for name in delta.entities_removed]
         gone += [RELATION_PREFIX + r.key for r in delta.relations_removed]
-        gone = [ref for ref in gone if ref not in documents]
-        try:
-            if gone:
-                store.delete(KG_COLLECTION, gone)
-            if documents:
-                self._upsert(store, list(documents.values()))
-        except Exception as exc:
-            logger.warning("%s: vector store update failed: %s", self.config.name, exc)
+        self._collection.apply(
+            upserts=list(documents.values()), deletes=[ref for ref in gone if ref not in documents]
+        )
 
 
 def _entity_document(entity: Entity) -> VectorDocument:

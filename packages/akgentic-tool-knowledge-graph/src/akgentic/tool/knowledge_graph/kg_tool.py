@@ -8,7 +8,6 @@ not kept alive by its tools.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any, Self, cast
 
@@ -18,18 +17,14 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
-from akgentic.tool.core.dependencies import known_card_names
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.params import BaseToolParam, resolve_param
-from akgentic.tool.core.vector_store import (
-    CollectionConfig,
-    UnknownCollectionError,
-    VectorQuery,
-    VectorStore,
-    lookup_vector_store,
-    resolve_vector_store_name,
-    search_text,
+from akgentic.tool.core.vector_binding import (
+    VectorHits,
+    VectorSearchClient,
+    vector_store_dependencies,
 )
+from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.knowledge_graph.kg_actor import (
     KG_COLLECTION,
@@ -50,10 +45,6 @@ from akgentic.tool.knowledge_graph.models import (
 )
 
 __all__ = ["GetGraph", "KnowledgeGraphTool", "SearchGraph", "UpdateGraph"]
-
-logger = logging.getLogger(__name__)
-
-_VECTOR_STORE_CARD = "VectorStoreTool"
 
 
 class GetGraph(BaseToolParam):
@@ -91,7 +82,9 @@ class KnowledgeGraphTool(ToolCard):
     search_score_threshold: float = Field(default=DEFAULT_KG_SCORE_THRESHOLD, ge=0.0, le=1.0)
 
     _actor: KnowledgeGraphActor | None = PrivateAttr(default=None)
-    _store: VectorStore | None = PrivateAttr(default=None)
+    _vectors: VectorSearchClient = PrivateAttr(
+        default_factory=lambda: VectorSearchClient("KnowledgeGraphTool", KG_COLLECTION)
+    )
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
@@ -99,10 +92,7 @@ class KnowledgeGraphTool(ToolCard):
         # only declared when that card class is known here: where the vector-store package
         # is not installed the name would be a configuration error, and the tool simply
         # searches by keyword.
-        resolve_vector_store_name(self.vector_store)  # rejects a malformed store name
-        wanted = self.vector_store is not False and _VECTOR_STORE_CARD in known_card_names()
-        deps = [name for name in self.depends_on if name != _VECTOR_STORE_CARD]
-        self.depends_on = [*deps, _VECTOR_STORE_CARD] if wanted else deps
+        self.depends_on = vector_store_dependencies(self.vector_store, self.depends_on)
 
     def observer(self, observer: ToolObserver) -> Self:
         super().observer(observer)
@@ -115,7 +105,7 @@ class KnowledgeGraphTool(ToolCard):
         config = KnowledgeGraphConfig(vector_store=self.vector_store, collection=self.collection)
         address = orchestrator.getChildrenOrCreate(KnowledgeGraphActor, config)
         self._actor = cast(KnowledgeGraphActor, obs.proxy_ask(address, KnowledgeGraphActor))
-        self._store = None
+        self._vectors.reset()
         return self
 
     def _actor_observer(self) -> ActorToolObserver:
@@ -125,24 +115,6 @@ class KnowledgeGraphTool(ToolCard):
         if self._actor is None:
             raise RuntimeError("KnowledgeGraphTool is not bound: build it through ToolFactory")
         return self._actor
-
-    def _vector_store(self) -> VectorStore | None:
-        """An ask proxy to the store the graph actor mirrors into, or None.
-
-        The graph actor decides whether semantic search is on (it binds the store and keeps
-        the collection in sync); the card only looks the store up to query it from the
-        calling agent's thread.
-        """
-        name = resolve_vector_store_name(self.vector_store)
-        if name is None:
-            return None
-        if not _call(lambda: self._graph().semantic_enabled()):
-            return None
-        if self._store is None:
-            observer = self.get_observer_or_none()
-            if observer is not None:
-                self._store = lookup_vector_store(cast(ActorToolObserver, observer), name)
-        return self._store
 
     # -- callables ----------------------------------------------------------------------
 
@@ -296,40 +268,18 @@ class KnowledgeGraphTool(ToolCard):
                 note += "; keyword matches shown instead"
         return _call(lambda: self._graph().search(search, vector_hits, top_k, note))
 
-    def _semantic(
-        self, text: str, top_k: int, threshold: float
-    ) -> tuple[list[tuple[str, float]], str | None]:
+    def _semantic(self, text: str, top_k: int, threshold: float) -> VectorHits:
         """Vector hits for ``text`` from the store, on this (the caller's) thread."""
-        try:
-            store = self._vector_store()
-        except Exception as exc:
-            logger.warning("KnowledgeGraphTool: vector store lookup failed: %s", exc)
-            store = None
-        if store is None:
-            reason = (
-                "semantic search is disabled for this tool"
-                if self.vector_store is False
-                else "semantic search unavailable (no usable vector store in this team)"
-            )
-            return [], reason
-        try:
-            result = search_text(
-                store,
-                KG_COLLECTION,
-                # Ask for more than top_k: some refs may point at items deleted since.
-                VectorQuery(text=text, top_k=min(2 * top_k, 1000), score_threshold=threshold),
-            )
-        except (UnknownCollectionError, pykka.ActorDeadError) as exc:
-            self._store = None
-            return [], f"semantic search unavailable ({type(exc).__name__})"
-        except Exception as exc:
-            logger.warning("KnowledgeGraphTool: vector search failed: %s", exc)
-            return [], f"semantic search failed ({type(exc).__name__})"
-        hits = [
-            (h.ref, h.score) for h in result.hits if h.match == "vector" and h.score >= threshold
-        ]
-        note = None if result.status == "ok" else f"semantic search degraded: {result.reason}"
-        return hits, note
+        return self._vectors.vector_hits(
+            self.get_observer_or_none(),
+            self.vector_store,
+            lambda: _call(lambda: self._graph().semantic_enabled()),
+            text,
+            # Ask for more than top_k: some refs may point at items deleted since.
+            top_k=min(2 * top_k, 1000),
+            threshold=threshold,
+            disabled_note="semantic search is disabled for this tool",
+        )
 
 
 def _validate[M: BaseModel](model: type[M], data: dict[str, Any]) -> M:

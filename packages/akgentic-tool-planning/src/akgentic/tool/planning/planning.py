@@ -8,7 +8,6 @@ agent weakly, so tools never keep a stopped agent alive.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any, Self, cast
 
@@ -18,18 +17,14 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
-from akgentic.tool.core.dependencies import known_card_names
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.params import BaseToolParam, resolve_param
-from akgentic.tool.core.vector_store import (
-    CollectionConfig,
-    UnknownCollectionError,
-    VectorQuery,
-    VectorStore,
-    lookup_vector_store,
-    resolve_vector_store_name,
-    search_text,
+from akgentic.tool.core.vector_binding import (
+    VectorHits,
+    VectorSearchClient,
+    vector_store_dependencies,
 )
+from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.planning.models import TASK_STATUSES, Task, TaskCreate, TaskUpdate
 from akgentic.tool.planning.planning_actor import (
@@ -49,11 +44,8 @@ __all__ = [
     "UpdatePlanning",
 ]
 
-logger = logging.getLogger(__name__)
-
 DEFAULT_PLANNING_TOP_K = 10
 DEFAULT_PLANNING_SCORE_THRESHOLD = 0.5
-_VECTOR_STORE_CARD = "VectorStoreTool"
 
 
 class GetPlanning(BaseToolParam):
@@ -104,17 +96,16 @@ class PlanningTool(ToolCard):
     search_score_threshold: float = Field(default=DEFAULT_PLANNING_SCORE_THRESHOLD, ge=0.0, le=1.0)
 
     _actor: PlanActor | None = PrivateAttr(default=None)
-    _store: VectorStore | None = PrivateAttr(default=None)
+    _vectors: VectorSearchClient = PrivateAttr(
+        default_factory=lambda: VectorSearchClient("PlanningTool", PLANNING_COLLECTION)
+    )
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
         # Wire after the vector store card when one can exist. Where the vector-store
         # package is not installed its card name would be a configuration error, so the
         # dependency is declared only when the name is known; search is keyword-only then.
-        resolve_vector_store_name(self.vector_store)  # rejects a malformed store name
-        wanted = self.vector_store is not False and _VECTOR_STORE_CARD in known_card_names()
-        deps = [name for name in self.depends_on if name != _VECTOR_STORE_CARD]
-        self.depends_on = [*deps, _VECTOR_STORE_CARD] if wanted else deps
+        self.depends_on = vector_store_dependencies(self.vector_store, self.depends_on)
 
     def observer(self, observer: ToolObserver) -> Self:
         super().observer(observer)
@@ -127,7 +118,7 @@ class PlanningTool(ToolCard):
         config = PlanConfig(vector_store=self.vector_store, collection=self.collection)
         address = orchestrator.getChildrenOrCreate(PlanActor, config)
         self._actor = cast(PlanActor, obs.proxy_ask(address, PlanActor))
-        self._store = None
+        self._vectors.reset()
         return self
 
     def _actor_observer(self) -> ActorToolObserver:
@@ -140,24 +131,6 @@ class PlanningTool(ToolCard):
 
     def _agent_name(self) -> str:
         return str(self._actor_observer().myAddress.name)
-
-    def _vector_store(self) -> VectorStore | None:
-        """An ask proxy to the store the plan actor mirrors into, or None.
-
-        The plan actor decides whether semantic search is on (it binds the store and keeps
-        the collection in sync); the card only looks the store up to query it from the
-        calling agent's thread.
-        """
-        name = resolve_vector_store_name(self.vector_store)
-        if name is None:
-            return None
-        if not _call(lambda: self._plan().semantic_enabled()):
-            return None
-        if self._store is None:
-            observer = self.get_observer_or_none()
-            if observer is not None:
-                self._store = lookup_vector_store(cast(ActorToolObserver, observer), name)
-        return self._store
 
     # -- callables ----------------------------------------------------------------------
 
@@ -302,37 +275,16 @@ class PlanningTool(ToolCard):
 
         return search_planning
 
-    def _semantic(self, text: str) -> tuple[list[tuple[str, float]], str | None]:
+    def _semantic(self, text: str) -> VectorHits:
         """Vector hits for ``text``, searched on this (the caller's) thread."""
-        try:
-            store = self._vector_store()
-        except Exception as exc:
-            logger.warning("PlanningTool: vector store lookup failed: %s", exc)
-            store = None
-        if store is None:
-            if self.vector_store is False:
-                return [], None  # keyword-only by configuration: nothing to report
-            return [], "semantic search unavailable (no usable vector store in this team)"
-        threshold = self.search_score_threshold
-        try:
-            result = search_text(
-                store,
-                PLANNING_COLLECTION,
-                VectorQuery(text=text, top_k=self.search_top_k, score_threshold=threshold),
-            )
-        except (UnknownCollectionError, pykka.ActorDeadError) as exc:
-            self._store = None
-            return [], f"semantic search unavailable ({type(exc).__name__})"
-        except Exception as exc:
-            logger.warning("PlanningTool: vector search failed: %s", exc)
-            return [], f"semantic search failed ({type(exc).__name__})"
-        hits = [
-            (hit.ref, hit.score)
-            for hit in result.hits
-            if hit.match == "vector" and hit.score >= threshold
-        ]
-        note = None if result.status == "ok" else f"semantic search degraded: {result.reason}"
-        return hits, note
+        return self._vectors.vector_hits(
+            self.get_observer_or_none(),
+            self.vector_store,
+            lambda: _call(lambda: self._plan().semantic_enabled()),
+            text,
+            top_k=self.search_top_k,
+            threshold=self.search_score_threshold,
+        )
 
 
 def _validate_list[M: BaseModel](model: type[M], name: str, items: Any) -> list[M]:

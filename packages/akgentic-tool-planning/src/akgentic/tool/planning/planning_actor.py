@@ -20,7 +20,6 @@ The task models are re-exported here: this module is where the plan's data lives
 from __future__ import annotations
 
 import logging
-import time
 from collections import Counter
 
 from pydantic import BaseModel, Field
@@ -30,13 +29,8 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.snapshots import SnapshotSchedule
-from akgentic.tool.core.vector_store import (
-    CollectionConfig,
-    VectorDocument,
-    VectorStore,
-    lookup_vector_store,
-    resolve_vector_store_name,
-)
+from akgentic.tool.core.vector_binding import CollectionMirror
+from akgentic.tool.core.vector_store import CollectionConfig, VectorDocument, VectorStore
 from akgentic.tool.planning._keywords import TaskKeywordIndex
 from akgentic.tool.planning._update import apply_plan_update
 from akgentic.tool.planning.event import PlanningStateEvent
@@ -75,8 +69,6 @@ PLANNING_COLLECTION = "planning"
 _TASK_PREFIX = "task:"
 # Search results listed at most; the rest is counted so the model can narrow the query.
 _MAX_RESULTS = 50
-# Documents per upsert call when the whole plan is sent to the store.
-_UPSERT_CHUNK = 500
 
 
 class PlanConfig(BaseConfig):
@@ -129,8 +121,13 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
         self._catch_up_pending = True
         self._renders: dict[tuple[str, bool, int], tuple[int, str]] = {}
         self._keywords = TaskKeywordIndex()
-        self._store: VectorStore | None = None
-        self._store_checked_at: float | None = None
+        self._collection = CollectionMirror(
+            self.config.name,
+            self.config.vector_store,
+            PLANNING_COLLECTION,
+            self.config.collection,
+            self.config.store_retry_seconds,
+        )
 
     def init_state(self, state: PlanState) -> None:
         """Adopt a restored snapshot; newer deltas are replayed before the next call."""
@@ -284,59 +281,22 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
         return self.state.seq
 
     def _vector_store(self) -> VectorStore | None:
-        """The store the plan is mirrored into, bound on first need.
-
-        Binding creates the collection (idempotent) and, when the store's document count
-        differs from the number of tasks (a store that came later, or lost its data),
-        sends it every task. While no store is found, the lookup is repeated at most every
-        ``store_retry_seconds``.
-        """
-        name = resolve_vector_store_name(self.config.vector_store)
-        if self._store is not None or name is None or self._orchestrator is None:
-            return self._store
-        now = time.monotonic()
-        last = self._store_checked_at
-        if last is not None and now - last < self.config.store_retry_seconds:
-            return None
-        self._store_checked_at = now
-        try:
-            store = lookup_vector_store(self, name)
-            if store is None:
-                logger.info("%s: no %s in the team; keyword search only", self.config.name, name)
-                return None
-            stats = store.create_collection(PLANNING_COLLECTION, self.config.collection)
-            if stats.documents != len(self.state.tasks):
-                self._upsert(store, [_document(task) for task in self.state.tasks.values()])
-        except Exception as exc:  # a store we cannot use must not break the plan
-            logger.warning(
-                "%s: vector store %s unusable (%s); keyword search only",
-                self.config.name,
-                name,
-                exc,
-            )
-            return None
-        self._store = store
-        return store
-
-    @staticmethod
-    def _upsert(store: VectorStore, documents: list[VectorDocument]) -> None:
-        for start in range(0, len(documents), _UPSERT_CHUNK):
-            store.upsert(PLANNING_COLLECTION, documents[start : start + _UPSERT_CHUNK])
+        """The store the plan is mirrored into, bound on first need (see
+        ``CollectionMirror.store``: the whole plan is sent when the store's count differs)."""
+        return self._collection.store(
+            self,
+            len(self.state.tasks),
+            lambda: [_document(task) for task in self.state.tasks.values()],
+        )
 
     def _mirror(self, delta: PlanningStateEvent) -> None:
         """Send new or reworded descriptions to the vector store; drop deleted tasks."""
-        store = self._vector_store()
-        if store is None:
+        if self._vector_store() is None:
             return
-        documents = [_document(task) for task in (*delta.tasks_added, *delta.tasks_modified)]
-        gone = [f"{_TASK_PREFIX}{task_id}" for task_id in delta.tasks_removed]
-        try:
-            if gone:
-                store.delete(PLANNING_COLLECTION, gone)
-            if documents:
-                self._upsert(store, documents)
-        except Exception as exc:
-            logger.warning("%s: vector store update failed: %s", self.config.name, exc)
+        self._collection.apply(
+            upserts=[_document(task) for task in (*delta.tasks_added, *delta.tasks_modified)],
+            deletes=[f"{_TASK_PREFIX}{task_id}" for task_id in delta.tasks_removed],
+        )
 
 
 def _document(task: Task) -> VectorDocument:

@@ -1,0 +1,253 @@
+"""How a consumer tool binds to the team's vector store, on both of its sides.
+
+A consumer (planning, the knowledge graph, a third-party tool) has two halves that use the
+store differently, and this module gives each one its binding:
+
+* the **card** declares a dependency on ``VectorStoreTool`` only where that card class
+  exists (:func:`vector_store_dependencies`), and queries the store from the calling
+  agent's thread with :class:`VectorSearchClient`, so a slow query embedding never holds
+  the consumer's actor. Any failure becomes a note in the tool's answer: search carries on
+  by keyword.
+* the consumer's **tool actor** keeps its collection in the store in step with its state
+  through :class:`CollectionMirror`: it looks the store up on first need (and again at most
+  every ``retry_seconds`` while there is none), creates the collection (idempotent, so a
+  resumed team keeps its vectors), re-sends every document when the store's count
+  disagrees with the actor's (a store that came later or lost its data), and then mirrors
+  each change. A store that fails never fails the actor.
+
+Both build on the contract in :mod:`akgentic.tool.core.vector_store`; neither imports the
+package that implements the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Final, cast
+
+import pykka
+
+from akgentic.tool.core.dependencies import known_card_names
+from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
+from akgentic.tool.core.vector_store import (
+    CollectionConfig,
+    UnknownCollectionError,
+    VectorDocument,
+    VectorQuery,
+    VectorStore,
+    lookup_vector_store,
+    resolve_vector_store_name,
+    search_text,
+)
+
+__all__ = [
+    "UNAVAILABLE_NOTE",
+    "UPSERT_CHUNK",
+    "VECTOR_STORE_CARD",
+    "CollectionMirror",
+    "VectorHits",
+    "VectorSearchClient",
+    "vector_store_dependencies",
+]
+
+logger = logging.getLogger(__name__)
+
+VECTOR_STORE_CARD: Final = "VectorStoreTool"
+"""Class name of the card that creates the team's store (the ``depends_on`` entry)."""
+
+UPSERT_CHUNK: Final = 500
+"""Documents per ``upsert`` call when a whole collection is (re-)sent to the store."""
+
+UNAVAILABLE_NOTE: Final = "semantic search unavailable (no usable vector store in this team)"
+"""The note a search carries when semantic search is on but no store can answer."""
+
+VectorHits = tuple[list[tuple[str, float]], str | None]
+"""What a semantic search gives a consumer: ``(ref, cosine)`` pairs of vector hits, and a
+note for the tool's answer when semantic search was degraded or off (else ``None``)."""
+
+
+def vector_store_dependencies(vector_store: bool | str, depends_on: Sequence[str]) -> list[str]:
+    """A consumer card's ``depends_on`` with the store's card added where it should be.
+
+    ``vector_store`` is the card's field (``True``, a ``#``-name, or ``False``); a malformed
+    name raises ``ValueError``. The dependency is declared when semantic search is wanted
+    and the ``VectorStoreTool`` class is installed: where it is not, naming it would be a
+    configuration error, and the consumer searches by keyword instead. Other entries keep
+    their order.
+    """
+    resolve_vector_store_name(vector_store)  # rejects a malformed store name
+    wanted = vector_store is not False and VECTOR_STORE_CARD in known_card_names()
+    deps = [name for name in depends_on if name != VECTOR_STORE_CARD]
+    return [*deps, VECTOR_STORE_CARD] if wanted else deps
+
+
+class VectorSearchClient:
+    """The card side: queries the consumer's collection from the calling agent's thread.
+
+    ``tool`` names the consumer in log lines; ``collection`` is the collection its actor
+    mirrors into. The store proxy is looked up once and kept; :meth:`reset` forgets it
+    (call it when the card is bound again), and so does a search that finds the store or
+    the collection gone.
+    """
+
+    def __init__(self, tool: str, collection: str) -> None:
+        self.tool = tool
+        self.collection = collection
+        self._store: VectorStore | None = None
+
+    def reset(self) -> None:
+        """Forget the store proxy: the next search looks the store up again."""
+        self._store = None
+
+    def lookup(
+        self,
+        observer: ToolObserver | None,
+        vector_store: bool | str,
+        mirrored: Callable[[], bool],
+    ) -> VectorStore | None:
+        """An ask proxy to the store, or ``None`` when semantic search is off.
+
+        ``mirrored`` asks the consumer's actor whether it keeps the collection in a store:
+        the actor decides (it binds the store and keeps the collection in step), the card
+        only queries. ``observer`` is the carrying agent (``None`` once it is gone).
+        """
+        name = resolve_vector_store_name(vector_store)
+        if name is None or not mirrored():
+            return None
+        if self._store is None and observer is not None:
+            self._store = lookup_vector_store(cast(ActorToolObserver, observer), name)
+        return self._store
+
+    def vector_hits(
+        self,
+        observer: ToolObserver | None,
+        vector_store: bool | str,
+        mirrored: Callable[[], bool],
+        text: str,
+        *,
+        top_k: int,
+        threshold: float,
+        disabled_note: str | None = None,
+    ) -> VectorHits:
+        """Vector hits for ``text`` scoring at least ``threshold``, and a note.
+
+        Never raises: without a store the hits are empty and the note is ``disabled_note``
+        when the card turned semantic search off (``vector_store=False``), else
+        :data:`UNAVAILABLE_NOTE`; a failed or degraded search says so in the note. Keyword
+        hits the store returns are left out: the consumer matches keywords itself.
+        """
+        try:
+            store = self.lookup(observer, vector_store, mirrored)
+        except Exception as exc:
+            logger.warning("%s: vector store lookup failed: %s", self.tool, exc)
+            store = None
+        if store is None:
+            return [], (disabled_note if vector_store is False else UNAVAILABLE_NOTE)
+        try:
+            result = search_text(
+                store,
+                self.collection,
+                VectorQuery(text=text, top_k=top_k, score_threshold=threshold),
+            )
+        except (UnknownCollectionError, pykka.ActorDeadError) as exc:
+            self._store = None
+            return [], f"semantic search unavailable ({type(exc).__name__})"
+        except Exception as exc:
+            logger.warning("%s: vector search failed: %s", self.tool, exc)
+            return [], f"semantic search failed ({type(exc).__name__})"
+        hits = [
+            (hit.ref, hit.score)
+            for hit in result.hits
+            if hit.match == "vector" and hit.score >= threshold
+        ]
+        note = None if result.status == "ok" else f"semantic search degraded: {result.reason}"
+        return hits, note
+
+
+class CollectionMirror:
+    """The actor side: the consumer's collection in the team store, kept in step.
+
+    ``owner`` names the actor in log lines. ``vector_store`` is the card's field (``False``
+    turns mirroring off), ``collection`` and ``config`` the collection to create, and
+    ``retry_seconds`` how long to wait before looking again for a store that was not
+    there. ``clock`` is injectable for tests.
+    """
+
+    def __init__(
+        self,
+        owner: str,
+        vector_store: bool | str,
+        collection: str,
+        config: CollectionConfig,
+        retry_seconds: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.owner = owner
+        self.name = resolve_vector_store_name(vector_store)
+        self.collection = collection
+        self.config = config
+        self.retry_seconds = retry_seconds
+        self._clock = clock
+        self._store: VectorStore | None = None
+        self._checked_at: float | None = None
+
+    def store(
+        self,
+        actor: ActorToolObserver,
+        size: int,
+        documents: Callable[[], Iterable[VectorDocument]],
+    ) -> VectorStore | None:
+        """The bound store, binding it if due; ``None`` while there is none to use.
+
+        ``actor`` is the consumer's actor (an ``Akgent`` is an ``ActorToolObserver``),
+        ``size`` the number of documents its state holds, and ``documents`` produces them
+        all: they are sent only when the store's count differs from ``size``.
+        """
+        if self._store is not None or self.name is None or actor.orchestrator is None:
+            return self._store
+        now = self._clock()
+        last = self._checked_at
+        if last is not None and now - last < self.retry_seconds:
+            return None
+        self._checked_at = now
+        try:
+            store = lookup_vector_store(actor, self.name)
+            if store is None:
+                logger.info("%s: no %s in the team; keyword search only", self.owner, self.name)
+                return None
+            stats = store.create_collection(self.collection, self.config)
+            if stats.documents != size:
+                self._upsert(store, list(documents()))
+        except Exception as exc:  # a store we cannot use must not break the actor
+            logger.warning(
+                "%s: vector store %s unusable (%s); keyword search only",
+                self.owner,
+                self.name,
+                exc,
+            )
+            return None
+        self._store = store
+        return store
+
+    def apply(self, upserts: Sequence[VectorDocument], deletes: Sequence[str]) -> None:
+        """Mirror one change into the bound store: remove ``deletes`` (refs), then store
+        ``upserts``. Does nothing while no store is bound (check :meth:`store` first, so
+        the documents are only built when they have somewhere to go). A failure is logged
+        and never reaches the actor's caller.
+        """
+        store = self._store
+        if store is None:
+            return
+        try:
+            if deletes:
+                store.delete(self.collection, list(deletes))
+            if upserts:
+                self._upsert(store, list(upserts))
+        except Exception as exc:
+            logger.warning("%s: vector store update failed: %s", self.owner, exc)
+
+    def _upsert(self, store: VectorStore, documents: list[VectorDocument]) -> None:
+        for start in range(0, len(documents), UPSERT_CHUNK):
+            store.upsert(self.collection, documents[start : start + UPSERT_CHUNK])
