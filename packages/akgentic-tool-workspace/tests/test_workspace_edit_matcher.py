@@ -171,3 +171,20 @@ def test_empty_and_identical_edits_are_refused() -> None:
 def test_threshold_outside_the_unit_interval_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="threshold"):
         EditMatcher(threshold=1.5)
+
+
+def test_huge_targets_and_lines_skip_the_similarity_stages() -> None:
+    """Scoring is quadratic: a 40,000-character line or a 20,000-character target is left to
+    the exact and whitespace-level strategies, so a typo there is reported as not found."""
+    minified = "var a=1;" * 5000
+    text = f"header\n{minified}\nfooter\n"
+    assert EditMatcher().apply("x\nvar a=1;var b=2;\n", "var a=1;vra b=2;", "y").strategy == (
+        "fuzzy"
+    )
+    with pytest.raises(EditNotFoundError):
+        EditMatcher().apply(text, "var a=1;vra a=1;", "x")
+    block = [f"line number {n} of a pasted block" for n in range(600)]
+    file_text = "\n".join(block) + "\n"
+    typo = "\n".join([*block[:300], "line nubmer 300 of a pasted block", *block[301:]])
+    with pytest.raises(EditNotFoundError):
+        EditMatcher().apply(file_text, typo, "x")

@@ -98,6 +98,9 @@ _EXHAUSTIVE_WINDOWS = 400
 _FUZZY_CANDIDATES = 24
 _TIE_MARGIN = 0.02
 _PROBE_CAP = 64
+# Similarity scoring is quadratic in the worst case: longer targets (or lines) than this are
+# left to the exact and whitespace-level strategies.
+_FUZZY_MAX_CHARS = 10_000
 _PROBES_USED = 5
 # The least similarity worth pointing at when nothing matched.
 _HINT_SCORE = 0.6
@@ -380,6 +383,8 @@ class EditMatcher:
         if not head or not tail:
             return []
         middle = "\n".join(line.strip() for line in old_lines[1:-1])
+        if len(middle) > _FUZZY_MAX_CHARS:
+            return []
         tails = doc.where(tail)
         spans: list[_Span] = []
         for first in doc.where(head):
@@ -404,7 +409,7 @@ class EditMatcher:
         old_core, new_core = _trim_newlines(old, new)
         old_lines = old_core.split("\n")
         target = "\n".join(line.strip() for line in old_lines)
-        if len(target.strip()) < 3:
+        if not 3 <= len(target.strip()) <= _FUZZY_MAX_CHARS:
             return []
         count = len(old_lines)
         total = len(doc.lines) - count + 1
@@ -466,6 +471,8 @@ class EditMatcher:
             # (scores down to _HINT_SCORE are still computed: they feed the not-found hint)
             if len(line) < size and 2 * len(line) < _HINT_SCORE * (size + len(line)):
                 continue
+            if len(line) > _FUZZY_MAX_CHARS:
+                continue  # minified code or data: SequenceMatcher would take seconds
             matcher = SequenceMatcher(None, line, target, autojunk=False)
             blocks = [block for block in matcher.get_matching_blocks() if block.size]
             if not blocks:
