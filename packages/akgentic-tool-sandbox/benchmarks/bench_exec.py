@@ -12,6 +12,7 @@ Prints the median of each and its ratio to the baseline.
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -45,6 +46,13 @@ def median_ms(fn: Callable[[], object], rounds: int = ROUNDS) -> float:
 
 def main() -> None:
     root = tempfile.mkdtemp(prefix="akgentic-bench-")
+    try:
+        _run(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _run(root: str) -> None:
     os.environ[WORKSPACES_ROOT_ENV] = root
     shell = default_shell()
     rows: list[tuple[str, float]] = []
