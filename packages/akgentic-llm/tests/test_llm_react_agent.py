@@ -522,3 +522,18 @@ def test_missing_credentials_fail_at_construction(clean_provider_env: Any) -> No
                 model_cfg=ModelConfig(provider="anthropic", model="claude-sonnet-4-5")
             )
         )
+
+
+def test_async_lifecycle_aclose_then_close_inside_the_loop(make_agent: Any) -> None:
+    agent: ReactAgent = make_agent()
+
+    async def main() -> str:
+        with agent.pydantic_agent.override(model=TestModel(custom_output_text="async life")):
+            answer = await agent.run("hi")
+        await agent.aclose()
+        agent.close()  # inside a running loop: must not try to drive its own loop
+        return str(answer)
+
+    assert asyncio.run(main()) == "async life"
+    assert agent.closed
+    assert agent._http_client.is_closed

@@ -314,24 +314,37 @@ class ReactAgent:
         await self._http_client.aclose()
 
     def close(self) -> None:
-        """Release the HTTP pool and the agent's event loop. Safe to call more than once."""
+        """Release the HTTP pool and the agent's event loop. Safe to call more than once.
+
+        Called from inside a running event loop (async code), the agent's own loop cannot be
+        driven, so only the loop is closed there: ``await aclose()`` first to release the pool.
+        """
         if self._closed:
             return
         self._closed = True
-        if not self._loop.is_running():
-            self._loop.run_until_complete(self._http_client.aclose())
-            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
-        self._loop.close()
+        try:
+            if not self._in_running_loop() and not self._http_client.is_closed:
+                self._loop.run_until_complete(self._http_client.aclose())
+                self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+        finally:
+            # Whatever the pool did on its way out, the loop this agent created is released.
+            self._loop.close()
+
+    @staticmethod
+    def _in_running_loop() -> bool:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        return True
 
     def _ensure_open(self) -> None:
         if self._closed:
             raise RuntimeError("this ReactAgent is closed; build a new one")
 
-    @staticmethod
-    def _ensure_no_running_loop(method: str) -> None:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
+    @classmethod
+    def _ensure_no_running_loop(cls, method: str) -> None:
+        if not cls._in_running_loop():
             return
         raise RuntimeError(
             f"ReactAgent.{method}() cannot be called while an event loop is running in this "
