@@ -92,16 +92,19 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\", "`"
 _ESCAPE_RE = re.compile(r"\\([ntr\"'\\`$])")
 _INDENT_RE = re.compile(r"[ \t]*")
 
-# Above this many windows the fuzzy stage stops checking every window and checks only the
-# ones that share the most rare trigrams with the target (see `_fuzzy`).
+# Up to this many windows the fuzzy stage scores every window; above it, only the (at most)
+# _FUZZY_CANDIDATES windows that share the most rare words with the target (see
+# `_likely_windows`). A word found more than _PROBE_CAP times says nothing and is dropped;
+# voting stops after _PROBES_USED informative words.
 _EXHAUSTIVE_WINDOWS = 400
 _FUZZY_CANDIDATES = 24
-_TIE_MARGIN = 0.02
 _PROBE_CAP = 64
+_PROBES_USED = 5
+# Two fuzzy candidates closer than this in score are a tie: the edit is refused as ambiguous.
+_TIE_MARGIN = 0.02
 # Similarity scoring is quadratic in the worst case: longer targets (or lines) than this are
 # left to the exact and whitespace-level strategies.
 _FUZZY_MAX_CHARS = 10_000
-_PROBES_USED = 5
 # The least similarity worth pointing at when nothing matched.
 _HINT_SCORE = 0.6
 
@@ -499,8 +502,8 @@ class EditMatcher:
     def _likely_windows(doc: _Lines, old_lines: list[str], total: int) -> list[int]:
         """Window starts sharing the most rare words (or trigrams) with the target.
 
-        Each probe is a `str.find` loop, which runs in C, and a probe seen more than `cap`
-        times is dropped as uninformative, so ranking a 5,000-line file costs a few
+        Each probe is a `str.find` loop, which runs in C, and a probe seen more than
+        `_PROBE_CAP` times is dropped as uninformative, so ranking a 5,000-line file costs a few
         milliseconds; only the best-ranked windows are then scored with `SequenceMatcher`.
         A window similar enough to pass the threshold keeps most of the target's words (a
         typo breaks one), so it ranks near the top.
