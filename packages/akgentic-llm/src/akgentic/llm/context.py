@@ -31,6 +31,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_core import to_json
 
 from akgentic.llm.compaction import fold_compaction
 from akgentic.llm.event import (
@@ -56,6 +57,19 @@ def _is_system_message(message: ModelMessage) -> bool:
             if type(part) is SystemPromptPart:
                 return True
     return False
+
+
+def _raw_arguments(args: str | dict[str, Any] | None) -> str:
+    """The call's arguments as a JSON string: the provider's own text when it sent text.
+
+    Unlike ``ToolCallPart.args_as_json_str``, a string is not re-parsed (that costs a JSON
+    decode per call on the hot path, and the raw text is what the event documents).
+    """
+    if isinstance(args, str):
+        return args or "{}"
+    if not args:
+        return "{}"
+    return to_json(args).decode()
 
 
 def system_prompt_hash(parts: Iterable[SystemPromptPartSnapshot]) -> str:
@@ -159,7 +173,7 @@ class ContextManager:
                 event = _tool_call_event(
                     part.tool_name,
                     part.tool_call_id,
-                    part.args_as_json_str(),
+                    _raw_arguments(part.args),
                     run_id,
                 )
             elif kind is ToolReturnPart:
