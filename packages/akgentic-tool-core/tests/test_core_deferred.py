@@ -172,3 +172,14 @@ def test_worker_timeout_reaches_its_io(
         assert "timed out" in error
     finally:
         server.shutdown()
+
+
+def test_finished_workers_do_not_accumulate(cache: UpperCache) -> None:
+    for index in range(12):
+        cache.request(f"key-{index}", "v")
+        eventually(lambda index=index: cache.get(f"key-{index}") or cache.failure(f"key-{index}"))
+    eventually(lambda: cache.stats()["in_flight"] == 0)
+    cache.request("last", "v")
+    eventually(lambda: cache.get("last"))
+    # Only workers still alive when the last request was made can remain referenced.
+    assert cache.stats()["children"] <= 2

@@ -121,10 +121,16 @@ class DeferredResultActor(Akgent[ConfigType, StateType], Generic[ConfigType, Sta
             return
         self._failures.pop(key, None)
         self._in_flight.add(key)
+        self._forget_stopped_workers()
         self._spawned += 1
         name = f"{self.worker_prefix}{_UNSAFE_NAME.sub('_', str(key))[:64]}-{self._spawned}"
         worker = self.createActor(self.worker_class(), config=BaseConfig(name=name))
         self.proxy_tell(worker, DeferredWorker).run(key, payload, self.myAddress)
+
+    def _forget_stopped_workers(self) -> None:
+        # akgentic-core prunes a parent's children only when the parent itself stops; a
+        # long-lived cache would otherwise keep one dead address per request it ever made.
+        self._children = [child for child in self._children if child.is_alive()]
 
     def deliver(self, key: K, value: V) -> None:
         """Store a produced value (called by the worker)."""
@@ -143,12 +149,13 @@ class DeferredResultActor(Akgent[ConfigType, StateType], Generic[ConfigType, Sta
             self._failures.pop(next(iter(self._failures)))
 
     def stats(self) -> dict[str, int]:
-        """Sizes of the cache, the in-flight set and the negative cache, and workers spawned."""
+        """Sizes of the cache, in-flight set and negative cache; workers spawned and held."""
         return {
             "cached": len(self._cache),
             "in_flight": len(self._in_flight),
             "failed": len(self._failures),
             "spawned": self._spawned,
+            "children": len(self._children),
         }
 
 
