@@ -3,8 +3,9 @@
 The two grep engines are held to one contract so their output is byte-for-byte the same:
 hidden entries (a name starting with ".") are skipped unless named explicitly, symlinks are
 not followed, ignore files (.gitignore, .ignore) are not consulted, a file holding a NUL byte
-is binary and skipped, a pattern is matched against each line separately (the line without
-its "\\n"), and results are sorted by path, then line number.
+is binary and skipped (even when the NUL comes late in a big file), a pattern is matched
+against each line separately (the line without its "\\n"), and results are sorted by path,
+then line number.
 """
 
 from __future__ import annotations
@@ -318,6 +319,9 @@ class RipgrepUnusable(Exception):  # noqa: N818 - a signal, not an error for the
     """ripgrep refused the pattern (a Python-only construct): use the Python engine."""
 
 
+_BINARY_WARNING = b": WARNING: stopped searching binary file"
+
+
 class GrepTimeout(Exception):  # noqa: N818 - reported to the model as a retriable error
     """ripgrep ran past its time limit (a Python rerun would only take longer)."""
 
@@ -368,6 +372,17 @@ def grep_ripgrep(
     # then parsed, which keeps a broad pattern's thousands of matches cheap.
     records = [record for record in done.stdout.split(b"\n") if b"\x00" in record]
     paths = [record.partition(b"\x00")[0] for record in records]
+    if _BINARY_WARNING in done.stdout:
+        # rg met a NUL byte after printing some matches of a big file (it reads in chunks);
+        # the file is binary by our contract, so its matches are dropped, as Python does
+        binary = {
+            record.partition(_BINARY_WARNING)[0]
+            for record in done.stdout.split(b"\n")
+            if _BINARY_WARNING in record and b"\x00" not in record
+        }
+        kept = [index for index, path in enumerate(paths) if path not in binary]
+        records = [records[index] for index in kept]
+        paths = [paths[index] for index in kept]
     order = sorted(range(len(records)), key=paths.__getitem__)
     hits: list[GrepHit] = []
     total = 0
