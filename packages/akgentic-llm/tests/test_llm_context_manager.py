@@ -24,6 +24,7 @@ from akgentic.llm import (
     LlmMessageEvent,
     LlmSystemPromptEvent,
     LlmUsageEvent,
+    ToolCallEvent,
     ToolReturnEvent,
 )
 from akgentic.llm.context import system_prompt_hash
@@ -284,3 +285,20 @@ def test_hash_distinguishes_part_boundaries() -> None:
     two = [Snap(dynamic_ref=None, content="a"), Snap(dynamic_ref=None, content="b")]
     assert system_prompt_hash(one) != system_prompt_hash(two)
     assert system_prompt_hash(one) == system_prompt_hash(list(one))
+
+
+def test_tool_call_arguments_are_the_raw_provider_text(event_recorder: Any) -> None:
+    ctx = ContextManager()
+    ctx.subscribe(event_recorder)
+    raw = '{"b": 1,  "a": [1, 2]}'  # key order and spacing as the provider sent them
+    ctx.add_message(
+        ModelResponse(
+            parts=[
+                ToolCallPart("t", raw, tool_call_id="1"),
+                ToolCallPart("t", None, tool_call_id="2"),
+                ToolCallPart("t", {"x": "é"}, tool_call_id="3"),
+            ]
+        )
+    )
+    calls = event_recorder.of_type(ToolCallEvent)
+    assert [c.arguments for c in calls] == [raw, "{}", '{"x":"é"}']
