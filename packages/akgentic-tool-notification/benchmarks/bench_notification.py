@@ -12,6 +12,7 @@ Run: .venv/bin/python packages/akgentic-tool-notification/benchmarks/bench_notif
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 import time
@@ -76,6 +77,19 @@ def _wait(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
         time.sleep(0.001)
 
 
+def _bench(workload: str, seconds: float, base: float, baseline: str) -> None:
+    """One machine-readable row for scripts/bench.py (this issue sets no target here)."""
+    row = {
+        "workload": workload,
+        "median_ms": round(seconds * 1e3, 4),
+        "target": None,
+        "ratio": round(seconds / base, 3),
+        "baseline": baseline,
+        "ok": None,
+    }
+    print("BENCH " + json.dumps(row))
+
+
 def main() -> None:
     module = types.ModuleType(MODULE)
     BenchReminder.__module__ = MODULE
@@ -111,6 +125,7 @@ def main() -> None:
             f"register_notification   {reg * 1e6:8.0f} us   bare ask {bare_ask * 1e6:6.0f} us"
             f"   ratio {reg / bare_ask:5.1f}x"
         )
+        _bench("register_notification", reg, bare_ask, "bare ask to the actor")
         for entry in notifier.pending().entries:
             notifier.cancel(entry.owner_id, entry.id)
 
@@ -127,6 +142,7 @@ def main() -> None:
             f"idle scan, {ENTRIES} pending {idle * 1e6:8.0f} us   bare ask {bare_ask * 1e6:6.0f} us"
             f"   ratio {idle / bare_ask:5.1f}x"
         )
+        _bench(f"idle scan, {ENTRIES} pending", idle, bare_ask, "bare ask to the actor")
 
         clock.now_value += timedelta(seconds=60)
         started = time.perf_counter()
@@ -145,6 +161,7 @@ def main() -> None:
             f"deliver {ENTRIES} due entries   {scan * 1e3:6.1f} ms   raw tells {raw * 1e3:6.1f} ms"
             f"   ratio {scan / raw:5.1f}x"
         )
+        _bench(f"deliver {ENTRIES} due entries", scan, raw, f"{ENTRIES} raw tells")
     finally:
         system.shutdown(timeout=10)
 

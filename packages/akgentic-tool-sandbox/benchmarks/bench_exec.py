@@ -11,6 +11,7 @@ Prints the median of each and its ratio to the baseline.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import statistics
@@ -97,6 +98,16 @@ def _run(root: str) -> None:
     print(f"{'path':45s} {'median ms':>10s} {'x baseline':>11s}")
     for label, value in rows:
         print(f"{label:45s} {value:10.2f} {value / baseline:11.2f}")
+        if label != rows[0][0]:
+            row = {
+                "workload": label.strip(),
+                "median_ms": round(value, 3),
+                "target": None,
+                "ratio": round(value / baseline, 3),
+                "baseline": rows[0][0].strip(),
+                "ok": None,
+            }
+            print("BENCH " + json.dumps(row))
 
 
 if __name__ == "__main__":

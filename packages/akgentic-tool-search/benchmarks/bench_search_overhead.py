@@ -11,6 +11,7 @@ models, error mapping), not Tavily's latency. Baselines are measured in the same
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import sys
@@ -83,6 +84,16 @@ def main() -> None:
     for label, value, baseline in rows:
         ratio = f"   ratio vs raw {value / baseline:6.3f}" if baseline else ""
         print(f"{label} median {value:9.0f} us{ratio}")
+        if baseline:
+            row = {
+                "workload": label.strip(),
+                "median_ms": round(value / 1000, 4),
+                "target": None,
+                "ratio": round(value / baseline, 3),
+                "baseline": "raw tavily-python client",
+                "ok": None,
+            }
+            print("BENCH " + json.dumps(row))
     server.shutdown()
 
 

@@ -15,6 +15,7 @@ Run: .venv/bin/python packages/akgentic-tool-team/benchmarks/bench_team_activity
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 import uuid
@@ -124,6 +125,15 @@ def main() -> None:
             line = (
                 f"{size:>9,} | {derive * 1e3:>8.2f}ms {floor * 1e3:>8.2f}ms {derive / floor:>5.1f}x"
             )
+            row = {
+                "workload": f"team_activity derivation, {size:,} messages",
+                "median_ms": round(derive * 1e3, 3),
+                "target": None,
+                "ratio": round(derive / floor, 3),
+                "baseline": "one bare pass over the history",
+                "ok": None,
+            }
+            print("BENCH " + json.dumps(row))
             if size in LOADED_SIZES:
                 # Load this history into the real orchestrator (on top of what is there).
                 for msg in history[loaded:]:
