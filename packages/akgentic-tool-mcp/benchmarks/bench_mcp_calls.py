@@ -13,6 +13,7 @@ stdio, and streamable HTTP / SSE on 127.0.0.1. For each transport, measured in t
 from __future__ import annotations
 
 import asyncio
+import json
 import statistics
 import sys
 import time
@@ -73,6 +74,16 @@ async def measure(name: str, connection: MCPConnectionConfig) -> None:
         f"(x{direct / baseline:4.2f}) | agent run {run:7.2f} ms (x{run / baseline:4.2f}) "
         f"| open+close {opened:8.1f} ms"
     )
+    for workload, value in ((f"{name}: MCPTool toolset call", direct), (f"{name}: agent run", run)):
+        row = {
+            "workload": workload,
+            "median_ms": round(value, 3),
+            "target": None,
+            "ratio": round(value / baseline, 3),
+            "baseline": "direct mcp client call",
+            "ok": None,
+        }
+        print("BENCH " + json.dumps(row))
 
 
 async def main() -> None:
