@@ -80,6 +80,15 @@ def test_write_keeps_crlf_line_endings_and_bom(tools: Tools, ws: Path) -> None:
     assert (ws / "win.txt").read_bytes() == b"\xef\xbb\xbfnew\r\ncontent\r\n"
 
 
+def test_utf16_files_are_read_and_edited_in_their_encoding(tools: Tools, ws: Path) -> None:
+    (ws / "wide.txt").write_bytes("first line\r\nsecond line\r\n".encode("utf-16"))
+    assert tools["workspace_read"]("wide.txt") == "     1\tfirst line\n     2\tsecond line"
+    tools["workspace_edit"]("wide.txt", "second line", "2nd line")
+    data = (ws / "wide.txt").read_bytes()
+    assert data == "first line\r\n2nd line\r\n".encode("utf-16")
+    assert data.startswith(b"\xff\xfe")
+
+
 def test_write_keeps_lf_files_lf(tools: Tools, ws: Path) -> None:
     (ws / "unix.txt").write_bytes(b"old\n")
     tools["workspace_write"]("unix.txt", "a\nb\n")

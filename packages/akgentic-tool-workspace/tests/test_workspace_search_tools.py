@@ -158,6 +158,8 @@ def corpus(ws: Path) -> Path:
     _touch(ws / "docs/notes.md", "Total of things\né accent café\nno newline at end")
     (ws / "docs/win.txt").write_bytes(b"total\r\nline two\r\n\r\n")
     (ws / "docs/bom.txt").write_bytes(b"\xef\xbb\xbftotal at start\n")
+    (ws / "docs/utf16le.txt").write_bytes("total in UTF-16\nsecond total\n".encode("utf-16"))
+    (ws / "docs/utf16be.txt").write_bytes(b"\xfe\xff" + "total, big end\n".encode("utf-16-be"))
     (ws / "data.bin").write_bytes(b"total\x00binary")
     _touch(ws / ".hidden/secret.py", "total = 'hidden'\n")
     _touch(ws / ".dotfile", "total\n")
@@ -210,6 +212,8 @@ def test_grep_output_format_and_rules(corpus: Path, tools: Tools) -> None:
     assert "src/util.py:2:    return x * 2  # total" in lines
     assert "docs/win.txt:1:total" in lines  # CR stripped from the shown text
     assert "docs/bom.txt:1:total at start" in lines
+    assert "docs/utf16le.txt:2:second total" in lines
+    assert "docs/utf16be.txt:1:total, big end" in lines
     assert lines == sorted(lines, key=lambda line: (line.split(":")[0], int(line.split(":")[1])))
     skipped = (".hidden", ".dotfile", "data.bin", "link.py", "late_nul.log")
     assert not any(line.startswith(skipped) for line in lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import tempfile
@@ -25,32 +26,38 @@ class TextFile:
     text: str  # with "\n" line endings when the file used CRLF throughout
     crlf: bool
     bom: bool
+    encoding: str = "utf-8"  # or "utf-16-le" / "utf-16-be" (always with a BOM)
 
     def encode(self, text: str) -> bytes:
-        """Encode new content with this file's line endings and byte-order mark."""
+        """Encode new content with this file's encoding, line endings and byte-order mark."""
         if self.crlf:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-        return ((_BOM if self.bom else "") + text).encode("utf-8")
+        return ((_BOM if self.bom else "") + text).encode(self.encoding)
+
+
+_UTF16_BOMS = {codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be"}
 
 
 def looks_binary(data: bytes) -> bool:
-    return b"\x00" in data[:_SNIFF]
+    """A NUL byte near the start, unless the file is UTF-16 announced by its BOM."""
+    return data[:2] not in _UTF16_BOMS and b"\x00" in data[:_SNIFF]
 
 
 def decode_text(data: bytes, *, strict: bool = True) -> TextFile:
-    """Decode UTF-8 bytes; CRLF-only files are normalised to "\\n" (see `TextFile.encode`).
+    """Decode UTF-8 (or BOM-marked UTF-16) bytes; CRLF-only files are normalised to "\\n".
 
     With `strict`, undecodable bytes raise `NotTextError` (a tool about to rewrite the file
     must not corrupt it); otherwise they are replaced, which is fine for display.
     """
     if looks_binary(data):
         raise NotTextError("binary content (NUL bytes)")
+    encoding = _UTF16_BOMS.get(data[:2], "utf-8")
     try:
-        text = data.decode("utf-8")
+        text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         if strict:
-            raise NotTextError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from exc
-        text = data.decode("utf-8", errors="replace")
+            raise NotTextError(f"not valid {encoding} ({exc.reason} at byte {exc.start})") from exc
+        text = data.decode(encoding, errors="replace")
     bom = text.startswith(_BOM)
     if bom:
         text = text[1:]
@@ -58,7 +65,7 @@ def decode_text(data: bytes, *, strict: bool = True) -> TextFile:
     crlf = newlines > 0 and text.count("\r\n") == newlines
     if crlf:
         text = text.replace("\r\n", "\n")
-    return TextFile(text=text, crlf=crlf, bom=bom)
+    return TextFile(text=text, crlf=crlf, bom=bom, encoding=encoding)
 
 
 def atomic_write(path: Path, data: bytes) -> None:

@@ -10,6 +10,7 @@ then line number.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import shutil
@@ -295,11 +296,9 @@ def grep_python(
                 data = handle.read()
         except OSError:
             continue
-        if b"\x00" in data:
+        text = _decode_like_ripgrep(data)
+        if text is None:
             continue
-        text = data.decode("utf-8", errors="replace")
-        if text.startswith("\ufeff"):
-            text = text[1:]
         # One C-level pass over the whole file rejects most files; only files with a hit
         # are split into lines and matched line by line.
         if prefilter is not None and prefilter.search(text) is None:
@@ -313,6 +312,21 @@ def grep_python(
             if search(line) is not None:
                 hits.append(GrepHit(display, number, line))
     return _cut(hits, limit)
+
+
+def _decode_like_ripgrep(data: bytes) -> str | None:
+    """The text ripgrep would search in `data`, or None for a binary file.
+
+    ripgrep sniffs a byte-order mark: UTF-16 (either order) is transcoded before searching and
+    a UTF-8 BOM is dropped; a NUL byte in what remains makes the file binary.
+    """
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        text = data.decode("utf-16", errors="replace")
+        return None if "\x00" in text else text
+    if b"\x00" in data:
+        return None
+    text = data.decode("utf-8", errors="replace")
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 class RipgrepUnusable(Exception):  # noqa: N818 - a signal, not an error for the caller
