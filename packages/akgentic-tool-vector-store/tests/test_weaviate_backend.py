@@ -70,6 +70,7 @@ class FakeWeaviate:
         self.objects: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
         self.rest: list[tuple[str, str]] = []
         self.grpc: list[str] = []
+        self.ready = True
 
     def bucket(self, collection: str, tenant: str) -> dict[str, dict[str, Any]]:
         if collection not in self.classes:
@@ -280,7 +281,7 @@ def _rest_handler(db: FakeWeaviate) -> type[BaseHTTPRequestHandler]:
             if path == "/v1/meta":
                 self._send(200, {"version": "1.30.0", "modules": {}, "hostname": "stand-in"})
             elif path == "/v1/.well-known/ready":
-                self._send(200)
+                self._send(200 if db.ready else 503)
             elif parts[:2] == ["v1", "schema"] and len(parts) == 2 and method == "POST":
                 body = self._body()
                 with db.lock:
@@ -493,3 +494,26 @@ def test_without_the_extra_the_error_names_the_install_command() -> None:
 def test_connection_settings_are_not_card_fields() -> None:
     fields = set(VectorStoreTool.model_fields) | set(CollectionConfig.model_fields)
     assert not any("host" in f or "port" in f or "key" in f or "url" in f for f in fields)
+
+
+def test_a_server_that_is_not_ready_is_reported_and_nothing_is_created(
+    tool_agent: Any, openai_env: Any, weaviate_server: FakeWeaviate
+) -> None:
+    weaviate_server.ready = False
+    store = bind(tool_agent)
+    with pytest.raises(ConnectionError, match="not ready"):
+        store.create_collection("notes", CollectionConfig(dimension=DIM, backend="weaviate"))
+    assert store.list_collections() == []
+    assert weaviate_server.classes == {}
+
+
+def test_objects_weaviate_rejects_surface_as_an_error_naming_the_collection(
+    tool_agent: Any, openai_env: Any, weaviate_server: FakeWeaviate
+) -> None:
+    store = bind(tool_agent)
+    store.create_collection(
+        "shared", CollectionConfig(dimension=DIM, backend="weaviate", tenant="t1")
+    )
+    weaviate_server.tenants["Akgentic_shared"].clear()  # the tenant vanished server-side
+    with pytest.raises(RuntimeError, match="Weaviate rejected 1 of 1 objects in Akgentic_shared"):
+        store.upsert("shared", [DOCS[0].model_copy(update={"vector": [1.0] * DIM})])

@@ -267,7 +267,13 @@ class WeaviateBackend(CollectionBackend):
             )
             for ref, text, metadata, vector in rows
         ]
-        result = self._collection.data.insert_many(objects)
+        try:
+            result = self._collection.data.insert_many(objects)
+        except Exception as exc:  # the client raises when every object failed
+            raise RuntimeError(
+                f"Weaviate rejected {len(objects)} of {len(objects)} objects in "
+                f"{self.weaviate_name}: {exc}"
+            ) from exc
         if result.has_errors:
             first = next(iter(result.errors.values()))
             raise RuntimeError(
