@@ -56,7 +56,8 @@ query's words found in it. :attr:`VectorHit.match` says which kind a hit is, so 
 can apply its own scoring rules (the knowledge graph adds 0.5 to an item found both
 ways, for example).
 
-This module depends on pydantic, the standard library and akgentic-core only.
+This module depends only on pydantic, the standard library, akgentic-core and the rest of
+akgentic-tool-core (never on a domain package, numpy or openai).
 """
 
 from __future__ import annotations
