@@ -8,14 +8,15 @@ actor holds (see ``KnowledgeGraphState.apply``).
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from akgentic.tool.core.delta_state import StateDelta
 from akgentic.tool.knowledge_graph.models import Entity, Relation
 
 __all__ = ["KnowledgeGraphStateEvent"]
 
 
-class KnowledgeGraphStateEvent(BaseModel):
+class KnowledgeGraphStateEvent(StateDelta):
     """The net change of one graph update.
 
     ``entities_modified`` and ``relations_added`` carry the new versions in full; removals

@@ -3,13 +3,13 @@
 Every agent carrying a ``KnowledgeGraphTool`` talks to this one actor, so all of them see
 the same graph and their updates are serialised by its mailbox (no locks needed).
 
-Persistence: each update that changes something emits one ``ToolStateEvent`` with the net
-delta (``seq`` numbered per actor, without gaps). Full snapshots of the state are
-published on a schedule proportional to the amount of change (see ``_snapshots``), plus
-on stop. A restored actor (``init_state`` from its last snapshot, or a fresh one in a
-resumed team) replays from the team history the deltas newer than the snapshot before it
-serves its first call, so an abrupt end right after a burst of updates loses nothing that
-reached the event stream.
+Persistence (core's ``DeltaToolActor``): each update that changes something emits one
+``ToolStateEvent`` with the net delta (``seq`` numbered per actor, without gaps). Full
+snapshots of the state are published on a schedule proportional to the amount of change
+(core's ``SnapshotSchedule``), plus on stop. A restored actor (``init_state`` from its
+last snapshot, or a fresh one in a resumed team) replays from the team history the deltas
+newer than the snapshot before it serves its first call, so an abrupt end right after a
+burst of updates loses nothing that reached the event stream.
 
 Semantic search: when the team has the vector store this actor is configured for, the actor
 creates its collection on its first call (syncing it when the store's document count
@@ -20,16 +20,11 @@ slow embedding never holds this actor.
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
 
 from pydantic import BaseModel, Field
 
-from akgentic.core.agent import Akgent
-from akgentic.core.agent_config import BaseConfig
-from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.event import ToolStateEvent
-from akgentic.tool.core.snapshots import SnapshotSchedule
+from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig
 from akgentic.tool.core.vector_binding import CollectionMirror
 from akgentic.tool.core.vector_store import CollectionConfig, VectorDocument, VectorStore
 from akgentic.tool.knowledge_graph._search import (
@@ -60,8 +55,6 @@ __all__ = [
     "KnowledgeGraphConfig",
 ]
 
-logger = logging.getLogger(__name__)
-
 KG_ACTOR_NAME = "#KnowledgeGraphTool"
 KG_COLLECTION = "knowledge-graph"
 # How many root entities the overview lists before summarising the rest.
@@ -70,8 +63,9 @@ _OVERVIEW_ROOTS = 50
 _OVERVIEW_TYPES = 30
 
 
-class KnowledgeGraphConfig(BaseConfig):
-    """Configuration of the graph actor (built by ``KnowledgeGraphTool``)."""
+class KnowledgeGraphConfig(DeltaToolConfig):
+    """Configuration of the graph actor (built by ``KnowledgeGraphTool``); the snapshot
+    schedule fields come from ``DeltaToolConfig``."""
 
     name: str = KG_ACTOR_NAME
     role: str = "KnowledgeGraphTool"
@@ -79,11 +73,6 @@ class KnowledgeGraphConfig(BaseConfig):
     collection: CollectionConfig = Field(default_factory=CollectionConfig)
     snapshot_min_changes: int = Field(
         default=256, ge=1, description="Changes before the first snapshot is due."
-    )
-    snapshot_size_ratio: float = Field(
-        default=1.0,
-        gt=0,
-        description="A snapshot is due once unpublished changes reach this share of the size.",
     )
     store_retry_seconds: float = Field(
         default=10.0,
@@ -100,18 +89,17 @@ class GraphUpdateReport(BaseModel):
     seq: int | None = Field(default=None, description="seq of the emitted delta, if any.")
 
 
-class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
+class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphState]):
     """Holds the graph; every public method is called through an ask proxy."""
+
+    delta_type = KnowledgeGraphStateEvent
+    subject = "graph"
 
     def on_start(self) -> None:
         self.state = KnowledgeGraphState().observer(self)
-        self._schedule = SnapshotSchedule(
-            self.config.snapshot_min_changes, self.config.snapshot_size_ratio
-        )
+        super().on_start()
         self._keywords = KeywordIndex()
         self._overview: tuple[int, str] | None = None
-        # Deltas in the team history newer than our state are replayed before first use.
-        self._catch_up_pending = True
         self._collection = CollectionMirror(
             self.config.name,
             self.config.vector_store,
@@ -125,9 +113,7 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
     def init_state(self, state: KnowledgeGraphState) -> None:
         """Adopt a restored snapshot; newer deltas are replayed before the next call."""
         super().init_state(state)
-        self._schedule.published(self.state.size())
         self._overview = None  # cached for the previous state object
-        self._catch_up_pending = True
 
     # -- public API (ask proxy) ---------------------------------------------------------
 
@@ -181,56 +167,9 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
 
     # -- internals ----------------------------------------------------------------------
 
-    def _ready(self) -> None:
-        if self._catch_up_pending:
-            self._catch_up_pending = False
-            self._catch_up()
-            self._vector_store()
-
-    def _catch_up(self) -> None:
-        """Replay deltas from the team history that are newer than the state."""
-        if self._orchestrator is None:
-            return
-        orchestrator = self.proxy_ask(self._orchestrator, Orchestrator)
-        events: dict[int, KnowledgeGraphStateEvent] = {}
-        for message in orchestrator.get_events(event_class=ToolStateEvent):
-            event = message.event
-            if (
-                event.tool_id == self.config.name
-                and event.seq > self.state.seq
-                and isinstance(event.payload, KnowledgeGraphStateEvent)
-            ):
-                events[event.seq] = event.payload
-        if not events:
-            return
-        expected = self.state.seq + 1
-        for seq in sorted(events):
-            if seq != expected:
-                logger.warning(
-                    "%s: history lacks delta(s) %d..%d; the graph may miss changes",
-                    self.config.name,
-                    expected,
-                    seq - 1,
-                )
-            self.state.apply(events[seq], seq=seq)
-            expected = seq + 1
-        logger.info("%s: replayed %d delta(s) from history", self.config.name, len(events))
-        # The replayed state is now the baseline: publish it once.
-        self.state.notify_state_change()
-        self._schedule.published(self.state.size())
-
-    def _emit(self, delta: KnowledgeGraphStateEvent) -> int | None:
-        if delta.is_empty():
-            return None
-        self.state.seq += 1
-        self.notify_event(
-            ToolStateEvent(tool_id=self.config.name, seq=self.state.seq, payload=delta)
-        )
-        self._mirror(delta)
-        if self._schedule.record(delta.change_count()):
-            self.state.notify_state_change()
-            self._schedule.published(self.state.size())
-        return self.state.seq
+    def on_ready(self) -> None:
+        """Bind the vector store once the graph caught up with the history."""
+        self._vector_store()
 
     def _vector_store(self) -> VectorStore | None:
         """The store this graph is mirrored into, bound on first need (see
@@ -244,7 +183,7 @@ class KnowledgeGraphActor(Akgent[KnowledgeGraphConfig, KnowledgeGraphState]):
             ),
         )
 
-    def _mirror(self, delta: KnowledgeGraphStateEvent) -> None:
+    def on_delta(self, delta: KnowledgeGraphStateEvent) -> None:
         """Send the texts that changed to the vector store (embedding happens there)."""
         if self._vector_store() is None:
             return

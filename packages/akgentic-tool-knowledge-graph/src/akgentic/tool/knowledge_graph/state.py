@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from pydantic import Field, PrivateAttr
 
-from akgentic.core.agent_state import BaseState
+from akgentic.tool.core.delta_state import DeltaState
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
 from akgentic.tool.knowledge_graph.models import Entity, Relation
 
 __all__ = ["KnowledgeGraphState"]
 
 
-class KnowledgeGraphState(BaseState):
+class KnowledgeGraphState(DeltaState):
     """Entities keyed by name, relations keyed by :func:`relation_key`, and ``seq``.
 
     Mutate through :meth:`put_entity`, :meth:`remove_entity`, :meth:`put_relation`,
@@ -34,46 +34,15 @@ class KnowledgeGraphState(BaseState):
 
     entities: dict[str, Entity] = Field(default_factory=dict)
     relations: dict[str, Relation] = Field(default_factory=dict)
-    seq: int = Field(default=0, description="seq of the last delta reflected here.")
 
     # entity name -> keys of the relations touching it; built on first use.
     _adjacency: dict[str, set[str]] | None = PrivateAttr(default=None)
-    # Bumped by every mutation: lets derived indexes (keyword corpus) know they are stale.
-    _version: int = PrivateAttr(default=0)
-    _dirty: bool = PrivateAttr(default=False)
-
-    # -- persistence hooks (akgentic-core's BaseState protocol) -------------------------
-
-    def notify_state_change(self) -> None:
-        """Publish this state to the owning actor, which sends the snapshot on.
-
-        Overrides the base class only to skip its full JSON dump used for change
-        detection: the dirty flag below does that job at no cost.
-        """
-        self._dirty = False
-        if self._observer is not None:
-            self._observer.notify_state_change(self)
-
-    def notify_if_changed(self) -> None:
-        """Publish only when a mutation happened since the last publication."""
-        if self._observer is not None and self._dirty:
-            self.notify_state_change()
 
     def serializable_copy(self) -> KnowledgeGraphState:
         """An independent snapshot sharing the (frozen) items, without the observer."""
         return type(self).model_construct(
             entities=dict(self.entities), relations=dict(self.relations), seq=self.seq
         )
-
-    @property
-    def dirty(self) -> bool:
-        """Whether the state changed since it was last published."""
-        return self._dirty
-
-    @property
-    def version(self) -> int:
-        """A counter bumped by every mutation (for caches derived from the graph)."""
-        return self._version
 
     def size(self) -> int:
         """Entities plus relations."""
@@ -162,17 +131,9 @@ class KnowledgeGraphState(BaseState):
 
     # -- internals ----------------------------------------------------------------------
 
-    # The two helpers below run once per mutated item. They read and write the private
-    # attributes through pydantic's private-attribute dict directly: going through
-    # BaseModel.__setattr__/__getattr__ costs several times more than the work itself.
-
-    def _touch(self) -> None:
-        private = self.__pydantic_private__
-        assert private is not None
-        private["_version"] += 1
-        private["_dirty"] = True
-
     def _adjacency_index(self) -> dict[str, set[str]]:
+        # Runs once per mutated item: pydantic's private-attribute dict directly, as in
+        # DeltaState._touch, because BaseModel.__getattr__ costs more than the work.
         private = self.__pydantic_private__
         assert private is not None
         adjacency: dict[str, set[str]] | None = private["_adjacency"]

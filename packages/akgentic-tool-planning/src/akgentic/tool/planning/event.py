@@ -7,14 +7,15 @@ rebuild the plan (``PlanState.apply``).
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from akgentic.tool.core.delta_state import StateDelta
 from akgentic.tool.planning.models import Task
 
 __all__ = ["PlanningStateEvent"]
 
 
-class PlanningStateEvent(BaseModel):
+class PlanningStateEvent(StateDelta):
     """Tasks added, tasks changed (new version in full), ids of tasks removed."""
 
     tasks_added: list[Task] = Field(default_factory=list)

@@ -3,10 +3,11 @@
 Every agent carrying a ``PlanningTool`` reaches this actor, so they all share the same
 tasks, and their updates are serialised by its mailbox.
 
-Persistence works like the knowledge graph's: one ``ToolStateEvent`` per update that
-changes something (net delta, ``seq`` per actor without gaps), full snapshots on a schedule
-proportional to the amount of change and on stop, and on restore a replay of the history's
-deltas newer than the snapshot before the first call is served.
+Persistence is core's ``DeltaToolActor`` protocol, as for the knowledge graph: one
+``ToolStateEvent`` per update that changes something (net delta, ``seq`` per actor without
+gaps), full snapshots on a schedule proportional to the amount of change and on stop, and
+on restore a replay of the history's deltas newer than the snapshot before the first call
+is served.
 
 Semantic search: with the team's vector store available, the actor creates the ``planning``
 collection on its first call (syncing it when its document count disagrees with the plan)
@@ -19,16 +20,11 @@ The task models are re-exported here: this module is where the plan's data lives
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
 
 from pydantic import BaseModel, Field
 
-from akgentic.core.agent import Akgent
-from akgentic.core.agent_config import BaseConfig
-from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.event import ToolStateEvent
-from akgentic.tool.core.snapshots import SnapshotSchedule
+from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig
 from akgentic.tool.core.vector_binding import CollectionMirror
 from akgentic.tool.core.vector_store import CollectionConfig, VectorDocument, VectorStore
 from akgentic.tool.planning._keywords import TaskKeywordIndex
@@ -62,8 +58,6 @@ __all__ = [
     "TaskUpdate",
 ]
 
-logger = logging.getLogger(__name__)
-
 PLANNING_ACTOR_NAME = "#PlanningTool"
 PLANNING_COLLECTION = "planning"
 _TASK_PREFIX = "task:"
@@ -71,21 +65,14 @@ _TASK_PREFIX = "task:"
 _MAX_RESULTS = 50
 
 
-class PlanConfig(BaseConfig):
-    """Configuration of the plan actor (built by ``PlanningTool``)."""
+class PlanConfig(DeltaToolConfig):
+    """Configuration of the plan actor (built by ``PlanningTool``); the snapshot schedule
+    fields come from ``DeltaToolConfig``."""
 
     name: str = PLANNING_ACTOR_NAME
     role: str = "PlanningTool"
     vector_store: bool | str = True
     collection: CollectionConfig = Field(default_factory=CollectionConfig)
-    snapshot_min_changes: int = Field(
-        default=64, ge=1, description="Changes before the first snapshot is due."
-    )
-    snapshot_size_ratio: float = Field(
-        default=1.0,
-        gt=0,
-        description="A snapshot is due once unpublished changes reach this share of the size.",
-    )
     store_retry_seconds: float = Field(
         default=10.0,
         ge=0,
@@ -110,15 +97,15 @@ class PlanSearchResult(BaseModel):
     note: str | None = Field(default=None, description="Set when part of the search was off.")
 
 
-class PlanActor(Akgent[PlanConfig, PlanState]):
+class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
     """Holds the plan; every public method is called through an ask proxy."""
+
+    delta_type = PlanningStateEvent
+    subject = "plan"
 
     def on_start(self) -> None:
         self.state = PlanState().observer(self)
-        self._schedule = SnapshotSchedule(
-            self.config.snapshot_min_changes, self.config.snapshot_size_ratio
-        )
-        self._catch_up_pending = True
+        super().on_start()
         self._renders: dict[tuple[str, bool, int], tuple[int, str]] = {}
         self._keywords = TaskKeywordIndex()
         self._collection = CollectionMirror(
@@ -132,9 +119,7 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
     def init_state(self, state: PlanState) -> None:
         """Adopt a restored snapshot; newer deltas are replayed before the next call."""
         super().init_state(state)
-        self._schedule.published(len(self.state.tasks))
         self._renders.clear()  # cached for the previous state object
-        self._catch_up_pending = True
 
     # -- public API (ask proxy) ---------------------------------------------------------
 
@@ -231,54 +216,9 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
 
     # -- internals ----------------------------------------------------------------------
 
-    def _ready(self) -> None:
-        if self._catch_up_pending:
-            self._catch_up_pending = False
-            self._catch_up()
-            self._vector_store()
-
-    def _catch_up(self) -> None:
-        """Replay deltas from the team history that are newer than the state."""
-        if self._orchestrator is None:
-            return
-        orchestrator = self.proxy_ask(self._orchestrator, Orchestrator)
-        deltas: dict[int, PlanningStateEvent] = {}
-        for message in orchestrator.get_events(event_class=ToolStateEvent):
-            event = message.event
-            if (
-                event.tool_id == self.config.name
-                and event.seq > self.state.seq
-                and isinstance(event.payload, PlanningStateEvent)
-            ):
-                deltas[event.seq] = event.payload
-        if not deltas:
-            return
-        expected = self.state.seq + 1
-        for seq in sorted(deltas):
-            if seq != expected:
-                logger.warning(
-                    "%s: history lacks delta(s) %d..%d; the plan may miss changes",
-                    self.config.name,
-                    expected,
-                    seq - 1,
-                )
-            self.state.apply(deltas[seq], seq=seq)
-            expected = seq + 1
-        logger.info("%s: replayed %d delta(s) from history", self.config.name, len(deltas))
-        self.state.notify_state_change()
-        self._schedule.published(len(self.state.tasks))
-
-    def _emit(self, delta: PlanningStateEvent) -> int | None:
-        if delta.is_empty():
-            return None
-        self.state.seq += 1
-        event = ToolStateEvent(tool_id=self.config.name, seq=self.state.seq, payload=delta)
-        self.notify_event(event)
-        self._mirror(delta)
-        if self._schedule.record(delta.change_count()):
-            self.state.notify_state_change()
-            self._schedule.published(len(self.state.tasks))
-        return self.state.seq
+    def on_ready(self) -> None:
+        """Bind the vector store once the plan caught up with the history."""
+        self._vector_store()
 
     def _vector_store(self) -> VectorStore | None:
         """The store the plan is mirrored into, bound on first need (see
@@ -289,7 +229,7 @@ class PlanActor(Akgent[PlanConfig, PlanState]):
             lambda: [_document(task) for task in self.state.tasks.values()],
         )
 
-    def _mirror(self, delta: PlanningStateEvent) -> None:
+    def on_delta(self, delta: PlanningStateEvent) -> None:
         """Send new or reworded descriptions to the vector store; drop deleted tasks."""
         if self._vector_store() is None:
             return

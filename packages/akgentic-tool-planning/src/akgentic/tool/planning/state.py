@@ -1,23 +1,23 @@
 """The plan held by the ``#PlanningTool`` actor, as that actor's persisted state.
 
-Same persistence design as the knowledge graph's state: change detection is a dirty flag
-set by the mutators (no full JSON dump to compare), and a snapshot copies the task
-dictionary but shares the frozen tasks. When to snapshot is the actor's decision; the
-delta events carry the changes in between.
+Persistence follows core's ``DeltaState``: change detection is a dirty flag set by the
+mutators (no full JSON dump to compare), and a snapshot copies the task dictionary but
+shares the frozen tasks. When to snapshot is the actor's decision; the delta events carry
+the changes in between.
 """
 
 from __future__ import annotations
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
-from akgentic.core.agent_state import BaseState
+from akgentic.tool.core.delta_state import DeltaState
 from akgentic.tool.planning.event import PlanningStateEvent
 from akgentic.tool.planning.models import Task
 
 __all__ = ["PlanState"]
 
 
-class PlanState(BaseState):
+class PlanState(DeltaState):
     """Tasks by id, the next id to assign, and ``seq`` of the last delta reflected.
 
     Mutate through :meth:`put_task`, :meth:`remove_task` or :meth:`apply`. A client
@@ -26,23 +26,6 @@ class PlanState(BaseState):
 
     tasks: dict[int, Task] = Field(default_factory=dict)
     next_id: int = 1
-    seq: int = Field(default=0, description="seq of the last delta reflected here.")
-
-    _version: int = PrivateAttr(default=0)
-    _dirty: bool = PrivateAttr(default=False)
-
-    # -- persistence hooks (akgentic-core's BaseState protocol) -------------------------
-
-    def notify_state_change(self) -> None:
-        """Publish to the owning actor, without the base class's full JSON dump."""
-        self._dirty = False
-        if self._observer is not None:
-            self._observer.notify_state_change(self)
-
-    def notify_if_changed(self) -> None:
-        """Publish only when a mutation happened since the last publication."""
-        if self._observer is not None and self._dirty:
-            self.notify_state_change()
 
     def serializable_copy(self) -> PlanState:
         """An independent snapshot sharing the (frozen) tasks, without the observer."""
@@ -50,15 +33,9 @@ class PlanState(BaseState):
             tasks=dict(self.tasks), next_id=self.next_id, seq=self.seq
         )
 
-    @property
-    def dirty(self) -> bool:
-        """Whether the state changed since it was last published."""
-        return self._dirty
-
-    @property
-    def version(self) -> int:
-        """A counter bumped by every mutation (for caches derived from the plan)."""
-        return self._version
+    def size(self) -> int:
+        """Number of tasks."""
+        return len(self.tasks)
 
     # -- mutators -----------------------------------------------------------------------
 
@@ -96,11 +73,3 @@ class PlanState(BaseState):
     def same_plan(self, other: PlanState) -> bool:
         """Whether ``other`` holds the same tasks (``seq`` and ``next_id`` aside)."""
         return self.tasks == other.tasks
-
-    def _touch(self) -> None:
-        # Direct access to pydantic's private dict: BaseModel.__setattr__ would cost more
-        # than the mutation itself on this per-task path.
-        private = self.__pydantic_private__
-        assert private is not None
-        private["_version"] += 1
-        private["_dirty"] = True

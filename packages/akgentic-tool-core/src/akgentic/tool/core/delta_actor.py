@@ -1,0 +1,143 @@
+"""A team tool actor whose state is persisted as snapshots plus gap-free delta events.
+
+The protocol, shared by planning and the knowledge graph and open to any tool with a
+growing shared state:
+
+* **Emission.** Each call that changes something emits exactly one ``ToolStateEvent``
+  carrying the net delta, numbered ``seq`` per actor from 1 without gaps, before the call
+  returns (:meth:`DeltaToolActor._emit`).
+* **Snapshots.** The full state is published on a :class:`~akgentic.tool.core.snapshots.
+  SnapshotSchedule` (proportional to the change, not to every update) and on stop, so the
+  persistence cost of a session stays proportional to what it changed.
+* **Restore.** An actor given a snapshot (``init_state``), or started fresh in a resumed
+  team, replays from the team history every delta newer than its state's ``seq`` before
+  it serves its first call (:meth:`DeltaToolActor._ready`), so an abrupt end right after a
+  burst of updates loses nothing that reached the event stream. A gap in the history is
+  logged, and the replay goes on.
+
+A subclass sets its state in ``on_start`` before calling ``super().on_start()``, names its
+delta model in :attr:`DeltaToolActor.delta_type`, calls ``self._ready()`` at the top of
+every public method and ``self._emit(delta)`` after each change; :meth:`on_ready` and
+:meth:`on_delta` are its hooks (binding and feeding a vector store, for example).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from akgentic.core.agent import Akgent
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.delta_state import DeltaState, StateDelta
+from akgentic.tool.core.event import ToolStateEvent
+from akgentic.tool.core.snapshots import SnapshotSchedule
+
+__all__ = ["DeltaToolActor", "DeltaToolConfig"]
+
+logger = logging.getLogger(__name__)
+
+
+class DeltaToolConfig(BaseConfig):
+    """The snapshot schedule of a :class:`DeltaToolActor` (subclasses add their own)."""
+
+    snapshot_min_changes: int = Field(
+        default=64, ge=1, description="Changes before the first snapshot is due."
+    )
+    snapshot_size_ratio: float = Field(
+        default=1.0,
+        gt=0,
+        description="A snapshot is due once unpublished changes reach this share of the size.",
+    )
+
+
+class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
+    """Base of a tool actor holding a :class:`DeltaState` (see the module documentation)."""
+
+    delta_type: ClassVar[type[StateDelta]]
+    """The delta model this actor emits; replay picks the events carrying it."""
+
+    subject: ClassVar[str] = "state"
+    """What the state is, for log lines ("the plan may miss changes")."""
+
+    def on_start(self) -> None:
+        """Start the snapshot schedule; the subclass has set ``self.state`` already."""
+        self._schedule = SnapshotSchedule(
+            self.config.snapshot_min_changes, self.config.snapshot_size_ratio
+        )
+        # Deltas in the team history newer than the state are replayed before first use.
+        self._catch_up_pending = True
+
+    def init_state(self, state: S) -> None:
+        """Adopt a restored snapshot; newer deltas are replayed before the next call."""
+        super().init_state(state)
+        self._schedule.published(self.state.size())
+        self._catch_up_pending = True
+
+    # -- hooks --------------------------------------------------------------------------
+
+    def on_ready(self) -> None:
+        """Called once the state caught up with the history, before serving a call."""
+
+    def on_delta(self, delta: Any) -> None:
+        """Called after each emitted delta (the state already holds the change)."""
+
+    # -- for the subclass's public methods ----------------------------------------------
+
+    def _ready(self) -> None:
+        """Catch up with the history if due; call first in every public method."""
+        if self._catch_up_pending:
+            self._catch_up_pending = False
+            self._catch_up()
+            self.on_ready()
+
+    def _emit(self, delta: StateDelta) -> int | None:
+        """Emit ``delta`` as the next ``ToolStateEvent`` unless it is empty; return its seq.
+
+        Publishes a snapshot too when the schedule says one is due.
+        """
+        if delta.is_empty():
+            return None
+        self.state.seq += 1
+        event = ToolStateEvent(tool_id=self.config.name, seq=self.state.seq, payload=delta)
+        self.notify_event(event)
+        self.on_delta(delta)
+        if self._schedule.record(delta.change_count()):
+            self.state.notify_state_change()
+            self._schedule.published(self.state.size())
+        return self.state.seq
+
+    def _catch_up(self) -> None:
+        """Replay deltas from the team history that are newer than the state."""
+        if self._orchestrator is None:
+            return
+        orchestrator = self.proxy_ask(self._orchestrator, Orchestrator)
+        deltas: dict[int, StateDelta] = {}
+        for message in orchestrator.get_events(event_class=ToolStateEvent):
+            event = message.event
+            if (
+                event.tool_id == self.config.name
+                and event.seq > self.state.seq
+                and isinstance(event.payload, self.delta_type)
+            ):
+                deltas[event.seq] = event.payload
+        if not deltas:
+            return
+        expected = self.state.seq + 1
+        for seq in sorted(deltas):
+            if seq != expected:
+                logger.warning(
+                    "%s: history lacks delta(s) %d..%d; the %s may miss changes",
+                    self.config.name,
+                    expected,
+                    seq - 1,
+                    self.subject,
+                )
+            self.state.apply(deltas[seq], seq=seq)
+            expected = seq + 1
+        logger.info("%s: replayed %d delta(s) from history", self.config.name, len(deltas))
+        # The replayed state is now the baseline: publish it once.
+        self.state.notify_state_change()
+        self._schedule.published(self.state.size())
