@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
 import pytest
 
 from akgentic.tool.errors import RetriableError
@@ -168,6 +169,10 @@ def corpus(ws: Path) -> Path:
     # binary only after 180 KB: ripgrep has printed matches by the time it sees the NUL
     (ws / "late_nul.log").write_bytes(b"total line\n" * 20000 + b"\x00total\n")
     (ws / ".gitignore").write_text("src/\n")  # ignore files are not consulted
+    # a file name that is not UTF-8 (and sorts differently as bytes and as str)
+    with open(os.fsencode(ws) + b"/docs/z\xff-latin1.txt", "wb") as handle:
+        handle.write(b"total in a badly named file\n")
+    (ws / "docs/z\uff21-wide.txt").write_text("total, fullwidth name\n")
     (ws / "link.py").symlink_to(ws / "src/app.py")  # symlinks are not followed
     return ws
 
@@ -275,3 +280,13 @@ def test_a_search_past_its_time_limit_is_retriable(
     grep = _tools(workspace_grep=param)["workspace_grep"]
     with pytest.raises(RetriableError, match="took longer than 1e-06 s"):
         grep("total")
+
+
+def test_names_that_are_not_utf8_come_back_serializable(corpus: Path, tools: Tools) -> None:
+    grep_out = tools["workspace_grep"]("badly named")
+    assert grep_out == "docs/z\ufffd-latin1.txt:1:total in a badly named file"
+    listing = tools["workspace_list"]("docs")
+    assert "z\ufffd-latin1.txt (28 bytes)" in listing
+    assert "docs/z\ufffd-latin1.txt" in tools["workspace_glob"]("docs/*.txt")
+    for text in (grep_out, listing):
+        pydantic_core.to_json(text)  # what the agent does with a tool result

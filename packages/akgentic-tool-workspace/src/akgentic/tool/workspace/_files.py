@@ -38,6 +38,21 @@ class TextFile:
 _UTF16_BOMS = {codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be"}
 
 
+def printable(text: str) -> str:
+    """`text` safe to serialize as UTF-8 JSON.
+
+    A file name that is not valid UTF-8 reaches Python with escape surrogates (PEP 383), which
+    JSON encoders refuse; they become U+FFFD here, like undecodable bytes in file content.
+    """
+    if text.isascii():
+        return text
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate outside the escape range
+        raw = text.encode("utf-8", "replace")
+    return raw.decode("utf-8", "replace")
+
+
 def looks_binary(data: bytes) -> bool:
     """A NUL byte near the start, unless the file is UTF-16 announced by its BOM."""
     return data[:2] not in _UTF16_BOMS and b"\x00" in data[:_SNIFF]

@@ -250,7 +250,9 @@ class GrepResult:
 
 
 def _cut(hits: list[GrepHit], limit: int) -> GrepResult:
-    hits.sort(key=lambda hit: (hit.path, hit.line))
+    # ordered by the path's bytes, as ripgrep's output is (differs from str order only for
+    # names that are not valid UTF-8, which os.scandir hands over with escape surrogates)
+    hits.sort(key=lambda hit: (os.fsencode(hit.path), hit.line))
     files = len({hit.path for hit in hits}) if len(hits) > limit else 0
     return GrepResult(hits[:limit], len(hits), files)
 
@@ -406,7 +408,7 @@ def grep_ripgrep(
             continue  # a warning about a binary file, not a match
         total += 1
         if len(hits) < limit:
-            path = paths[index].decode("utf-8", errors="replace")
+            path = os.fsdecode(paths[index])  # the same str os.scandir gives the Python engine
             hits.append(GrepHit(path, int(number), text.decode("utf-8", errors="replace")))
     files = len(set(paths)) if total > limit else 0
     return GrepResult(hits, total, files)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 from pydantic import Field
 from pydantic_ai.messages import BinaryContent
@@ -18,6 +18,7 @@ from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, TOOL_CALL, Channels
 from akgentic.tool.core.params import BaseToolParam, resolve_param
 from akgentic.tool.errors import RetriableError
+from akgentic.tool.workspace._files import printable
 from akgentic.tool.workspace.edit import EditItem, EditMatcher
 from akgentic.tool.workspace.readers import DocumentReader
 from akgentic.tool.workspace.workspace import (
@@ -126,17 +127,22 @@ class WorkspaceMkdir(BaseToolParam):
 
 
 def _guarded(fn: Callable[P, R]) -> Callable[P, R]:
-    """Turn the OS's complaints about a bad path into a `RetriableError` for the model.
+    """The one exit of every tool: text made serializable, OS errors made retriable.
 
     Everything expected is already reported as `RetriableError` by `Filesystem`; this is the
-    backstop for what the OS alone knows (permissions, a full disk, an unencodable name).
+    backstop for what the OS alone knows (permissions, a full disk, an unencodable name). Text
+    going back to the model (results and error messages) passes through `printable`, because
+    a file name that is not UTF-8 would otherwise make the agent's JSON encoding fail.
     """
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return fn(*args, **kwargs)
-        except RetriableError:
+            result = fn(*args, **kwargs)
+        except RetriableError as exc:
+            message = str(exc)
+            if printable(message) != message:
+                raise RetriableError(printable(message)) from exc
             raise
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
@@ -145,6 +151,9 @@ def _guarded(fn: Callable[P, R]) -> Callable[P, R]:
             ) from exc
         except ValueError as exc:  # e.g. a lone surrogate the OS cannot encode in a name
             raise RetriableError(f"{fn.__name__} failed: invalid argument ({exc})") from exc
+        if isinstance(result, str):
+            return cast(R, printable(result))
+        return result
 
     return wrapper
 
