@@ -180,6 +180,15 @@ def test_view_max_dimension_comes_from_the_param(roots: Path) -> None:
     assert (roots / "team" / ".photo.jpg.100px.jpeg").exists()
 
 
+def test_exif_rotation_is_applied_when_resizing(roots: Path) -> None:
+    tools = _tools(workspace_view=WorkspaceView(max_dimension=100))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # orientation: rotate 90° clockwise to display
+    Image.new("RGB", (400, 200)).save(roots / "team" / "phone.jpg", format="JPEG", exif=exif)
+    with Image.open(io.BytesIO(tools["workspace_view"]("phone.jpg").data)) as shown:
+        assert shown.size == (50, 100)  # stored landscape, shown portrait
+
+
 def test_small_images_are_sent_unchanged(tools: Tools, ws: Path) -> None:
     for name, fmt, media in [
         ("a.png", "PNG", "image/png"),

@@ -89,7 +89,7 @@ def prepare_image(path: Path, max_dimension: int) -> tuple[bytes, str]:
             "check the file (workspace_read shows what it holds)"
         )
     try:
-        from PIL import Image
+        from PIL import Image, ImageOps
     except ImportError:
         _warn_no_pillow()
         return data, MEDIA_TYPES[suffix]
@@ -105,7 +105,8 @@ def prepare_image(path: Path, max_dimension: int) -> tuple[bytes, str]:
             opened.load()
             if max(opened.size) <= max_dimension and suffix != ".bmp":
                 return data, MEDIA_TYPES[suffix]
-            image = opened.copy()
+            # a phone photo stores its rotation in EXIF; re-encoding would drop the tag
+            image = ImageOps.exif_transpose(opened)
         image.thumbnail((max_dimension, max_dimension), Image.Resampling.LANCZOS)
         if fmt == "JPEG" and image.mode not in ("RGB", "L"):
             image = image.convert("RGB")
