@@ -18,7 +18,13 @@ from pydantic_ai.messages import BinaryContent
 from reportlab.pdfgen import canvas
 
 from akgentic.tool.errors import RetriableError
-from akgentic.tool.workspace import WorkspaceRead, WorkspaceTool, WorkspaceView
+from akgentic.tool.workspace import (
+    DocumentReader,
+    DocumentReaderUnavailable,
+    WorkspaceRead,
+    WorkspaceTool,
+    WorkspaceView,
+)
 from akgentic.tool.workspace import _images as images_module
 
 Tools = dict[str, Any]
@@ -141,6 +147,16 @@ def test_without_markitdown_reading_a_document_gives_the_install_hint(
     # plain text still reads without the extra
     (ws / "notes.txt").write_text("plain\n")
     assert tools["workspace_read"]("notes.txt") == "     1\tplain"
+
+
+def test_document_reader_raises_value_error_with_the_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _make_pdf(tmp_path / "report.pdf", "Text")
+    monkeypatch.setitem(sys.modules, "markitdown", None)
+    with pytest.raises(ValueError, match=r"akgentic-tool-workspace\[docs\]") as caught:
+        DocumentReader().read(tmp_path / "report.pdf")
+    assert isinstance(caught.value, DocumentReaderUnavailable)
 
 
 def test_a_damaged_document_is_a_retriable_error(tools: Tools, ws: Path) -> None:

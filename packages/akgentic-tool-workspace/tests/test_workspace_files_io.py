@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 
 from akgentic.tool.errors import RetriableError
-from akgentic.tool.workspace import EditItem, WorkspaceEdit, WorkspaceRead, WorkspaceTool
+from akgentic.tool.workspace import (
+    EditItem,
+    WorkspaceEdit,
+    WorkspaceMultiEdit,
+    WorkspaceRead,
+    WorkspaceTool,
+)
 
 Tools = dict[str, Any]
 
@@ -169,6 +175,16 @@ def test_edit_threshold_comes_from_the_param(roots: Path) -> None:
     lenient = _tools()
     lenient["workspace_edit"]("f.py", "total = compute_totl(items)", "total = 0")
     assert (roots / "team" / "f.py").read_text() == "total = 0\n"
+
+
+def test_multi_edit_threshold_comes_from_its_param(roots: Path) -> None:
+    strict = _tools(workspace_multi_edit=WorkspaceMultiEdit(fuzzy_threshold=0.99))
+    (roots / "team" / "f.py").write_text("total = compute_total(items)\n")
+    typo = [EditItem(path="f.py", old_string="total = compute_totl(items)", new_string="x = 0")]
+    with pytest.raises(RetriableError, match="at 0.99"):
+        strict["workspace_multi_edit"](typo)
+    _tools()["workspace_multi_edit"](typo)
+    assert (roots / "team" / "f.py").read_text() == "x = 0\n"
 
 
 def test_edit_refuses_documents(tools: Tools, ws: Path) -> None:
