@@ -19,6 +19,7 @@ Run: ``.venv/bin/python packages/akgentic-tool-vector-store/benchmarks/bench_vec
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import time
 from collections.abc import Callable
@@ -116,6 +117,16 @@ def main() -> None:
             f"{label:<26} index {mine / per * 1e3:8.3f} ms   numpy {limit / per * 1e3:8.3f} ms"
             f"   ratio {mine / limit:5.2f}x   (target {target})"
         )
+        bound = float(target.removeprefix("<= ").removesuffix("x")) if "x" in target else None
+        row = {
+            "workload": f"vector top-{TOP_K}: {label}",
+            "median_ms": round(mine / per * 1e3, 4),
+            "target": target,
+            "ratio": round(mine / limit, 3),
+            "baseline": "raw numpy float32 matmul + argpartition",
+            "ok": None if bound is None else mine / limit <= bound,
+        }
+        print("BENCH " + json.dumps(row))
 
     print(
         f"top-{TOP_K} over {args.vectors:,} x {args.dim} float32, {args.queries} queries; "
