@@ -88,6 +88,22 @@ def test_a_fresh_sidecar_is_used_and_a_changed_source_invalidates_it(
     assert "from the cache" not in out
 
 
+def test_a_symlink_planted_as_sidecar_is_never_followed(
+    tools: Tools, ws: Path, tmp_path: Path
+) -> None:
+    _make_pdf(ws / "report.pdf", "The real report")
+    outside = tmp_path / "outside.md"
+    outside.write_text("OUTSIDE SECRET\n")
+    stamp = (ws / "report.pdf").stat().st_mtime_ns
+    os.utime(outside, ns=(stamp, stamp))  # the stamp a fresh sidecar would carry
+    (ws / ".report.pdf.md").symlink_to(outside)
+    out = tools["workspace_read"]("report.pdf")
+    assert "The real report" in out
+    assert "OUTSIDE SECRET" not in out
+    assert not (ws / ".report.pdf.md").is_symlink()  # replaced by a real cache file
+    assert outside.read_text() == "OUTSIDE SECRET\n"
+
+
 def test_docx_is_read_as_markdown(tools: Tools, ws: Path) -> None:
     _make_docx(ws / "plan.docx", "Launch plan", "Ship the beta in March.", "Gather feedback.")
     out = tools["workspace_read"]("plan.docx")

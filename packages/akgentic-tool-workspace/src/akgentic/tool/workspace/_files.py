@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -51,6 +52,30 @@ def printable(text: str) -> str:
     except UnicodeEncodeError:  # a lone surrogate outside the escape range
         raw = text.encode("utf-8", "replace")
     return raw.decode("utf-8", "replace")
+
+
+def read_fresh_sidecar(sidecar: Path, source_mtime_ns: int) -> bytes | None:
+    """The cached bytes at `sidecar` if it is a regular file stamped `source_mtime_ns`.
+
+    The stamp is the source's modification time, copied onto the sidecar when it is written,
+    so any change to the source makes the cache stale. A symlink is never a valid sidecar:
+    something else put it there (a shell in the same workspace, say), and following it could
+    read a file outside the workspace. It is replaced on the next write.
+    """
+    try:
+        info = os.lstat(sidecar)
+        if not stat.S_ISREG(info.st_mode) or info.st_mtime_ns != source_mtime_ns:
+            return None
+        return sidecar.read_bytes()
+    except OSError:
+        return None
+
+
+def write_sidecar(sidecar: Path, data: bytes, source: os.stat_result) -> None:
+    """Cache `data` at `sidecar`, stamped with the source's times; failures only lose the cache."""
+    with contextlib.suppress(OSError):
+        atomic_write(sidecar, data)
+        os.utime(sidecar, ns=(source.st_atime_ns, source.st_mtime_ns), follow_symlinks=False)
 
 
 def looks_binary(data: bytes) -> bool:

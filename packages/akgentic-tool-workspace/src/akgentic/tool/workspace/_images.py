@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
 import threading
 import warnings
 from pathlib import Path
 
-from akgentic.tool.workspace._files import atomic_write
+from akgentic.tool.workspace._files import read_fresh_sidecar, write_sidecar
 
 VISION_INSTALL_HINT = 'pip install "akgentic-tool-workspace[vision]"'
 
@@ -97,9 +95,9 @@ def prepare_image(path: Path, max_dimension: int) -> tuple[bytes, str]:
     stat = path.stat()
     sidecar = image_sidecar(path, max_dimension)
     fmt, _, media_type = _OUTPUT[suffix]
-    with contextlib.suppress(OSError):
-        if sidecar.stat().st_mtime_ns == stat.st_mtime_ns:
-            return sidecar.read_bytes(), media_type
+    cached = read_fresh_sidecar(sidecar, stat.st_mtime_ns)
+    if cached is not None:
+        return cached, media_type
     try:
         with Image.open(io.BytesIO(data)) as opened:
             opened.load()
@@ -115,7 +113,5 @@ def prepare_image(path: Path, max_dimension: int) -> tuple[bytes, str]:
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
         raise ImageError(f"{path.name} could not be decoded as an image: {exc}") from exc
     resized = buffer.getvalue()
-    with contextlib.suppress(OSError):
-        atomic_write(sidecar, resized)
-        os.utime(sidecar, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    write_sidecar(sidecar, resized, stat)
     return resized, media_type

@@ -8,15 +8,13 @@ its own, so any change to the source (a rewrite, a touch) makes the cache stale.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import threading
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from akgentic.tool.workspace._files import atomic_write
+from akgentic.tool.workspace._files import read_fresh_sidecar, write_sidecar
 
 __all__ = [
     "DOCS_INSTALL_HINT",
@@ -82,18 +80,16 @@ class DocumentReader(BaseModel):
         Raises `DocumentReaderUnavailable` (a `ValueError`) with the install command when
         MarkItDown is missing, and `ValueError` when the file cannot be converted.
         """
-        stat = path.stat()
+        source = path.stat()
         sidecar = document_sidecar(path)
         if self.use_sidecar:
-            cached = _fresh_sidecar(sidecar, stat.st_mtime_ns)
+            cached = read_fresh_sidecar(sidecar, source.st_mtime_ns)
             if cached is not None:
-                return cached
+                return cached.decode("utf-8", errors="replace")
         text = self._convert(path)
         if self.use_sidecar:
             # A read-only workspace or a full disk only costs us the cache, not the read.
-            with contextlib.suppress(OSError):
-                atomic_write(sidecar, text.encode("utf-8"))
-                os.utime(sidecar, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+            write_sidecar(sidecar, text.encode("utf-8"), source)
         return text
 
     @staticmethod
@@ -155,12 +151,3 @@ def _check_signature(path: Path) -> None:
             f"could not convert {path.name}: its content is not a "
             f"{path.suffix.lower()[1:].upper()} file (damaged, or a wrong extension)"
         )
-
-
-def _fresh_sidecar(sidecar: Path, source_mtime_ns: int) -> str | None:
-    try:
-        if sidecar.stat().st_mtime_ns != source_mtime_ns:
-            return None
-        return sidecar.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
