@@ -1,17 +1,16 @@
 """Keyword matching, score merging and graph context for ``search_graph``.
 
-Keyword search scans one lower-cased corpus string holding every entity's and relation's
-text. ``str.find`` runs in C, and after a match the scan jumps to the next item, so a query
-costs one pass over the text instead of a Python loop over every item. The corpus is rebuilt
-lazily, on the first search after the graph changed.
+Keyword search runs on core's ``KeywordCorpus`` over every entity's and relation's text:
+one C-level pass over the text per query instead of a Python loop over every item, and a
+corpus rebuilt lazily, on the first search after the graph changed.
 """
 
 from __future__ import annotations
 
-import bisect
 from collections import deque
 from collections.abc import Iterable
 
+from akgentic.tool.core.keyword_corpus import KeywordCorpus
 from akgentic.tool.knowledge_graph.models import (
     Entity,
     GraphPath,
@@ -33,7 +32,6 @@ PATH_SOURCES = 5
 MAX_PATH_PAIRS = 10
 # Bound on neighbours/edges returned, so one hub entity cannot flood the model's context.
 CONTEXT_LIMIT = 100
-_SEP = "\x00"
 
 
 def entity_text(entity: Entity) -> str:
@@ -52,59 +50,21 @@ class KeywordIndex:
     """Substring search over every item of a :class:`KnowledgeGraphState`."""
 
     def __init__(self) -> None:
-        self._version = -1
-        self._state: KnowledgeGraphState | None = None
-        self._corpus = ""
-        self._starts: list[int] = []
-        self._items: list[tuple[str, str]] = []  # (kind, entity name | relation key)
-        self._texts: list[str] = []
+        self._corpus: KeywordCorpus[tuple[str, str]] = KeywordCorpus()
 
     def search(self, state: KnowledgeGraphState, query: str) -> list[tuple[str, str]]:
-        """Items whose text contains every word of ``query`` (case-insensitive)."""
-        words = list(dict.fromkeys(query.lower().split()))
-        if not words:
-            return []
-        self._refresh(state)
-        corpus, starts, texts = self._corpus, self._starts, self._texts
-        # Walk the occurrences of the rarest word (counting runs in C), check the others
-        # on each candidate only.
-        counts = {word: corpus.count(word) for word in words}
-        scan = min(words, key=counts.__getitem__)
-        if counts[scan] == 0:
-            return []
-        others = [word for word in words if word != scan]
-        found: list[tuple[str, str]] = []
-        last = len(starts) - 1
-        position = corpus.find(scan)
-        while position != -1:
-            index = bisect.bisect_right(starts, position) - 1
-            text = texts[index]
-            if all(word in text for word in others):
-                found.append(self._items[index])
-            if index >= last:
-                break
-            position = corpus.find(scan, starts[index + 1])
-        return found
+        """Items ``(kind, entity name | relation key)`` whose text contains every word of
+        ``query`` (case-insensitive), entities first."""
+        self._corpus.sync(state, state.version, lambda: _item_texts(state))
+        return self._corpus.search(query)
 
-    def _refresh(self, state: KnowledgeGraphState) -> None:
-        if self._state is state and self._version == state.version:
-            return
-        items: list[tuple[str, str]] = []
-        texts: list[str] = []
-        for name, entity in state.entities.items():
-            items.append(("entity", name))
-            texts.append(entity_text(entity).lower())
-        for key, relation in state.relations.items():
-            items.append(("relation", key))
-            texts.append(relation_text(relation).lower())
-        starts: list[int] = []
-        offset = 0
-        for text in texts:
-            starts.append(offset)
-            offset += len(text) + 1
-        self._items, self._texts, self._starts = items, texts, starts
-        self._corpus = _SEP.join(texts)
-        self._version, self._state = state.version, state
+
+def _item_texts(state: KnowledgeGraphState) -> tuple[list[tuple[str, str]], list[str]]:
+    items = [("entity", name) for name in state.entities]
+    items += [("relation", key) for key in state.relations]
+    texts = [entity_text(entity) for entity in state.entities.values()]
+    texts += [relation_text(relation) for relation in state.relations.values()]
+    return items, texts
 
 
 def merge_hits(

@@ -1,68 +1,28 @@
-"""Keyword matching over task texts, one C-level scan per query.
+"""Keyword matching over task texts (description and output), on core's ``KeywordCorpus``.
 
-All task texts are joined (lower-cased) into one corpus string. A query walks the
-occurrences of its rarest word with ``str.find`` (counting runs in C) and checks the other
-words on those candidates only, so a search does not loop over every task in Python.
-The corpus is rebuilt lazily, on the first search after the plan changed.
+The corpus scan runs in C, one pass per query; it is rebuilt lazily, on the first search
+after the plan changed.
 """
 
 from __future__ import annotations
 
-import bisect
-
+from akgentic.tool.core.keyword_corpus import KeywordCorpus
 from akgentic.tool.planning.state import PlanState
-
-_SEP = "\x00"
 
 
 class TaskKeywordIndex:
     """Which tasks contain every word of a query (case-insensitive substring match)."""
 
     def __init__(self) -> None:
-        self._state: PlanState | None = None
-        self._version = -1
-        self._ids: list[int] = []
-        self._texts: list[str] = []
-        self._starts: list[int] = []
-        self._corpus = ""
+        self._corpus: KeywordCorpus[int] = KeywordCorpus()
 
     def search(self, state: PlanState, query: str) -> list[int]:
         """Ids of the matching tasks, in id order."""
-        words = list(dict.fromkeys(query.lower().split()))
-        if not words:
-            return []
-        self._refresh(state)
-        corpus, starts, texts = self._corpus, self._starts, self._texts
-        counts = {word: corpus.count(word) for word in words}
-        scan = min(words, key=counts.__getitem__)
-        if counts[scan] == 0:
-            return []
-        others = [word for word in words if word != scan]
-        found: list[int] = []
-        last = len(starts) - 1
-        position = corpus.find(scan)
-        while position != -1:
-            index = bisect.bisect_right(starts, position) - 1
-            if all(word in texts[index] for word in others):
-                found.append(self._ids[index])
-            if index >= last:
-                break
-            position = corpus.find(scan, starts[index + 1])
-        return found
+        self._corpus.sync(state, state.version, lambda: _task_texts(state))
+        return self._corpus.search(query)
 
-    def _refresh(self, state: PlanState) -> None:
-        if self._state is state and self._version == state.version:
-            return
-        ids = sorted(state.tasks)
-        texts = [
-            f"{state.tasks[i].description}\n{state.tasks[i].output}".lower().replace(_SEP, " ")
-            for i in ids
-        ]
-        starts: list[int] = []
-        offset = 0
-        for text in texts:
-            starts.append(offset)
-            offset += len(text) + 1
-        self._ids, self._texts, self._starts = ids, texts, starts
-        self._corpus = _SEP.join(texts)
-        self._state, self._version = state, state.version
+
+def _task_texts(state: PlanState) -> tuple[list[int], list[str]]:
+    tasks = state.tasks
+    ids = sorted(tasks)
+    return ids, [f"{tasks[i].description}\n{tasks[i].output}" for i in ids]
