@@ -50,15 +50,6 @@ from akgentic.llm.event import (
 __all__ = ["ContextManager", "system_prompt_hash"]
 
 
-def _is_system_message(message: ModelMessage) -> bool:
-    """A request carrying at least one system-prompt part (pinned by the sliding window)."""
-    if type(message) is ModelRequest:
-        for part in message.parts:
-            if type(part) is SystemPromptPart:
-                return True
-    return False
-
-
 def _raw_arguments(args: str | dict[str, Any] | None) -> str:
     """The call's arguments as a JSON string: the provider's own text when it sent text.
 
@@ -209,12 +200,19 @@ class ContextManager:
         if overflow <= 0:
             return
         cut = 0
-        # System-prompt messages that slide past the window are pinned, not dropped.
-        while overflow > 0 and cut < len(messages):
+        size = len(messages)
+        # System-prompt messages that slide past the window are pinned, not dropped. The test
+        # is inlined (this loop visits every message once in its life).
+        while overflow > 0 and cut < size:
             leaving = messages[cut]
             cut += 1
-            if _is_system_message(leaving):
-                pinned.append(leaving)
+            if type(leaving) is ModelRequest:
+                for part in leaving.parts:
+                    if type(part) is SystemPromptPart:
+                        pinned.append(leaving)
+                        break
+                else:
+                    overflow -= 1
             else:
                 overflow -= 1
         del messages[:cut]
