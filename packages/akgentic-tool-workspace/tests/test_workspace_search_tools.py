@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pydantic_core
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace import (
@@ -17,7 +20,13 @@ from akgentic.tool.workspace import (
     WorkspaceList,
     WorkspaceTool,
 )
-from akgentic.tool.workspace._search import expand_braces, glob_to_regex
+from akgentic.tool.workspace._search import (
+    _NO_PREFILTER,
+    _grep_jumping,
+    _grep_lines,
+    expand_braces,
+    glob_to_regex,
+)
 
 Tools = dict[str, Any]
 
@@ -197,6 +206,11 @@ PATTERNS = [
     (r"(?<=def )\w+", {}),  # look-behind: rg refuses it, so both runs use Python
     ("at end$", {}),
     (r"\r$", {}),
+    (r"total\s+\w+", {}),  # \s may cross a newline in a whole-text search, never per line
+    (r"(?s)total.line", {}),
+    (r"(?>\s*)$", {}),  # atomic group: every line is matched on its own
+    (r"(?<=second )total", {}),
+    (r"(?m)^$", {}),
 ]
 
 
@@ -290,3 +304,21 @@ def test_names_that_are_not_utf8_come_back_serializable(corpus: Path, tools: Too
     assert "docs/z\ufffd-latin1.txt" in tools["workspace_glob"]("docs/*.txt")
     for text in (grep_out, listing):
         pydantic_core.to_json(text)  # what the agent does with a tool result
+
+
+JUMP_PATTERNS = [
+    "a", "^a", "a$", "^$", "b*", r"a\s+b", r"\s$", r"^\s*$", r"(?s)a.b", r"\bab\b", r"\Bb",
+    r"(?<=a)b", r"a(?=\n)", "a|^b", r"(a)\1", r"\r$", r"[^a]$", r"é+", "(?i)A B",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(text=st.text(alphabet="ab \n\ré", max_size=40))
+def test_whole_text_jumping_finds_exactly_the_per_line_matches(text: str) -> None:
+    """The Python engine's fast path agrees with plain line-by-line matching."""
+    for pattern in JUMP_PATTERNS:
+        regex = re.compile(pattern)
+        if _NO_PREFILTER.search(pattern):
+            continue
+        multiline = re.compile(pattern, re.MULTILINE)
+        assert _grep_jumping(text, regex, multiline, "f") == _grep_lines(text, regex, "f"), pattern

@@ -257,9 +257,10 @@ def _cut(hits: list[GrepHit], limit: int) -> GrepResult:
     return GrepResult(hits[:limit], len(hits), files)
 
 
-# Constructs that can match on a lone line yet not inside the whole text (start/end of string
-# anchors, negative look-arounds); with them, the whole-file pre-check is skipped.
-_NO_PREFILTER = re.compile(r"\\A|\\Z|\(\?<?!")
+# Constructs that can match on a lone line yet not inside the whole text: start/end of string
+# anchors, negative look-arounds, and atomic groups / possessive quantifiers (which may swallow
+# a newline and never give it back). With any of them, every line is matched on its own.
+_NO_PREFILTER = re.compile(r"\\A|\\Z|\(\?<?!|\(\?>|[*+?}]\+")
 
 
 def grep_python(
@@ -301,19 +302,61 @@ def grep_python(
         text = _decode_like_ripgrep(data)
         if text is None:
             continue
-        # One C-level pass over the whole file rejects most files; only files with a hit
-        # are split into lines and matched line by line.
-        if prefilter is not None and prefilter.search(text) is None:
-            continue
         display = relative.replace(os.sep, "/")
-        search = regex.search
-        lines = text.split("\n") if text else []  # an empty file has no line at all
-        if text.endswith("\n"):
-            lines.pop()  # the empty string after the final "\n" is not a line
-        for number, line in enumerate(lines, start=1):
-            if search(line) is not None:
-                hits.append(GrepHit(display, number, line))
+        if prefilter is None:
+            hits += _grep_lines(text, regex, display)
+        else:
+            hits += _grep_jumping(text, regex, prefilter, display)
     return _cut(hits, limit)
+
+
+def _grep_lines(text: str, regex: re.Pattern[str], display: str) -> list[GrepHit]:
+    """Every line of `text` through `regex`: the reference semantics."""
+    lines = text.split("\n") if text else []  # an empty file has no line at all
+    if text.endswith("\n"):
+        lines.pop()  # the empty string after the final "\n" is not a line
+    search = regex.search
+    return [
+        GrepHit(display, number, line)
+        for number, line in enumerate(lines, start=1)
+        if search(line) is not None
+    ]
+
+
+def _grep_jumping(
+    text: str, regex: re.Pattern[str], multiline: re.Pattern[str], display: str
+) -> list[GrepHit]:
+    """Same result as `_grep_lines`, visiting only the lines the whole-text search lands on.
+
+    `multiline` (the pattern with re.MULTILINE) run over the whole text finds every line the
+    pattern matches on its own, possibly plus a few more (a match may span a newline), never
+    fewer: the constructs for which that fails are excluded by `_NO_PREFILTER`. So: search the
+    whole text (in C), check the line the match starts on against the per-line semantics, and
+    search again from the start of the next line. Files without a match cost one C pass.
+    """
+    hits: list[GrepHit] = []
+    size = len(text)
+    number = 1
+    counted_to = 0
+    position = 0
+    search = multiline.search
+    while position < size:
+        found = search(text, position)
+        if found is None:
+            break
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        if line_start >= size:
+            break  # only the empty string after the final "\n" is left: not a line
+        number += text.count("\n", counted_to, line_start)
+        counted_to = line_start
+        line_end = text.find("\n", line_start)
+        if line_end == -1:
+            line_end = size
+        line = text[line_start:line_end]
+        if regex.search(line) is not None:
+            hits.append(GrepHit(display, number, line))
+        position = line_end + 1
+    return hits
 
 
 def _decode_like_ripgrep(data: bytes) -> str | None:
