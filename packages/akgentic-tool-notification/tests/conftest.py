@@ -17,18 +17,19 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages.message import Message
-from akgentic.core.messages.orchestrator import StateChangedMessage
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.core.utils.deserializer import deserialize_object
 
 # Core's testing kit fixtures, imported rather than declared with `pytest_plugins`: pytest
 # refuses `pytest_plugins` in a conftest below the rootdir when the whole workspace runs.
 # Fixture parameters below reuse these names, as pytest requires (hence F811 off here).
 from akgentic.tool.core.testing import (  # noqa: F401
+    RecordedTeam,
+    TeamRecorder,
     ToolTestAgent,
     actor_system,
     eventually,
     orchestrator,
+    record_team,
     tool_agent,
 )
 from akgentic.tool.notification import NotificationActor, NotificationConfig
@@ -180,46 +181,20 @@ def stop_member(system: ActorSystem, orchestrator: ActorAddress, agent: ToolTest
     wait_for(lambda: all(m.agent_id != address.agent_id for m in orch.get_team()))
 
 
-class StateRecorder:
-    """An orchestrator subscriber keeping the latest persisted state of each actor.
-
-    It stands in for the team layer's persistence subscriber: it stores each published
-    state in its serialized form, the way an event store would.
-    """
-
-    def __init__(self) -> None:
-        self.states: dict[str, dict[str, Any]] = {}
-
-    def on_message(self, msg: Message) -> None:
-        if isinstance(msg, StateChangedMessage) and msg.sender is not None:
-            self.states[msg.sender.name] = msg.state.model_dump()
-
-    def restored(self, name: str) -> Any:
-        return deserialize_object(self.states[name])
-
-
-def new_team(system: ActorSystem, recorder: StateRecorder | None = None) -> ActorAddress:
-    """A fresh orchestrator (a new team, or a resumed one), optionally recorded."""
+def new_team(system: ActorSystem) -> tuple[ActorAddress, TeamRecorder]:
+    """A fresh orchestrator (a new team, or a resumed one) and core's recorder on it."""
     address = system.createActor(
         Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
     )
-    if recorder is not None:
-        system.proxy_ask(address, Orchestrator).subscribe(recorder)
-    return address
-
-
-def stop_team(system: ActorSystem, orchestrator: ActorAddress, grace: float = 10.0) -> None:
-    """Stop a whole team, tool actors included, and wait until it is down."""
-    event = system.proxy_ask(orchestrator, Orchestrator).stop(grace)
-    assert event.wait(15)
+    return address, record_team(system, address)
 
 
 def resume_notifier(
-    system: ActorSystem, orchestrator: ActorAddress, recorder: StateRecorder, clock: ManualClock
+    system: ActorSystem, orchestrator: ActorAddress, persisted: RecordedTeam, clock: ManualClock
 ) -> NotificationActor:
-    """Recreate #NotificationTool in ``orchestrator`` from its last persisted state."""
-    # Read the snapshot first: the new actor publishes its own (empty) state on start.
-    state = recorder.restored("#NotificationTool")
+    """Recreate #NotificationTool in ``orchestrator`` from its last state in ``persisted``
+    (what core's recorder kept of the previous life)."""
+    state = persisted.state_of("#NotificationTool")
     proxy = notification_actor(system, orchestrator)
     proxy.set_clock(clock)
     proxy.init_state(state)

@@ -5,13 +5,11 @@ from __future__ import annotations
 from akgentic_notification_testkit import (
     REMINDER,
     ManualClock,
-    StateRecorder,
     new_team,
     notification_actor,
     notifications,
     resume_notifier,
     start_member,
-    stop_team,
     wait_for,
 )
 
@@ -20,6 +18,7 @@ from akgentic.core.messages.orchestrator import StartMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.utils.deserializer import deserialize_object
 from akgentic.tool.core import ToolFactory
+from akgentic.tool.core.testing import stop_team
 from akgentic.tool.notification import NotificationState, NotificationTool
 
 
@@ -32,8 +31,7 @@ def register(agent: object, content: str, delay: int) -> str:
 def test_entry_overdue_after_resume_goes_out_when_the_owner_is_back(
     actor_system: ActorSystem, clock: ManualClock
 ) -> None:
-    recorder = StateRecorder()
-    team = new_team(actor_system, recorder)
+    team, recorder = new_team(actor_system)
     notification_actor(actor_system, team).set_clock(clock)
     alice = start_member(actor_system, team, "@Alice")
     alice_id = alice.agent_id
@@ -41,14 +39,14 @@ def test_entry_overdue_after_resume_goes_out_when_the_owner_is_back(
     register(alice, "later still", 250)
     stop_team(actor_system, team)
 
-    persisted = recorder.restored("#NotificationTool")
+    persisted = recorder.record.state_of("#NotificationTool")
     assert isinstance(persisted, NotificationState)
     assert [e.content for e in persisted.pending] == ["check the build", "later still"]
 
     clock.advance(3600)  # the team stayed down for an hour: both entries are overdue
 
-    resumed = new_team(actor_system, recorder)
-    notifier = resume_notifier(actor_system, resumed, recorder, clock)
+    resumed, _ = new_team(actor_system)
+    notifier = resume_notifier(actor_system, resumed, recorder.record, clock)
     # The agents have not re-registered yet: nothing can go out, nothing is dropped.
     assert notifier.tick() == []
     clock.advance(30)
@@ -64,8 +62,7 @@ def test_entry_overdue_after_resume_goes_out_when_the_owner_is_back(
 def test_owner_window_restarts_after_resume(actor_system: ActorSystem, clock: ManualClock) -> None:
     # An entry that waited four minutes before the stop gets a fresh five-minute window
     # after the resume: the waiting time is not persisted.
-    recorder = StateRecorder()
-    team = new_team(actor_system, recorder)
+    team, recorder = new_team(actor_system)
     notifier = notification_actor(actor_system, team)
     notifier.set_clock(clock)
     alice = start_member(actor_system, team, "@Alice")
@@ -74,15 +71,15 @@ def test_owner_window_restarts_after_resume(actor_system: ActorSystem, clock: Ma
     stop_team(actor_system, team)
 
     clock.advance(10)
-    resumed = new_team(actor_system, recorder)
-    notifier = resume_notifier(actor_system, resumed, recorder, clock)
+    resumed, resumed_recorder = new_team(actor_system)
+    notifier = resume_notifier(actor_system, resumed, recorder.record, clock)
     notifier.tick()
     clock.advance(240)
     notifier.tick()
     stop_team(actor_system, resumed)
 
-    again = new_team(actor_system, recorder)
-    notifier = resume_notifier(actor_system, again, recorder, clock)
+    again, _ = new_team(actor_system)
+    notifier = resume_notifier(actor_system, again, resumed_recorder.record, clock)
     clock.advance(120)
     notifier.tick()  # 6 minutes since due in total, but only 0 s in this life
     clock.advance(120)
@@ -98,8 +95,7 @@ def test_replayed_roster_entry_is_not_a_deliverable_owner(
 ) -> None:
     # A resumed orchestrator replays history: its roster lists the owner (as an address
     # snapshot) before the owner has re-registered. That must count as "not back yet".
-    recorder = StateRecorder()
-    team = new_team(actor_system, recorder)
+    team, recorder = new_team(actor_system)
     notification_actor(actor_system, team).set_clock(clock)
     alice = start_member(actor_system, team, "@Alice")
     alice_id = alice.agent_id
@@ -108,13 +104,13 @@ def test_replayed_roster_entry_is_not_a_deliverable_owner(
     register(alice, "ping", 5)
     stop_team(actor_system, team)
 
-    resumed = new_team(actor_system, recorder)
+    resumed, _ = new_team(actor_system)
     resumed_orch = actor_system.proxy_ask(resumed, Orchestrator)
     for dumped in history:
         resumed_orch.restore_message(deserialize_object(dumped))
     assert alice_id in {m.agent_id for m in resumed_orch.get_team()}
 
-    notifier = resume_notifier(actor_system, resumed, recorder, clock)
+    notifier = resume_notifier(actor_system, resumed, recorder.record, clock)
     clock.advance(5)
     assert notifier.tick() == []
     assert len(notifier.pending().entries) == 1
@@ -123,20 +119,19 @@ def test_replayed_roster_entry_is_not_a_deliverable_owner(
     assert len(notifier.tick()) == 1
     assert [m.content for m in wait_for(lambda: notifications(back))] == ["ping"]  # type: ignore[attr-defined]
     # The replayed snapshot never reports a stop, so this team can only end on its backstop.
-    stop_team(actor_system, resumed, grace=0.3)
+    assert resumed_orch.stop(0.3).wait(15)
 
 
 def test_changes_are_published_by_the_next_scan(
     actor_system: ActorSystem, clock: ManualClock
 ) -> None:
-    recorder = StateRecorder()
-    team = new_team(actor_system, recorder)
+    team, recorder = new_team(actor_system)
     notifier = notification_actor(actor_system, team)
     notifier.set_clock(clock)
     alice = start_member(actor_system, team, "@Alice")
 
     def persisted() -> list[str]:
-        state = recorder.restored("#NotificationTool")
+        state = recorder.record.state_of("#NotificationTool")
         return [e.content for e in state.pending]
 
     register(alice, "one", 100)

@@ -13,19 +13,17 @@ from collections import defaultdict
 from akgentic_notification_testkit import (
     REMINDER,
     ManualClock,
-    StateRecorder,
     new_team,
     notification_actor,
     notifications,
     resume_notifier,
     start_member,
-    stop_team,
     wait_for,
 )
 
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core import ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent
+from akgentic.tool.core.testing import ToolTestAgent, stop_team
 from akgentic.tool.notification import NotificationActor, NotificationTool
 
 AGENTS = 20
@@ -48,8 +46,7 @@ def _contents(agents: list[ToolTestAgent]) -> list[str]:
 def test_thousand_notifications_twenty_agents_stop_resume(
     actor_system: ActorSystem, clock: ManualClock
 ) -> None:
-    recorder = StateRecorder()
-    team = new_team(actor_system, recorder)
+    team, recorder = new_team(actor_system)
     notifier = notification_actor(actor_system, team)
     notifier.set_clock(clock)
 
@@ -81,8 +78,8 @@ def test_thousand_notifications_twenty_agents_stop_resume(
     # Second life: 40 s pass while stopped, the actor comes back before its agents do.
     clock.advance(40)
     elapsed += 40
-    resumed = new_team(actor_system, recorder)
-    notifier = resume_notifier(actor_system, resumed, recorder, clock)
+    resumed, _ = new_team(actor_system)
+    notifier = resume_notifier(actor_system, resumed, recorder.record, clock)
     assert len(notifier.pending().entries) == AGENTS * PER_AGENT - due_first
     assert notifier.tick() == []
     second_life = [

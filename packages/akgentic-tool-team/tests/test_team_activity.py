@@ -14,8 +14,6 @@ from akgentic_team_testkit import (
     caller_class,
     spawn,
     team_names,
-    tools_by_name,
-    wait_for,
 )
 from pydantic_ai import Tool
 
@@ -24,7 +22,7 @@ from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.messages.orchestrator import ReceivedMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core import ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent
+from akgentic.tool.core.testing import ToolTestAgent, card_callables, eventually
 from akgentic.tool.team import (
     GetTeamActivity,
     MemberActivity,
@@ -34,9 +32,7 @@ from akgentic.tool.team import (
 
 
 def activity_tool(agent: ToolTestAgent, card: TeamTool | None = None) -> object:
-    return tools_by_name(ToolFactory([card or TeamTool()], observer=agent).get_tools())[
-        "team_activity"
-    ]
+    return card_callables(ToolFactory([card or TeamTool()], observer=agent))["team_activity"]
 
 
 def test_default_is_truncate_only_with_no_actor_and_no_summarize_over(
@@ -88,7 +84,7 @@ def test_members_busy_in_a_handler_are_reported_while_the_caller_is_busy_too(
     before = datetime.now(UTC)
     # The caller runs team_activity from inside its own handler: it is busy, and excluded.
     caller.send(caller.myAddress, AskActivity())
-    report: TeamActivityReport = wait_for(lambda: caller.reports and caller.reports[0])
+    report: TeamActivityReport = eventually(lambda: caller.reports and caller.reports[0])
     rows = {m.name: m for m in report.members}
     assert set(rows) == {"@Ann", "@Bob"}
     assert rows["@Ann"].role == "Developer"
@@ -105,7 +101,7 @@ def test_members_busy_in_a_handler_are_reported_while_the_caller_is_busy_too(
     assert "message_id" not in dumped
 
     release_bob.set()
-    wait_for(lambda: [m.name for m in activity_tool(caller)().members] == ["@Ann"])  # type: ignore[operator]
+    eventually(lambda: [m.name for m in activity_tool(caller)().members] == ["@Ann"])  # type: ignore[operator]
 
 
 def test_max_task_chars_is_the_budget(
