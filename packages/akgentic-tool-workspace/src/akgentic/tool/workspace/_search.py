@@ -443,16 +443,13 @@ def grep_ripgrep(
         records = [records[index] for index in kept]
         paths = [paths[index] for index in kept]
     order = sorted(range(len(records)), key=paths.__getitem__)
+    # every record holding a NUL is a match ("path\0line:text"): only the shown ones are parsed
+    total = len(records)
     hits: list[GrepHit] = []
-    total = 0
-    for index in order:
-        number, colon, text = records[index].partition(b"\x00")[2].partition(b":")
-        if not colon or not number.isdigit():
-            continue  # a warning about a binary file, not a match
-        total += 1
-        if len(hits) < limit:
-            path = os.fsdecode(paths[index])  # the same str os.scandir gives the Python engine
-            hits.append(GrepHit(path, int(number), text.decode("utf-8", errors="replace")))
+    for index in order[:limit]:
+        number, _, text = records[index].partition(b"\x00")[2].partition(b":")
+        path = os.fsdecode(paths[index])  # the same str os.scandir gives the Python engine
+        hits.append(GrepHit(path, int(number), text.decode("utf-8", errors="replace")))
     files = len(set(paths)) if total > limit else 0
     return GrepResult(hits, total, files)
 
