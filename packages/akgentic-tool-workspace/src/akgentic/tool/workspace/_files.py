@@ -101,8 +101,8 @@ def decode_text(data: bytes, *, strict: bool = True) -> TextFile:
     bom = text.startswith(_BOM)
     if bom:
         text = text[1:]
-    newlines = text.count("\n")
-    crlf = newlines > 0 and text.count("\r\n") == newlines
+    # (the `in` test spares LF files, the common case, both full counts)
+    crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
     if crlf:
         text = text.replace("\r\n", "\n")
     return TextFile(text=text, crlf=crlf, bom=bom, encoding=encoding)
