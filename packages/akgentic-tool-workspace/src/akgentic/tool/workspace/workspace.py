@@ -505,8 +505,7 @@ class Filesystem:
             raise PatchError(
                 f"{file_patch.path} already exists but the patch {how} it; delete it first"
             )
-        if not file_patch.creates:
-            self._check_parent(target, file_patch.path)
+        self._check_parent(target, file_patch.path)
         result = apply_file_patch(original.text if original else None, file_patch)
         hunks = f"{len(file_patch.hunks)} hunk{'s' if len(file_patch.hunks) != 1 else ''}"
         if result is None:
@@ -514,7 +513,6 @@ class Filesystem:
             return f"{source_name} deleted"
         changes[target] = original.encode(result) if original else result.encode("utf-8")
         if file_patch.creates:
-            self._check_parent(target, file_patch.path)
             return f"{file_patch.path} created"
         if source != target:
             changes[source] = None
