@@ -16,6 +16,7 @@ from akgentic.tool.core.vector_binding import (
     UNAVAILABLE_NOTE,
     VECTOR_STORE_CARD,
     CollectionMirror,
+    VectorConsumerConfig,
     VectorSearchClient,
     vector_store_dependencies,
 )
@@ -218,3 +219,15 @@ def test_an_unusable_store_is_logged_and_left_alone(
         assert mirror.store(tool_agent, 1, lambda: _docs("x")) is None
     assert "#Notes: vector store #VectorStore unusable" in caplog.text
     assert store.refs("notes") == []
+
+
+def test_mirror_for_an_actor_reads_its_config(
+    tool_agent: ToolTestAgent, store: LocalVectorStore
+) -> None:
+    config = VectorConsumerConfig(name="#Notes", collection=SMALL, store_retry_seconds=3)
+    mirror = CollectionMirror.for_actor(config, "notes")
+    assert (mirror.owner, mirror.name, mirror.retry_seconds) == ("#Notes", "#VectorStore", 3)
+    assert mirror.store(tool_agent, 0, list) is not None
+    assert store.collection_stats("notes").config == SMALL
+    off = CollectionMirror.for_actor(VectorConsumerConfig(vector_store=False), "notes")
+    assert off.name is None

@@ -27,7 +27,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Final, cast
 
 import pykka
+from pydantic import Field
 
+from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.dependencies import known_card_names
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.vector_store import (
@@ -46,6 +48,7 @@ __all__ = [
     "UPSERT_CHUNK",
     "VECTOR_STORE_CARD",
     "CollectionMirror",
+    "VectorConsumerConfig",
     "VectorHits",
     "VectorSearchClient",
     "vector_store_dependencies",
@@ -165,6 +168,22 @@ class VectorSearchClient:
         return hits, note
 
 
+class VectorConsumerConfig(BaseConfig):
+    """The vector-store part of a consumer actor's configuration (a base of its config).
+
+    ``vector_store`` and ``collection`` come from the consumer's card; see
+    :class:`CollectionMirror` for ``store_retry_seconds``.
+    """
+
+    vector_store: bool | str = True
+    collection: CollectionConfig = Field(default_factory=CollectionConfig)
+    store_retry_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        description="While no vector store is found, how often to look for one again.",
+    )
+
+
 class CollectionMirror:
     """The actor side: the consumer's collection in the team store, kept in step.
 
@@ -192,6 +211,17 @@ class CollectionMirror:
         self._clock = clock
         self._store: VectorStore | None = None
         self._checked_at: float | None = None
+
+    @classmethod
+    def for_actor(cls, config: VectorConsumerConfig, collection: str) -> CollectionMirror:
+        """The mirror of the actor configured by ``config`` (its ``name`` is the owner)."""
+        return cls(
+            config.name,
+            config.vector_store,
+            collection,
+            config.collection,
+            config.store_retry_seconds,
+        )
 
     def store(
         self,

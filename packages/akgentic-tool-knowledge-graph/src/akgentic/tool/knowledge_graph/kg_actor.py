@@ -25,8 +25,8 @@ from collections import Counter
 from pydantic import BaseModel, Field
 
 from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig
-from akgentic.tool.core.vector_binding import CollectionMirror
-from akgentic.tool.core.vector_store import CollectionConfig, VectorDocument, VectorStore
+from akgentic.tool.core.vector_binding import CollectionMirror, VectorConsumerConfig
+from akgentic.tool.core.vector_store import VectorDocument, VectorStore
 from akgentic.tool.knowledge_graph._search import (
     ENTITY_PREFIX,
     RELATION_PREFIX,
@@ -63,21 +63,15 @@ _OVERVIEW_ROOTS = 50
 _OVERVIEW_TYPES = 30
 
 
-class KnowledgeGraphConfig(DeltaToolConfig):
+class KnowledgeGraphConfig(DeltaToolConfig, VectorConsumerConfig):
     """Configuration of the graph actor (built by ``KnowledgeGraphTool``); the snapshot
-    schedule fields come from ``DeltaToolConfig``."""
+    schedule fields come from ``DeltaToolConfig``, the vector-store ones from
+    ``VectorConsumerConfig``."""
 
     name: str = KG_ACTOR_NAME
     role: str = "KnowledgeGraphTool"
-    vector_store: bool | str = True
-    collection: CollectionConfig = Field(default_factory=CollectionConfig)
     snapshot_min_changes: int = Field(
         default=256, ge=1, description="Changes before the first snapshot is due."
-    )
-    store_retry_seconds: float = Field(
-        default=10.0,
-        ge=0,
-        description="While no vector store is found, how often to look for one again.",
     )
 
 
@@ -100,13 +94,7 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
         super().on_start()
         self._keywords = KeywordIndex()
         self._overview: tuple[int, str] | None = None
-        self._collection = CollectionMirror(
-            self.config.name,
-            self.config.vector_store,
-            KG_COLLECTION,
-            self.config.collection,
-            self.config.store_retry_seconds,
-        )
+        self._collection = CollectionMirror.for_actor(self.config, KG_COLLECTION)
 
     # -- akgentic-core state hooks ------------------------------------------------------
 

@@ -9,16 +9,15 @@ not kept alive by its tools.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Self, cast
+from typing import Any, Self
 
-import pykka
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
-from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
-from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
+from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.core.team_actor import ask_team_actor, bind_team_actor
 from akgentic.tool.core.vector_binding import (
     VectorHits,
     VectorSearchClient,
@@ -96,20 +95,12 @@ class KnowledgeGraphTool(ToolCard):
 
     def observer(self, observer: ToolObserver) -> Self:
         super().observer(observer)
-        obs = self._actor_observer()
-        if obs.orchestrator is None:
-            raise RuntimeError(
-                "KnowledgeGraphTool needs an agent that belongs to a team (no orchestrator)"
-            )
-        orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
         config = KnowledgeGraphConfig(vector_store=self.vector_store, collection=self.collection)
-        address = orchestrator.getChildrenOrCreate(KnowledgeGraphActor, config)
-        self._actor = cast(KnowledgeGraphActor, obs.proxy_ask(address, KnowledgeGraphActor))
+        self._actor = bind_team_actor(
+            observer, KnowledgeGraphActor, config, card="KnowledgeGraphTool"
+        )
         self._vectors.reset()
         return self
-
-    def _actor_observer(self) -> ActorToolObserver:
-        return cast(ActorToolObserver, self.get_observer())
 
     def _graph(self) -> KnowledgeGraphActor:
         if self._actor is None:
@@ -311,9 +302,4 @@ def _location(loc: tuple[int | str, ...]) -> str:
 
 def _call[T](fn: Callable[[], T]) -> T:
     """Run an ask on the graph actor; a stopped actor becomes a RetriableError."""
-    try:
-        return fn()
-    except pykka.ActorDeadError as exc:
-        raise RetriableError(
-            "The team knowledge graph is not running (the team is stopping); try again later."
-        ) from exc
+    return ask_team_actor(fn, what="The team knowledge graph")

@@ -11,14 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Self, cast
 
-import pykka
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
-from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.core.team_actor import ask_team_actor, bind_team_actor
 from akgentic.tool.core.vector_binding import (
     VectorHits,
     VectorSearchClient,
@@ -109,15 +108,8 @@ class PlanningTool(ToolCard):
 
     def observer(self, observer: ToolObserver) -> Self:
         super().observer(observer)
-        obs = self._actor_observer()
-        if obs.orchestrator is None:
-            raise RuntimeError(
-                "PlanningTool needs an agent that belongs to a team (no orchestrator)"
-            )
-        orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
         config = PlanConfig(vector_store=self.vector_store, collection=self.collection)
-        address = orchestrator.getChildrenOrCreate(PlanActor, config)
-        self._actor = cast(PlanActor, obs.proxy_ask(address, PlanActor))
+        self._actor = bind_team_actor(observer, PlanActor, config, card="PlanningTool")
         self._vectors.reset()
         return self
 
@@ -320,9 +312,4 @@ def _validate_ids(name: str, ids: Any) -> list[int]:
 
 def _call[T](fn: Callable[[], T]) -> T:
     """Run an ask on the plan actor; a stopped actor becomes a RetriableError."""
-    try:
-        return fn()
-    except pykka.ActorDeadError as exc:
-        raise RetriableError(
-            "The team plan is not running (the team is stopping); try again later."
-        ) from exc
+    return ask_team_actor(fn, what="The team plan")

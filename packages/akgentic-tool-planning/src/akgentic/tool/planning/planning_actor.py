@@ -25,8 +25,8 @@ from collections import Counter
 from pydantic import BaseModel, Field
 
 from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig
-from akgentic.tool.core.vector_binding import CollectionMirror
-from akgentic.tool.core.vector_store import CollectionConfig, VectorDocument, VectorStore
+from akgentic.tool.core.vector_binding import CollectionMirror, VectorConsumerConfig
+from akgentic.tool.core.vector_store import VectorDocument, VectorStore
 from akgentic.tool.planning._keywords import TaskKeywordIndex
 from akgentic.tool.planning._update import apply_plan_update
 from akgentic.tool.planning.event import PlanningStateEvent
@@ -65,19 +65,13 @@ _TASK_PREFIX = "task:"
 _MAX_RESULTS = 50
 
 
-class PlanConfig(DeltaToolConfig):
+class PlanConfig(DeltaToolConfig, VectorConsumerConfig):
     """Configuration of the plan actor (built by ``PlanningTool``); the snapshot schedule
-    fields come from ``DeltaToolConfig``."""
+    fields come from ``DeltaToolConfig``, the vector-store ones from
+    ``VectorConsumerConfig``."""
 
     name: str = PLANNING_ACTOR_NAME
     role: str = "PlanningTool"
-    vector_store: bool | str = True
-    collection: CollectionConfig = Field(default_factory=CollectionConfig)
-    store_retry_seconds: float = Field(
-        default=10.0,
-        ge=0,
-        description="While no vector store is found, how often to look for one again.",
-    )
 
 
 class PlanUpdateReport(BaseModel):
@@ -108,13 +102,7 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         super().on_start()
         self._renders: dict[tuple[str, bool, int], tuple[int, str]] = {}
         self._keywords = TaskKeywordIndex()
-        self._collection = CollectionMirror(
-            self.config.name,
-            self.config.vector_store,
-            PLANNING_COLLECTION,
-            self.config.collection,
-            self.config.store_retry_seconds,
-        )
+        self._collection = CollectionMirror.for_actor(self.config, PLANNING_COLLECTION)
 
     def init_state(self, state: PlanState) -> None:
         """Adopt a restored snapshot; newer deltas are replayed before the next call."""

@@ -1,0 +1,68 @@
+"""bind_team_actor gives every card the same team actor; ask_team_actor survives its stop."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.agent import Akgent
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.agent_state import BaseState
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.team_actor import ask_team_actor, bind_team_actor
+from akgentic.tool.core.testing import ToolTestAgent, spawn_tool_agent
+from akgentic.tool.errors import RetriableError
+
+
+class Tally(Akgent[BaseConfig, BaseState]):
+    def on_start(self) -> None:
+        self.count = 0
+
+    def bump(self) -> int:
+        self.count += 1
+        return self.count
+
+
+def _config() -> BaseConfig:
+    return BaseConfig(name="#Tally", role="Tally")
+
+
+def test_every_agent_binds_the_same_actor(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    agents = [spawn_tool_agent(actor_system, orchestrator, f"@A{i}") for i in range(6)]
+    proxies: list[Tally] = [None] * len(agents)  # type: ignore[list-item]
+    start = threading.Barrier(len(agents))
+
+    def bind(i: int) -> None:
+        start.wait()  # bind all at once: check-then-create would make several
+        proxies[i] = bind_team_actor(agents[i], Tally, _config(), card="TallyTool")
+
+    threads = [threading.Thread(target=bind, args=(i,)) for i in range(len(agents))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(proxy.bump() for proxy in proxies) == [1, 2, 3, 4, 5, 6]
+    team = actor_system.proxy_ask(orchestrator, Orchestrator).get_team()
+    assert [m.name for m in team].count("#Tally") == 1
+
+
+def test_an_agent_outside_a_team_cannot_bind(actor_system: ActorSystem) -> None:
+    address = actor_system.createActor(ToolTestAgent, config=BaseConfig(name="@Alone"))
+    alone = actor_system.proxy_ask(address, ToolTestAgent).itself()
+    with pytest.raises(RuntimeError, match="TallyTool needs an agent that belongs to a team"):
+        bind_team_actor(alone, Tally, _config(), card="TallyTool")
+
+
+def test_a_stopped_actor_becomes_a_retriable_error(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tally = bind_team_actor(tool_agent, Tally, _config(), card="TallyTool")
+    assert ask_team_actor(tally.bump, what="The tally") == 1
+    tally.stop()
+    with pytest.raises(RetriableError, match=r"^The tally is not running \(the team is stopping\)"):
+        ask_team_actor(tally.bump, what="The tally")
