@@ -537,3 +537,19 @@ def test_async_lifecycle_aclose_then_close_inside_the_loop(make_agent: Any) -> N
     assert asyncio.run(main()) == "async life"
     assert agent.closed
     assert agent._http_client.is_closed
+
+
+def test_pending_prompts_fold_ahead_of_a_multimodal_prompt(make_agent: Any) -> None:
+    seen: list[Any] = []
+
+    def capture(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.extend(user_prompts(messages))
+        return ModelResponse(parts=[TextPart("ok")])
+
+    agent = make_agent()
+    agent.context.append_user_prompt("[operator] look closely")
+    image = BinaryContent(data=_png(2, 2, (0, 0, 255)), media_type="image/png")
+    with agent.pydantic_agent.override(model=FunctionModel(capture)):
+        agent.run_sync(["What colour is this?", image])
+    assert seen == [["[operator] look closely", "What colour is this?", image]]
+    assert agent.context.pending_user_prompts == []
