@@ -28,6 +28,8 @@ from akgentic.tool.workspace import EditItem, WorkspaceGrep, WorkspaceTool
 
 SECRET = "TOP-SECRET-7f3a9c"
 SECRET_PATTERN = "TOP-SECRET-7f3a9[c]"  # finds the secret without spelling it out
+# A file name that exists only outside: a listing or glob that leaked would show it.
+SECRET_NAME = "name-only-outside-q7z"
 EXAMPLES = 2000
 
 COMPONENTS = [
@@ -142,7 +144,7 @@ def _calls(tools: dict[str, Callable[..., Any]], path: str) -> list[Callable[[],
 def _leaks(result: Any) -> bool:
     if isinstance(result, BinaryContent):
         return SECRET.encode() in result.data
-    return SECRET in str(result)
+    return SECRET in str(result) or SECRET_NAME in str(result)
 
 
 @pytest.fixture
@@ -152,7 +154,7 @@ def arena(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, 
     outside.mkdir(parents=True)
     (outside / "secret.txt").write_text(f"{SECRET}\nalpha\n")
     (outside / "nested").mkdir()
-    (outside / "nested" / "deep.txt").write_text(f"{SECRET} deep\n")
+    (outside / "nested" / f"{SECRET_NAME}.txt").write_text(f"{SECRET} deep\n")
     info = PngImagePlugin.PngInfo()
     info.add_text("comment", SECRET)
     Image.new("RGB", (4000, 10)).save(outside / "secret.png", pnginfo=info)
