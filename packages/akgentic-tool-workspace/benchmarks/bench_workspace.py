@@ -14,6 +14,7 @@ Medians of several repetitions are printed, with ratios to the baselines and the
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
 import shutil
@@ -109,9 +110,31 @@ def naive_re_scan(root: Path, regex: re.Pattern[str]) -> list[tuple[str, int, st
     return hits
 
 
-def row(label: str, seconds: float, baseline: float, target: str = "") -> None:
+def row(label: str, seconds: float, baseline: float, target: str = "", base_name: str = "") -> None:
     ratio = seconds / baseline if baseline else float("nan")
     print(f"  {label:<48} {seconds * 1000:9.2f} ms   ×{ratio:5.2f}   {target}")
+    if base_name:
+        _bench(label, seconds, ratio, target, base_name)
+
+
+def _bench(label: str, seconds: float, ratio: float, target: str, baseline: str) -> None:
+    """One machine-readable row for scripts/bench.py; `ok` checks the stated target."""
+    ok: bool | None = None
+    if "target <=" in target:
+        ok = ratio <= float(target.split("target <=")[1].split()[0])
+    elif "target < " in target and target.endswith("ms"):
+        ok = seconds * 1000 < float(target.split("target < ")[1].split()[0])
+    elif "target >=" in target:
+        ok = 1 / seconds >= float(target.split("target >=")[1].split()[0])
+    entry = {
+        "workload": label,
+        "median_ms": round(seconds * 1000, 3),
+        "target": target.split("target ")[-1] if "target" in target else None,
+        "ratio": round(ratio, 3),
+        "baseline": baseline,
+        "ok": ok,
+    }
+    print("BENCH " + json.dumps(entry))
 
 
 def bench_grep(
@@ -130,7 +153,13 @@ def bench_grep(
                 repeat=15,
             )
             row("rg alone", baseline, baseline)
-            row("workspace_grep (ripgrep)", ours, baseline, "target <= 1.20")
+            row(
+                f"workspace_grep (ripgrep) /{pattern}/",
+                ours,
+                baseline,
+                "target <= 1.20",
+                "ripgrep alone",
+            )
         else:
             print("  (rg not on PATH: ripgrep comparison skipped)")
         regex = re.compile(pattern)
@@ -140,7 +169,13 @@ def bench_grep(
         naive = median_seconds(partial(naive_re_scan, ws, regex), repeat=3)
         row("plain re scan (whole-file pass, then lines)", scan, scan)
         row("naive re scan (every line)", naive, scan)
-        row("workspace_grep (pure Python)", fallback, scan, "target <= 1.30 vs plain re scan")
+        row(
+            f"workspace_grep (pure Python) /{pattern}/",
+            fallback,
+            scan,
+            "target <= 1.30 vs plain re scan",
+            "plain re scan",
+        )
         if rg is not None:
             assert tools["workspace_grep"](pattern) == python_grep(pattern), "engines disagree"
 
@@ -154,7 +189,7 @@ def bench_glob(tools: dict[str, Callable[..., Any]], ws: Path) -> None:
 
     base, ours = paired(baseline, lambda: tools["workspace_glob"]("**/*.py"))
     row("glob.glob(recursive) + sort by mtime", base, base)
-    row("workspace_glob", ours, base)
+    row("workspace_glob", ours, base, "", "glob.glob + sort by mtime")
 
 
 def bench_edit(tools: dict[str, Callable[..., Any]], ws: Path) -> None:
@@ -200,8 +235,15 @@ def bench_edit(tools: dict[str, Callable[..., Any]], ws: Path) -> None:
         exact,
         floor_s,
         f"= {1 / exact:6.0f} edits/s, target >= 300",
+        "read + replace + atomic write",
     )
-    row("fuzzy workspace_edit, 1-char typo (median)", fuzzy, floor_s, "target < 20 ms")
+    row(
+        "fuzzy workspace_edit, 1-char typo (median)",
+        fuzzy,
+        floor_s,
+        "target < 20 ms",
+        "read + replace + atomic write",
+    )
     print(f"  {'slowest fuzzy edit':<48} {max(fuzzy_times) * 1000:9.2f} ms")
 
 
