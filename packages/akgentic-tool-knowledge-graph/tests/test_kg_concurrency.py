@@ -16,6 +16,7 @@ from akgentic.tool.core.testing import (
     orchestrator_events,
     settle,
     spawn_tool_agent,
+    team_tool_actor,
 )
 from akgentic.tool.knowledge_graph import (
     KG_ACTOR_NAME,
@@ -70,10 +71,9 @@ def test_ten_agents_updating_concurrently_lose_nothing(
         thread.join(timeout=60)
     assert errors == []
 
-    address = actor_system.proxy_ask(orchestrator, Orchestrator).getChildrenOrCreate(
-        KnowledgeGraphActor, KnowledgeGraphConfig()
-    )
-    graph = actor_system.proxy_ask(address, KnowledgeGraphActor).graph()
+    graph = team_tool_actor(
+        actor_system, orchestrator, KnowledgeGraphActor, KnowledgeGraphConfig()
+    ).graph()
     assert len(graph.entities) == AGENTS * CALLS + 1
     assert len(graph.relations) == AGENTS * (CALLS - 1)
     assert sorted(graph.entities["Shared"].observations) == sorted(

@@ -11,13 +11,15 @@ from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing import (
     RecordedTeam,
-    ToolTestAgent,
+    agent_at,
     bind_card,
     record_team,
+    recorded_tool_events,
     resume_team,
     settle,
     spawn_tool_agent,
     stop_team,
+    team_tool_actor,
 )
 from akgentic.tool.knowledge_graph import (
     KG_ACTOR_NAME,
@@ -49,27 +51,13 @@ def _burst(tools: dict[str, Any], batches: int, size: int, start: int = 0) -> No
 
 
 def _graph_actor(system: ActorSystem, orchestrator: ActorAddress) -> KnowledgeGraphActor:
-    # getChildrenOrCreate answers with the live singleton (it exists already here).
-    address = system.proxy_ask(orchestrator, Orchestrator).getChildrenOrCreate(
-        KnowledgeGraphActor, KnowledgeGraphConfig(vector_store=False)
-    )
-    actor: KnowledgeGraphActor = system.proxy_ask(address, KnowledgeGraphActor)
-    return actor
-
-
-def _member(system: ActorSystem, members: dict[str, ActorAddress], name: str) -> ToolTestAgent:
-    agent: ToolTestAgent = system.proxy_ask(members[name], ToolTestAgent).itself()
-    return agent
+    # The live singleton (it exists already here).
+    config = KnowledgeGraphConfig(vector_store=False)
+    return team_tool_actor(system, orchestrator, KnowledgeGraphActor, config)
 
 
 def _deltas(persisted: RecordedTeam) -> list[ToolStateEvent]:
-    events = [
-        m.event
-        for m in persisted.messages()
-        if isinstance(getattr(m, "event", None), ToolStateEvent)
-        and m.event.tool_id == KG_ACTOR_NAME
-    ]
-    return sorted(events, key=lambda e: e.seq)
+    return recorded_tool_events(persisted, KG_ACTOR_NAME)
 
 
 def test_snapshots_are_rare_and_deltas_proportional_to_the_change(
@@ -114,7 +102,7 @@ def test_stop_then_resume_restores_the_graph_and_continues_the_sequence(
     new_orchestrator, members = resume_team(actor_system, persisted)
     assert set(members) == {"@Tester", KG_ACTOR_NAME}
     tools = bind_card(
-        _member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False)
+        agent_at(actor_system, members["@Tester"]), KnowledgeGraphTool(vector_store=False)
     )
     after = _graph_actor(actor_system, new_orchestrator).graph()
     assert after.same_graph(before)
@@ -163,7 +151,7 @@ def test_abrupt_end_after_burst_restores_everything_from_stale_snapshot(
 
     new_orchestrator, members = resume_team(actor_system, frozen)
     tools = bind_card(
-        _member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False)
+        agent_at(actor_system, members["@Tester"]), KnowledgeGraphTool(vector_store=False)
     )
     restored = _graph_actor(actor_system, new_orchestrator).graph()
     assert restored.same_graph(expected)
@@ -179,7 +167,7 @@ def test_abrupt_end_before_any_snapshot_restores_from_history_alone(
     # The store never received a snapshot with data (or the team layer restores none):
     # the recreated actor rebuilds itself from the replayed deltas alone.
     new_orchestrator, members = resume_team(actor_system, frozen, restore_states=False)
-    bind_card(_member(actor_system, members, "@Tester"), KnowledgeGraphTool(vector_store=False))
+    bind_card(agent_at(actor_system, members["@Tester"]), KnowledgeGraphTool(vector_store=False))
     restored = _graph_actor(actor_system, new_orchestrator).graph()
     assert restored.same_graph(expected)
     assert restored.seq == 31

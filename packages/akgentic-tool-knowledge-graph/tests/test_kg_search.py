@@ -8,9 +8,13 @@ import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.testing import LocalVectorStore, ToolTestAgent, bind_card
+from akgentic.tool.core.testing import (
+    LocalVectorStore,
+    ToolTestAgent,
+    bind_card,
+    spawn_local_vector_store,
+)
 from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, CollectionConfig
 from akgentic.tool.knowledge_graph import (
     KG_COLLECTION,
@@ -181,10 +185,7 @@ def test_a_store_joining_later_receives_the_whole_graph(
     note = tools["search_graph"](query="dog").note
     assert note is not None
     assert "no usable vector store" in note
-    address = orch.getChildrenOrCreate(
-        LocalVectorStore, BaseConfig(name=VECTOR_STORE_NAME, role="VectorStore")
-    )
-    store: LocalVectorStore = actor_system.proxy_ask(address, LocalVectorStore)
+    store = spawn_local_vector_store(actor_system, orchestrator, VECTOR_STORE_NAME)
     result = tools["search_graph"](query="canine", mode="vector")
     assert result.note is None
     assert {"Rex", "Fido"} <= set(_names(result))

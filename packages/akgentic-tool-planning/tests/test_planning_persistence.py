@@ -8,18 +8,20 @@ from typing import Any
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing import (
     RecordedTeam,
     ToolTestAgent,
+    agent_at,
     bind_card,
     orchestrator_events,
     record_team,
+    recorded_tool_events,
     resume_team,
     settle,
     spawn_tool_agent,
     stop_team,
+    team_tool_actor,
 )
 from akgentic.tool.planning import (
     PLANNING_ACTOR_NAME,
@@ -32,16 +34,7 @@ from akgentic.tool.planning import (
 
 
 def _plan_actor(system: ActorSystem, orchestrator: ActorAddress) -> PlanActor:
-    address = system.proxy_ask(orchestrator, Orchestrator).getChildrenOrCreate(
-        PlanActor, PlanConfig(vector_store=False)
-    )
-    actor: PlanActor = system.proxy_ask(address, PlanActor)
-    return actor
-
-
-def _member(system: ActorSystem, members: dict[str, ActorAddress], name: str) -> ToolTestAgent:
-    agent: ToolTestAgent = system.proxy_ask(members[name], ToolTestAgent).itself()
-    return agent
+    return team_tool_actor(system, orchestrator, PlanActor, PlanConfig(vector_store=False))
 
 
 def _burst(tools: dict[str, Any], batches: int, size: int) -> None:
@@ -86,7 +79,7 @@ def test_stop_then_resume_restores_the_plan(
     assert snapshot.seq == 3
 
     new_orchestrator, members = resume_team(actor_system, persisted)
-    tools = bind_card(_member(actor_system, members, "@Tester"), PlanningTool(vector_store=False))
+    tools = bind_card(agent_at(actor_system, members["@Tester"]), PlanningTool(vector_store=False))
     after = _plan_actor(actor_system, new_orchestrator).plan()
     assert after.same_plan(before)
     assert tools["get_planning_task"](2).output == "done well"
@@ -119,7 +112,7 @@ def test_abrupt_end_after_burst_restores_everything(
     assert stale.seq < 31
     assert len(stale.tasks) < 149
     new_orchestrator, members = resume_team(actor_system, frozen)
-    tools = bind_card(_member(actor_system, members, "@Tester"), PlanningTool(vector_store=False))
+    tools = bind_card(agent_at(actor_system, members["@Tester"]), PlanningTool(vector_store=False))
     restored = _plan_actor(actor_system, new_orchestrator).plan()
     assert restored.same_plan(expected)
     assert restored.seq == 31
@@ -131,7 +124,7 @@ def test_abrupt_end_without_snapshot_restores_from_history(
 ) -> None:
     frozen, expected = _killed_after_burst(actor_system, orchestrator)
     new_orchestrator, members = resume_team(actor_system, frozen, restore_states=False)
-    tools = bind_card(_member(actor_system, members, "@Tester"), PlanningTool(vector_store=False))
+    tools = bind_card(agent_at(actor_system, members["@Tester"]), PlanningTool(vector_store=False))
     assert _plan_actor(actor_system, new_orchestrator).plan().same_plan(expected)
     assert tools["update_planning"](create_tasks=[{"description": "x"}]).endswith("#151.")
 
@@ -151,14 +144,7 @@ def test_replaying_deltas_rebuilds_the_plan(
     live = _plan_actor(actor_system, orchestrator).plan()
     settle(actor_system, orchestrator)
     client = PlanState()
-    events = sorted(
-        (
-            m.event
-            for m in subscriber.record.messages()
-            if isinstance(getattr(m, "event", None), ToolStateEvent)
-        ),
-        key=lambda e: e.seq,
-    )
+    events = recorded_tool_events(subscriber.record)
     assert [e.seq for e in events] == [1, 2, 3, 4]
     for event in events:
         assert isinstance(event.payload, PlanningStateEvent)

@@ -13,6 +13,7 @@ from akgentic.tool.core.testing import (
     ToolTestAgent,
     bind_card,
     expect_retry,
+    spawn_local_vector_store,
     spawn_tool_agent,
 )
 from akgentic.tool.core.vector_store import CollectionConfig
@@ -128,14 +129,7 @@ def test_disabled_store_is_left_alone(
 def test_named_store_is_used(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
-    from akgentic.core.agent_config import BaseConfig
-    from akgentic.core.orchestrator import Orchestrator
-
-    orch = actor_system.proxy_ask(orchestrator, Orchestrator)
-    address = orch.getChildrenOrCreate(
-        LocalVectorStore, BaseConfig(name="#VectorStore-RAG", role="VectorStore")
-    )
-    store: LocalVectorStore = actor_system.proxy_ask(address, LocalVectorStore)
+    store = spawn_local_vector_store(actor_system, orchestrator, "#VectorStore-RAG")
     tools = bind_card(tool_agent, PlanningTool(vector_store="#VectorStore-RAG", collection=SMALL))
     _seed(tools)
     assert len(store.refs(PLANNING_COLLECTION)) == 5
@@ -159,7 +153,6 @@ def test_many_matches_are_capped_with_a_note(
 def test_a_store_joining_later_receives_every_task(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
-    from akgentic.core.agent_config import BaseConfig
     from akgentic.core.orchestrator import Orchestrator
     from akgentic.tool.core.vector_store import VECTOR_STORE_NAME
     from akgentic.tool.planning import PlanActor, PlanConfig
@@ -169,10 +162,7 @@ def test_a_store_joining_later_receives_every_task(
     tools = bind_card(tool_agent, PlanningTool(collection=SMALL))
     _seed(tools)
     assert 2 not in _ids(tools["search_planning"](query="dog"))
-    address = orch.getChildrenOrCreate(
-        LocalVectorStore, BaseConfig(name=VECTOR_STORE_NAME, role="VectorStore")
-    )
-    store: LocalVectorStore = actor_system.proxy_ask(address, LocalVectorStore)
+    store = spawn_local_vector_store(actor_system, orchestrator, VECTOR_STORE_NAME)
     result = tools["search_planning"](query="dog")
     assert 2 in _ids(result)  # semantic now
     assert result.note is None

@@ -15,10 +15,11 @@ the model to try later, so no raw actor exception escapes a tool.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 import pykka
 
+from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
@@ -27,7 +28,7 @@ from akgentic.tool.errors import RetriableError
 __all__ = ["ask_team_actor", "bind_team_actor"]
 
 
-def bind_team_actor[A](
+def bind_team_actor[A: Akgent[Any, Any]](
     observer: ToolObserver, actor_class: type[A], config: BaseConfig, *, card: str
 ) -> A:
     """Get or create the team's ``actor_class`` actor configured by ``config`` (its

@@ -36,6 +36,7 @@ from akgentic.core.messages.orchestrator import StartMessage, StateChangedMessag
 from akgentic.core.orchestrator import EventSubscriber, Orchestrator
 from akgentic.core.utils.deserializer import deserialize_object, import_class
 from akgentic.tool.core.card import ToolCard
+from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.vector_store import (
@@ -500,10 +501,9 @@ def spawn_local_vector_store(
     Created through the orchestrator's ``getChildrenOrCreate``, like the real store, so a
     consumer finds it with ``lookup_vector_store`` and the team stops it as a tool actor.
     """
-    orch = system.proxy_ask(orchestrator_address, Orchestrator)
-    address = orch.getChildrenOrCreate(LocalVectorStore, BaseConfig(name=name, role="VectorStore"))
-    store: LocalVectorStore = system.proxy_ask(address, LocalVectorStore)
-    return store
+    return team_tool_actor(
+        system, orchestrator_address, LocalVectorStore, BaseConfig(name=name, role="VectorStore")
+    )
 
 
 __all__ += [
@@ -516,3 +516,48 @@ __all__ += [
     "expect_retry",
     "spawn_local_vector_store",
 ]
+
+
+# -- reaching team actors from a test ------------------------------------------------------
+
+
+def team_tool_actor[A: Akgent[Any, Any]](
+    system: ActorSystem,
+    orchestrator_address: ActorAddress,
+    actor_class: type[A],
+    config: BaseConfig,
+) -> A:
+    """An ask proxy to the team's tool actor named by ``config``, created if missing.
+
+    Goes through the orchestrator's ``getChildrenOrCreate`` as cards do, so when the actor
+    runs already (a card bound it, or ``resume_team`` recreated it) the test reaches that
+    same live instance.
+    """
+    orch = system.proxy_ask(orchestrator_address, Orchestrator)
+    address = orch.getChildrenOrCreate(actor_class, config)
+    actor: A = system.proxy_ask(address, actor_class)
+    return actor
+
+
+def agent_at(system: ActorSystem, address: ActorAddress) -> ToolTestAgent:
+    """The :class:`ToolTestAgent` instance at ``address`` (e.g. a member ``resume_team``
+    recreated), to bind cards to it."""
+    agent: ToolTestAgent = system.proxy_ask(address, ToolTestAgent).itself()
+    return agent
+
+
+def recorded_tool_events(
+    recorded: RecordedTeam, tool_id: str | None = None
+) -> list[ToolStateEvent]:
+    """The ``ToolStateEvent``s of a recorded history (of ``tool_id`` only, when given),
+    deserialized from the stored JSON and ordered by ``seq``: what a client rebuilding a
+    tool's state from the persisted stream would read."""
+    events: list[ToolStateEvent] = []
+    for message in recorded.messages():
+        event = getattr(message, "event", None)
+        if isinstance(event, ToolStateEvent) and (tool_id is None or event.tool_id == tool_id):
+            events.append(event)
+    return sorted(events, key=lambda event: event.seq)
+
+
+__all__ += ["agent_at", "recorded_tool_events", "team_tool_actor"]
