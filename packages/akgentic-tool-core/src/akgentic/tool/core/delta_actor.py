@@ -6,9 +6,11 @@ growing shared state:
 * **Emission.** Each call that changes something emits exactly one ``ToolStateEvent``
   carrying the net delta, numbered ``seq`` per actor from 1 without gaps, before the call
   returns (:meth:`DeltaToolActor._emit`).
-* **Snapshots.** The full state is published on a :class:`~akgentic.tool.core.snapshots.
-  SnapshotSchedule` (proportional to the change, not to every update) and on stop, so the
-  persistence cost of a session stays proportional to what it changed.
+* **Snapshots.** The full state is published when the
+  :class:`~akgentic.tool.core.snapshots.SnapshotSchedule` says so (proportionally to the
+  change, not after every update), and on stop when it changed since (akgentic-core asks
+  the state through ``notify_if_changed``), so the persistence cost of a session stays
+  proportional to what it changed.
 * **Restore.** An actor given a snapshot (``init_state``), or started fresh in a resumed
   team, replays from the team history every delta newer than its state's ``seq`` before
   it serves its first call (:meth:`DeltaToolActor._ready`), so an abrupt end right after a
