@@ -23,6 +23,7 @@ from pydantic_ai.messages import BinaryContent
 
 from akgentic.llm.capabilities._stack import InternalStack
 from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
+from akgentic.llm.capabilities.compaction import CompactionCapability, compaction_event_factory
 from akgentic.llm.capabilities.errors import (
     RUN_LIMIT_HEALING_MESSAGE,
     AgentUsageLimitError,
@@ -33,9 +34,10 @@ from akgentic.llm.capabilities.errors import (
 from akgentic.llm.capabilities.event_sourcing import EventSourcingCapability
 from akgentic.llm.capabilities.healing import HealingCapability
 from akgentic.llm.capabilities.limit_recovery import LimitRecoveryCapability
+from akgentic.llm.compaction import create_compaction
 from akgentic.llm.config import ReactAgentConfig, RunUsageLimits
 from akgentic.llm.context import ContextManager
-from akgentic.llm.event import ContextObserver
+from akgentic.llm.event import ContextObserver, EventMessage
 from akgentic.llm.providers import create_http_client, create_model, get_output_type
 
 __all__ = [
@@ -93,6 +95,17 @@ class ReactAgent:
             limit_recovery if limit_recovery is not None else LimitRecoveryCapability()
         )
         self._budget = LifetimeBudgetCapability(config.agent_usage_limits)
+        compaction_cfg = config.compaction_cfg
+        self._compaction = CompactionCapability(
+            create_compaction(compaction_cfg, config.model_cfg, self._http_client),
+            self._context,
+            threshold_fn=config.compaction_threshold,
+            # The event names the strategy as configured (registry id or dotted path): that
+            # is what a replay dispatches the fold on.
+            event_factory=compaction_event_factory(
+                compaction_cfg.strategy, compaction_cfg.summarizer_prompt_version
+            ),
+        )
         self._event_sourcing = EventSourcingCapability(self._context)
         self._healing = HealingCapability(self._context)
 
@@ -120,9 +133,8 @@ class ReactAgent:
 
         1. ``LifetimeBudgetCapability`` outermost, so a spent agent is refused before anything
            (compaction's summarizer call included) costs money.
-        2. ``CompactionCapability`` (issue 4, not mounted yet: it goes right here, after the
-           budget and before event sourcing, so the persistence cursor opens on the folded
-           history).
+        2. ``CompactionCapability``: after the budget (a refused run pays no summarizer) and
+           before event sourcing (the persistence cursor opens on the folded history).
         3. ``EventSourcingCapability``: inside every internal ``wrap_run`` but outside the
            caller's hooks, so the caller's durable ``after_*`` edits are what gets persisted.
         4. ``LimitRecoveryCapability`` then 5. ``HealingCapability``: ``on_run_error`` is walked
@@ -133,9 +145,13 @@ class ReactAgent:
         exactly like pydantic-ai's own chain over the same list but spares the per-capability
         ``RunContext`` copy pydantic-ai makes on every hook (see ``capabilities/_stack.py``).
         """
-        internal: list[AbstractCapability[Any]] = [self._budget]
-        # CompactionCapability goes here.
-        internal += [self._event_sourcing, self._limit_recovery, self._healing]
+        internal: list[AbstractCapability[Any]] = [
+            self._budget,
+            self._compaction,
+            self._event_sourcing,
+            self._limit_recovery,
+            self._healing,
+        ]
         return [InternalStack(internal), *(extra or ())]
 
     # -------------------------------------------------------------- running
@@ -275,6 +291,44 @@ class ReactAgent:
         """Deliver every future context event to ``observer``."""
         self._context.subscribe(observer)
 
+    def restore_context(self, events: Sequence[EventMessage | object]) -> None:
+        """Rebuild history, dedup state and lifetime counters from a persisted event stream.
+
+        Accepts envelopes carrying the event under ``.event`` (akgentic-core's
+        ``EventMessage``) or the bare events; anything else is ignored. Nothing is re-emitted.
+        """
+        unwrapped = [getattr(item, "event", item) for item in events]
+        self._context.replay(unwrapped)
+        self._budget.restore(unwrapped)
+
+    async def acompact(self) -> str:
+        """Fold the history now, whatever the auto-trigger says; returns a short report."""
+        self._ensure_open()
+        event = await self._compaction.compact(run_id=None)
+        if event is None:
+            return "Nothing to compact."
+        return (
+            f"Compacted {event.replaced_message_count} message(s) with the "
+            f"'{event.strategy_id}' strategy."
+        )
+
+    def compact(self) -> str:
+        """``acompact()`` driven on the agent's own event loop."""
+        self._ensure_open()
+        self._ensure_no_running_loop("compact", alternative="acompact")
+        return self._loop.run_until_complete(self.acompact())
+
+    def clear_context(self) -> str:
+        """Drop the whole history (the system prompt is rendered again by the next run)."""
+        self._ensure_open()
+        removed = self._context.clear_context()
+        return f"Cleared {removed} message(s) from the context."
+
+    @property
+    def compaction(self) -> CompactionCapability:
+        """The mounted compaction capability (its strategy and gate)."""
+        return self._compaction
+
     @property
     def lifetime_budget(self) -> LifetimeBudgetCapability:
         """The mounted agent-lifetime budget (its counters and limits)."""
@@ -343,10 +397,11 @@ class ReactAgent:
             raise RuntimeError("this ReactAgent is closed; build a new one")
 
     @classmethod
-    def _ensure_no_running_loop(cls, method: str) -> None:
+    def _ensure_no_running_loop(cls, method: str, *, alternative: str | None = None) -> None:
         if not cls._in_running_loop():
             return
+        instead = f"await {alternative}() instead" if alternative else "await the async method"
         raise RuntimeError(
             f"ReactAgent.{method}() cannot be called while an event loop is running in this "
-            "thread; await the async method instead"
+            f"thread; {instead}"
         )
