@@ -176,10 +176,6 @@ def team_names(system: ActorSystem, orchestrator: ActorAddress) -> list[str]:
     return sorted(m.name for m in system.proxy_ask(orchestrator, Orchestrator).get_team())
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 5.0) -> Any:
-    return eventually(predicate, timeout=timeout)
-
-
 def tools_by_name(tools: list[Any]) -> dict[str, Any]:
     return {tool.__name__: tool for tool in tools}
 

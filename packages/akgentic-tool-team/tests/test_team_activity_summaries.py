@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from akgentic_team_testkit import AskActivity, Gates, caller_class, spawn, team_names, wait_for
+from akgentic_team_testkit import AskActivity, Gates, caller_class, spawn, team_names
 from pydantic_ai import Tool
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
@@ -19,7 +19,7 @@ from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.messages.orchestrator import StartMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core import ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent
+from akgentic.tool.core.testing import ToolTestAgent, eventually
 from akgentic.tool.team import (
     ActivitySummarizer,
     GetTeamActivity,
@@ -134,7 +134,7 @@ def test_only_longer_tasks_are_summarized_and_cached_by_message(
     caller = spawn_tool_agent(actor_system, orchestrator, "@Lead", agent_class=caller_class())
     caller.activity = activity(caller, summarized_card())
     caller.send(caller.myAddress, AskActivity(summarize_over=100))
-    report: TeamActivityReport = wait_for(lambda: caller.reports and caller.reports[0])
+    report: TeamActivityReport = eventually(lambda: caller.reports and caller.reports[0])
     rows = {m.name: m for m in report.members}
     assert rows["@Ann"].summarized is True
     assert rows["@Ann"].task == "Summary #1: migrating payments."
@@ -172,7 +172,7 @@ def test_concurrent_callers_share_one_model_call(
     ]
     for thread in threads:
         thread.start()
-    wait_for(lambda: model.calls)
+    eventually(lambda: model.calls)
     time.sleep(0.1)
     model.release.set()
     for thread in threads:
@@ -239,7 +239,7 @@ def test_slow_model_answers_later_without_blocking_the_caller(
     assert time.monotonic() - started < 3 * 0.2 + 1.0  # the budget, not the model's pace
     assert not any(m.summarized for m in report.members)
     model.release.set()
-    later = wait_for(
+    later = eventually(
         lambda: next(
             (r for r in [tool(summarize_over=100)] if any(m.summarized for m in r.members)), None
         )
@@ -322,7 +322,7 @@ def test_summary_cache_gone_degrades_to_truncation(
     cache = orch.get_team_member("#TeamActivity")
     assert cache is not None
     actor_system.proxy_ask(cache, TeamActivityActor).stop()
-    wait_for(lambda: "#TeamActivity" not in team_names(actor_system, orchestrator))
+    eventually(lambda: "#TeamActivity" not in team_names(actor_system, orchestrator))
     report: TeamActivityReport = tool(summarize_over=100)
     assert {m.name for m in report.members} == {"@Ann", "@Bob"}
     assert not any(m.summarized for m in report.members)

@@ -14,7 +14,6 @@ from akgentic_team_testkit import (
     spawn,
     team_names,
     tools_by_name,
-    wait_for,
 )
 
 from akgentic.core.actor_address import ActorAddress
@@ -22,7 +21,7 @@ from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.agent_card import AgentCard
 from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core import COMMAND, SYSTEM_PROMPT, ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
+from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance, eventually
 from akgentic.tool.errors import CommandNotRecognized, RetriableError, ToolObserverGone
 from akgentic.tool.team import (
     GetTeamRoster,
@@ -169,7 +168,7 @@ def test_fire_members_takes_them_off_the_team(
     tools["hire_members"](["Developer", "Reviewer"])
     assert tools["fire_members"](["@Developer"]) == "Fired @Developer."
     assert [m.name for m in tool_agent.fired] == ["@Developer"]
-    wait_for(lambda: "@Developer" not in team_names(actor_system, orchestrator))
+    eventually(lambda: "@Developer" not in team_names(actor_system, orchestrator))
     assert "@Reviewer" in team_names(actor_system, orchestrator)
 
 
@@ -208,7 +207,7 @@ def test_fire_member_command(
     spawn(actor_system, orchestrator, "@Ann")
     commands = factory_for(tool_agent).commands
     assert commands.execute("/fire_member @Ann") == "Fired @Ann."
-    wait_for(lambda: "@Ann" not in team_names(actor_system, orchestrator))
+    eventually(lambda: "@Ann" not in team_names(actor_system, orchestrator))
 
 
 # -- configuration and conformance -----------------------------------------------------------
@@ -271,7 +270,7 @@ def test_tools_after_the_agent_stopped(
     agent = spawn_tool_agent(actor_system, orchestrator, "@Short")
     tools = tools_by_name(factory_for(agent).get_tools())
     actor_system.proxy_ask(agent.myAddress, type(agent)).stop()
-    wait_for(lambda: "@Short" not in team_names(actor_system, orchestrator))
+    eventually(lambda: "@Short" not in team_names(actor_system, orchestrator))
     del agent
     gc.collect()
     with pytest.raises(ToolObserverGone):
