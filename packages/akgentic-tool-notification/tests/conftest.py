@@ -6,9 +6,8 @@ from __future__ import annotations
 import sys
 import types
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Literal
 
 import pytest
 from pydantic import field_validator
@@ -178,7 +177,7 @@ def stop_member(system: ActorSystem, orchestrator: ActorAddress, agent: ToolTest
     address = agent.myAddress
     system.proxy_ask(address, ToolTestAgent).stop()
     orch = system.proxy_ask(orchestrator, Orchestrator)
-    wait_for(lambda: all(m.agent_id != address.agent_id for m in orch.get_team()))
+    eventually(lambda: all(m.agent_id != address.agent_id for m in orch.get_team()))
 
 
 def new_team(system: ActorSystem) -> tuple[ActorAddress, TeamRecorder]:
@@ -199,10 +198,6 @@ def resume_notifier(
     proxy.set_clock(clock)
     proxy.init_state(state)
     return proxy
-
-
-def wait_for(predicate: Callable[[], Any], timeout: float = 5.0) -> Any:
-    return eventually(predicate, timeout=timeout)
 
 
 def notifications(agent: ToolTestAgent) -> list[Message]:

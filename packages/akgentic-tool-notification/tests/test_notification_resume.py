@@ -10,7 +10,6 @@ from akgentic_notification_testkit import (
     notifications,
     resume_notifier,
     start_member,
-    wait_for,
 )
 
 from akgentic.core.actor_system_impl import ActorSystem
@@ -18,7 +17,7 @@ from akgentic.core.messages.orchestrator import StartMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.utils.deserializer import deserialize_object
 from akgentic.tool.core import ToolFactory
-from akgentic.tool.core.testing import stop_team
+from akgentic.tool.core.testing import eventually, stop_team
 from akgentic.tool.notification import NotificationState, NotificationTool
 
 
@@ -55,7 +54,7 @@ def test_entry_overdue_after_resume_goes_out_when_the_owner_is_back(
 
     back = start_member(actor_system, resumed, "@Alice", agent_id=alice_id)
     assert len(notifier.tick()) == 2  # the first tick after the owner is back
-    received = wait_for(lambda: len(notifications(back)) == 2 and notifications(back))
+    received = eventually(lambda: len(notifications(back)) == 2 and notifications(back))
     assert [m.content for m in received] == ["check the build", "later still"]  # type: ignore[attr-defined]
 
 
@@ -87,7 +86,7 @@ def test_owner_window_restarts_after_resume(actor_system: ActorSystem, clock: Ma
     assert len(notifier.pending().entries) == 1
     back = start_member(actor_system, again, "@Alice", agent_id=alice_id)
     notifier.tick()
-    wait_for(lambda: notifications(back))
+    eventually(lambda: notifications(back))
 
 
 def test_replayed_roster_entry_is_not_a_deliverable_owner(
@@ -117,7 +116,7 @@ def test_replayed_roster_entry_is_not_a_deliverable_owner(
 
     back = start_member(actor_system, resumed, "@Alice", agent_id=alice_id)
     assert len(notifier.tick()) == 1
-    assert [m.content for m in wait_for(lambda: notifications(back))] == ["ping"]  # type: ignore[attr-defined]
+    assert [m.content for m in eventually(lambda: notifications(back))] == ["ping"]  # type: ignore[attr-defined]
     # The replayed snapshot never reports a stop, so this team can only end on its backstop.
     assert resumed_orch.stop(0.3).wait(15)
 
@@ -137,4 +136,4 @@ def test_changes_are_published_by_the_next_scan(
     register(alice, "one", 100)
     register(alice, "two", 100)
     notifier.tick()  # one publication for both registrations
-    assert wait_for(lambda: persisted() == ["one", "two"])
+    assert eventually(lambda: persisted() == ["one", "two"])

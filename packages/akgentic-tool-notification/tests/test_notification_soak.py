@@ -18,12 +18,11 @@ from akgentic_notification_testkit import (
     notifications,
     resume_notifier,
     start_member,
-    wait_for,
 )
 
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core import ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent, stop_team
+from akgentic.tool.core.testing import ToolTestAgent, eventually, stop_team
 from akgentic.tool.notification import NotificationActor, NotificationTool
 
 AGENTS = 20
@@ -72,7 +71,7 @@ def test_thousand_notifications_twenty_agents_stop_resume(
     # First life: the clock runs to t=150 s, then the team stops.
     due_first = sum(1 for items in expected.values() for d, _, _ in items if d <= 150)
     elapsed = _run_until(notifier, clock, 0, 150)
-    wait_for(lambda: len(_contents(first_life)) == due_first, timeout=20)
+    eventually(lambda: len(_contents(first_life)) == due_first, timeout=20)
     stop_team(actor_system, team)
 
     # Second life: 40 s pass while stopped, the actor comes back before its agents do.
@@ -87,7 +86,7 @@ def test_thousand_notifications_twenty_agents_stop_resume(
         for i in range(AGENTS)
     ]
     _run_until(notifier, clock, elapsed, 305)
-    wait_for(lambda: len(_contents(second_life)) == AGENTS * PER_AGENT - due_first, timeout=20)
+    eventually(lambda: len(_contents(second_life)) == AGENTS * PER_AGENT - due_first, timeout=20)
     assert notifier.pending().entries == []
 
     everything = _contents(first_life) + _contents(second_life)

@@ -17,13 +17,12 @@ from akgentic_notification_testkit import (
     notifications,
     start_member,
     stop_member,
-    wait_for,
 )
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core import COMMAND, TOOL_CALL, ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
+from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance, eventually
 from akgentic.tool.errors import CommandNotRecognized, RetriableError, ToolObserverGone
 from akgentic.tool.notification import (
     CancelNotification,
@@ -173,7 +172,7 @@ def test_due_entry_is_delivered_once_as_a_notification_from_the_actor(
     clock.advance(1)
     delivered = notifier.tick()
     assert len(delivered) == 1
-    received = wait_for(lambda: notifications(tool_agent))
+    received = eventually(lambda: notifications(tool_agent))
     assert len(received) == 1
     message = received[0]
     assert isinstance(message, ReminderMessage)
@@ -194,7 +193,7 @@ def test_real_ticker_delivers_within_about_a_second(
     tools = bind(tool_agent)
     started = time.monotonic()
     tools["register_notification"]("wake up", 1)
-    wait_for(lambda: notifications(tool_agent), timeout=6)
+    eventually(lambda: notifications(tool_agent), timeout=6)
     elapsed = time.monotonic() - started
     assert 1.0 <= elapsed < 5.0  # due after 1 s, scanned about once a second (loaded CI)
 
@@ -236,7 +235,7 @@ def test_failed_send_is_logged_and_dropped_not_retried(
     assert len(delivered) == 1
     assert notifier.pending().entries == []
     assert any("delivery failed" in record.getMessage() for record in caplog.records)
-    received = wait_for(lambda: notifications(tool_agent))
+    received = eventually(lambda: notifications(tool_agent))
     assert [m.content for m in received] == ["fine"]  # type: ignore[attr-defined]
 
 
@@ -249,7 +248,7 @@ def test_ties_are_delivered_in_registration_order(
     tools["register_notification"]("zero", 20)
     clock.advance(30)
     notifier.tick()
-    received = wait_for(lambda: len(notifications(tool_agent)) == 4 and notifications(tool_agent))
+    received = eventually(lambda: len(notifications(tool_agent)) == 4 and notifications(tool_agent))
     assert [m.content for m in received] == ["zero", "one", "two", "three"]
 
 
@@ -381,7 +380,7 @@ def test_unreachable_actor_is_retriable(
     tools = bind(tool_agent)
     proxy = notification_actor(actor_system, orchestrator)
     proxy.stop()
-    wait_for(lambda: not _alive(actor_system, orchestrator))
+    eventually(lambda: not _alive(actor_system, orchestrator))
     with pytest.raises(RetriableError, match="not reachable"):
         tools["pending_notification"]()
 
