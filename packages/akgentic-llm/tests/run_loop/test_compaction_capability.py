@@ -273,3 +273,26 @@ async def test_fold_keeps_the_system_prompt_rendering_recorded_once(recorder: An
         for m in context.messages
         for p in m.parts
     )
+
+
+async def test_default_event_factory_names_a_custom_strategy_by_its_class_path(
+    recorder: Any,
+) -> None:
+    from collections.abc import Sequence
+
+    from akgentic.llm.compaction import CompactionResult
+
+    class DropAll:
+        async def compact(self, messages: Sequence[ModelMessage]) -> CompactionResult:
+            return CompactionResult(summary="gone", replaced_message_count=len(messages))
+
+    context = ContextManager()
+    context.subscribe(recorder)
+    compaction = CompactionCapability(DropAll(), context)
+    model, _ = _big_model([5])
+    await _agent(model, context, compaction).run("a")
+    event = await compaction.compact()
+    assert event is not None
+    assert event.strategy_id == f"{DropAll.__module__}.{DropAll.__qualname__}"
+    assert event.summarizer_prompt_version == "v1"
+    assert event.summary == "gone"

@@ -345,3 +345,39 @@ def test_bad_strategy_names_fail_naming_the_field(strategy: str, message: str) -
     with pytest.raises(ValueError, match=message) as info:
         create_compaction(CompactionConfig(strategy=strategy), ModelConfig())
     assert "compaction_cfg.strategy" in str(info.value)
+
+
+def test_transcript_renders_attachments_retries_and_structured_results() -> None:
+    from pydantic_ai.messages import BinaryContent, ImageUrl, RetryPromptPart
+
+    loop: list[Any] = []
+    loop.append(loop)  # not JSON-serializable: falls back to str()
+    history: list[ModelMessage] = [
+        ModelRequest(
+            parts=[
+                UserPromptPart(
+                    [
+                        "Look at this",
+                        BinaryContent(data=b"\x89PNG", media_type="image/png"),
+                        ImageUrl(url="https://example.com/a.png"),
+                    ]
+                )
+            ]
+        ),
+        ModelResponse(parts=[ToolCallPart("measure", {"x": 1}, tool_call_id="m")]),
+        ModelRequest(
+            parts=[
+                RetryPromptPart("x must be positive", tool_name="measure", tool_call_id="m"),
+            ]
+        ),
+        ModelResponse(parts=[ToolCallPart("measure", {"x": 2}, tool_call_id="n")]),
+        ModelRequest(parts=[ToolReturnPart("measure", {"width": 3}, tool_call_id="n")]),
+        ModelRequest(parts=[ToolReturnPart("loop", loop, tool_call_id="l")]),
+        ModelRequest(parts=[RetryPromptPart("answer in JSON")]),
+    ]
+    lines = render_transcript(history).splitlines()
+    assert lines[0] == "User: Look at this [image/png attachment] [ImageUrl attachment]"
+    assert lines[2] == "Retry request (measure): x must be positive"
+    assert lines[4] == 'Tool result (measure): {"width": 3}'
+    assert lines[5].startswith("Tool result (loop): [[")
+    assert lines[6] == "Retry request: answer in JSON"

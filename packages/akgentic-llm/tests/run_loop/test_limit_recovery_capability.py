@@ -138,3 +138,19 @@ async def test_untaken_decisions_are_bounded(scripted: Any) -> None:
         errors.append(info.value)
     assert recovery.take_decision(errors[0]) is None  # evicted
     assert recovery.take_decision(errors[-1]) == ConclusionDecision()
+
+
+def test_limit_message_strips_only_pydantic_ais_hint() -> None:
+    from akgentic.llm.capabilities.errors import limit_message
+
+    hinted = UsageLimitExceeded("Exceeded the total_tokens_limit of 10 (total_tokens=12)")
+    assert "ai.pydantic.dev" in str(hinted)
+    assert limit_message(hinted) == "Exceeded the total_tokens_limit of 10 (total_tokens=12)"
+
+    class Plain(UsageLimitExceeded):
+        """A subclass that words its own message, without the hint."""
+
+        def __str__(self) -> str:
+            return "custom breach"
+
+    assert limit_message(Plain("ignored")) == "custom breach"
