@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, TypeAlias, TypeVar, cast
 
 from pydantic_ai import Agent
-from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.capabilities import AbstractCapability, AgentCapability
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import BinaryContent
 
@@ -75,7 +75,7 @@ class ReactAgent:
         toolsets: list[Any] | None = None,
         result_type: type[Any] = str,
         observer: ContextObserver | None = None,
-        capabilities: Sequence[AbstractCapability[Any]] | None = None,
+        capabilities: Sequence[AgentCapability[Any]] | None = None,
         limit_recovery: LimitRecoveryCapability | None = None,
     ) -> None:
         self._config = config
@@ -127,8 +127,8 @@ class ReactAgent:
     # ------------------------------------------------------ capability stack
 
     def _capability_stack(
-        self, extra: Sequence[AbstractCapability[Any]] | None
-    ) -> list[AbstractCapability[Any]]:
+        self, extra: Sequence[AgentCapability[Any]] | None
+    ) -> list[AgentCapability[Any]]:
         """THE capability stack, outermost first. The order is load-bearing:
 
         1. ``LifetimeBudgetCapability`` outermost, so a spent agent is refused before anything
