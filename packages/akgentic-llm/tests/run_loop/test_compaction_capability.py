@@ -296,3 +296,38 @@ async def test_default_event_factory_names_a_custom_strategy_by_its_class_path(
     assert event.strategy_id == f"{DropAll.__module__}.{DropAll.__qualname__}"
     assert event.summarizer_prompt_version == "v1"
     assert event.summary == "gone"
+
+
+@pytest.mark.parametrize("compaction_first", [True, False])
+async def test_compaction_and_event_sourcing_order_is_belt_and_braces(
+    compaction_first: bool,
+) -> None:
+    """Either order persists the same messages: the summary request is never re-persisted."""
+    from akgentic.llm.event import LlmUsageEvent
+
+    log: list[object] = []
+
+    class Log:
+        def notify_event(self, event: object) -> None:
+            log.append(event)
+
+    context = ContextManager()
+    context.subscribe(Log())
+    summarizer = CountingSummarizer()
+    compaction = CompactionCapability(summarizer.strategy, context, threshold_fn=lambda: 100)
+    sourcing = EventSourcingCapability(context)
+    model, _ = _big_model([150])
+    stack = [compaction, sourcing] if compaction_first else [sourcing, compaction]
+    agent: Agent[None, str] = Agent(model, system_prompt="Be brief.", capabilities=stack)
+    for prompt in ("one", "two", "three"):
+        await agent.run(prompt, message_history=context.messages)
+    persisted = [e.message for e in log if isinstance(e, LlmMessageEvent)]
+    # three runs, two messages each, nothing else: no summary request among them
+    assert len(persisted) == 6
+    assert all(
+        not (isinstance(p, UserPromptPart) and str(p.content).startswith(SUMMARY_PREFIX))
+        for m in persisted
+        for p in m.parts
+    )
+    assert len([e for e in log if isinstance(e, LlmContextCompactedEvent)]) == 2
+    assert len([e for e in log if isinstance(e, LlmUsageEvent)]) == 3
