@@ -307,3 +307,26 @@ async def test_system_prompt_event_lands_ahead_of_the_healing_message(recorder: 
     )
     assert system_at < healing_at
     assert len(recorder.of_type(LlmSystemPromptEvent)) == 1
+
+
+async def test_a_response_the_window_slid_out_is_not_recorded_twice(scripted: Any) -> None:
+    """Only a response missing from the RUN's history is recorded, whatever the window shows."""
+    context = ContextManager(max_messages=1)
+    log: list[Any] = []
+
+    class Log:
+        def notify_event(self, event: object) -> None:
+            if isinstance(event, LlmMessageEvent):
+                log.append(event.message)
+
+    context.subscribe(Log())
+    agent = _agent(scripted(tool_loop=True).model, context)
+    with pytest.raises(UsageLimitExceeded):
+        await agent.run("go", usage_limits=UsageLimits(request_limit=2))
+    # every message persisted exactly once, none re-added by the healer
+    assert len({id(m) for m in log}) == len(log)
+    assert not any(
+        isinstance(p, ToolReturnPart) and p.content == RUN_LIMIT_HEALING_MESSAGE
+        for m in log
+        for p in m.parts
+    )

@@ -13,7 +13,8 @@ dangling response, so the healer finds it in the context. It always re-raises.
 One response never reaches the history on its own: when a response pushes the run over a
 run-tier token limit, pydantic-ai raises before appending it, although the provider billed it
 and its usage is in the run's totals. The healer remembers the last response each run received
-(``after_model_request``) and, on failure, records it first when it is missing. That keeps
+(``after_model_request``) and, on failure, records it first when the run's own history does not
+hold it (the run's list is tracked from the node hooks). That keeps
 three things true at once: the usage event of every billed response is emitted (cost tracking
 and the lifetime budget agree with what was spent), replaying the persisted events gives the
 same lifetime counters as the live agent, and the tool calls of that response are healed like
@@ -27,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.capabilities.abstract import AgentNode
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import (
     ModelMessage,
@@ -88,11 +90,19 @@ class HealingCapability(AbstractCapability[Any]):
 
     def __init__(self, context: ContextManager) -> None:
         self.context = context
-        # Per-run state, only used on the instance ``for_run`` returns.
+        # Per-run state, only used on the instance ``for_run`` returns: the run's own history
+        # list (re-read at every node, since pydantic-ai rebinds it) and its last response.
+        self._live: list[ModelMessage] | None = None
         self._last_response: ModelResponse | None = None
 
     async def for_run(self, ctx: RunContext[Any]) -> HealingCapability:
         return type(self)(self.context)
+
+    async def before_node_run(
+        self, ctx: RunContext[Any], *, node: AgentNode[Any]
+    ) -> AgentNode[Any]:
+        self._live = ctx.messages
+        return node
 
     async def after_model_request(
         self, ctx: RunContext[Any], *, request_context: Any, response: ModelResponse
@@ -100,15 +110,22 @@ class HealingCapability(AbstractCapability[Any]):
         self._last_response = response
         return response
 
+    def _discarded_response(self) -> ModelResponse | None:
+        """The run's last response when pydantic-ai never appended it to the run's history."""
+        received = self._last_response
+        if received is None or self._live is None or _contains(self._live, received):
+            return None
+        return received
+
     def heal(self, error: BaseException, *, run_id: str | None = None) -> ModelRequest | None:
         """Repair the history after ``error``; return the healing request, if one was needed.
 
         First records the run's last response when the history lacks it (a response
         discarded by a token-limit breach), then answers every dangling tool call.
         """
-        received = self._last_response
-        if received is not None and not _contains(self.context.messages, received):
-            self.context.add_message(received, run_id=run_id)
+        discarded = self._discarded_response()
+        if discarded is not None:
+            self.context.add_message(discarded, run_id=run_id)
         dangling = dangling_tool_calls(self.context.messages)
         if not dangling:
             return None
