@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import os
 import statistics
 import subprocess
@@ -220,6 +221,21 @@ def _sdk_modules_after_import() -> list[str]:
     return [name for name in out.strip().split(",") if name]
 
 
+def _bench(
+    workload: str, median_ms: float, ratio: float, baseline: str, target: str, ok: bool
+) -> None:
+    """One machine-readable row for scripts/bench.py's table."""
+    row = {
+        "workload": workload,
+        "median_ms": round(median_ms, 4),
+        "target": target,
+        "ratio": round(ratio, 3),
+        "baseline": baseline,
+        "ok": ok,
+    }
+    print("BENCH " + json.dumps(row))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
@@ -231,6 +247,14 @@ def main(argv: list[str] | None = None) -> None:
     print(f"    bare pydantic_ai.Agent : {bare * 1e3:8.1f} ms")
     print(f"    ReactAgent.run         : {react * 1e3:8.1f} ms")
     print(f"    ratio                  : {react / bare:8.2f}x   (target <= 1.15x)")
+    _bench(
+        f"ReactAgent.run, {TURNS} turns",
+        react * 1e3,
+        react / bare,
+        "bare pydantic_ai.Agent, same turns",
+        "<= 1.15x",
+        react / bare <= 1.15,
+    )
 
     base, plain, windowed = bench_context(context_reps)
     per = 1e9 / N_MESSAGES
@@ -240,12 +264,36 @@ def main(argv: list[str] | None = None) -> None:
     print(f"    add_message, window=100: {windowed * per:8.0f} ns/msg")
     print(f"    ratio                  : {plain / base:8.2f}x   (target <= 3x)")
     print(f"    windowed / unwindowed  : {windowed / plain:8.2f}x   (target <= 1x)")
+    _bench(
+        "ContextManager.add_message",
+        plain * per / 1e6,
+        plain / base,
+        "list.append + one observer call",
+        "<= 3x",
+        plain / base <= 3,
+    )
+    _bench(
+        "add_message with max_messages=100",
+        windowed * per / 1e6,
+        windowed / plain,
+        "add_message without a window",
+        "<= 1x",
+        windowed / plain <= 1,
+    )
 
     base_import, our_import = bench_import(import_reps)
     print(f"[3] cold import in a fresh interpreter, median of {import_reps}")
     print(f"    import pydantic_ai     : {base_import * 1e3:8.0f} ms")
     print(f"    import akgentic.llm    : {our_import * 1e3:8.0f} ms")
     print(f"    ratio                  : {our_import / base_import:8.2f}x   (target <= 1.3x)")
+    _bench(
+        "cold import akgentic.llm",
+        our_import * 1e3,
+        our_import / base_import,
+        "cold import pydantic_ai",
+        "<= 1.3x",
+        our_import / base_import <= 1.3,
+    )
     loaded = _sdk_modules_after_import()
     print(f"    provider SDKs loaded by the import: {', '.join(loaded) or 'none'}")
 
