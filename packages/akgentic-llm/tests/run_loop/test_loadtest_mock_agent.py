@@ -269,3 +269,29 @@ def test_sync_bridge_and_close(make_mock: Callable[..., MockReactAgent]) -> None
     assert agent.closed
     with pytest.raises(RuntimeError, match="closed"):
         agent.run_sync("again")
+
+
+async def test_many_concurrent_runs_keep_their_own_steps(
+    make_mock: Callable[..., MockReactAgent],
+) -> None:
+    """Concurrent runs, on one mock and across mocks, never read each other's step."""
+    import asyncio
+
+    scenario = Scenario.model_validate(
+        {
+            "steps": [
+                {
+                    "match": "^alpha",
+                    "tool_calls": [{"tool": "lookup_order", "args": {"order_id": "a"}}],
+                    "reply": "A",
+                },
+                {"match": "^beta", "reply": "B"},
+            ]
+        }
+    )
+    agents = [make_mock(tools=[lookup_order], scenario=scenario) for _ in range(10)]
+    prompts = ["alpha", "beta"] * 3
+    results = await asyncio.gather(
+        *(agent.run(f"{prompt} {i}") for agent in agents for i, prompt in enumerate(prompts))
+    )
+    assert results == ["A", "B"] * 3 * len(agents)
