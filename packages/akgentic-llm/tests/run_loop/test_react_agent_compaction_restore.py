@@ -355,7 +355,7 @@ async def _play(build: Any, ops: list[str], strategy: str) -> None:
     assert restored.lifetime_budget.total_tokens == live.lifetime_budget.total_tokens
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=12, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(
     ops=st.lists(OPS, min_size=1, max_size=10),
     strategy=st.sampled_from(["sliding_window", "test_summarize"]),

@@ -198,6 +198,7 @@ async def _play(
 @settings(
     max_examples=30,
     deadline=None,
+    database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 @given(
