@@ -197,11 +197,6 @@ def _is_tool_answer(part: ToolReturnPart | RetryPromptPart) -> bool:
     return not isinstance(part, RetryPromptPart) or part.tool_name is not None
 
 
-def non_system_count(messages: Sequence[ModelMessage]) -> int:
-    """How many messages a full fold replaces (the history minus its system prompt)."""
-    return len(_split_head(messages)[2])
-
-
 def clean_cut(body: Sequence[ModelMessage], cut: int) -> int:
     """Move ``cut`` forward past tool results whose calls would be dropped.
 
