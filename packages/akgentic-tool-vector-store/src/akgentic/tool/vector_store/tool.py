@@ -2,10 +2,11 @@
 
 It offers no tools, system prompts or commands. When the factory attaches it to an agent
 it creates the named store (``#VectorStore`` by default) as a child of the team's
-orchestrator with ``getChildrenOrCreate``, which returns the existing one when another
-agent got there first, so a team never ends up with two stores of one name. Consumer
-cards (planning, knowledge graph) find the store by that name and declare
-``depends_on=["VectorStoreTool"]`` so this card is wired before them.
+orchestrator with core's ``bind_team_actor`` (one ``getChildrenOrCreate``), which
+returns the existing one when another agent got there first, so a team never ends up
+with two stores of one name. Consumer cards (planning, knowledge graph) find the store
+by that name and declare ``depends_on=["VectorStoreTool"]`` so this card is wired
+before them.
 
 The numpy-based actor is imported only at that moment: without the ``vector-search``
 extra the card logs one warning and creates nothing, and consumers, finding no store,
@@ -20,9 +21,9 @@ from typing import Literal
 from pydantic import Field, PrivateAttr, field_validator
 
 from akgentic.core.actor_address import ActorAddress
-from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
+from akgentic.tool.core.team_actor import bind_team_actor
 from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, VectorStoreConfig
 
 __all__ = ["VectorStoreTool"]
@@ -100,17 +101,15 @@ class VectorStoreTool(ToolCard):
                 _INSTALL_HINT,
             )
             return self
-        orchestrator = observer.proxy_ask(observer.orchestrator, Orchestrator)
-        address: ActorAddress = orchestrator.getChildrenOrCreate(
-            VectorStoreActor, self.store_config()
+        store = bind_team_actor(
+            observer, VectorStoreActor, self.store_config(), card="VectorStoreTool"
         )
-        self._store_address = address
-        self._warn_on_config_mismatch(observer, address)
+        self._store_address = store.myAddress
+        self._warn_on_config_mismatch(store.config)
         return self
 
-    def _warn_on_config_mismatch(self, observer: ActorToolObserver, address: ActorAddress) -> None:
+    def _warn_on_config_mismatch(self, config: VectorStoreConfig) -> None:
         """Two cards naming one store with different embedding settings: the first wins."""
-        config = observer.proxy_ask(address).config
         if (config.embedding_model, config.embedding_provider) != (
             self.embedding_model,
             self.embedding_provider,
