@@ -28,7 +28,7 @@ from akgentic.core.agent_state import BaseState
 from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core import ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent
+from akgentic.tool.core.testing import ToolTestAgent, team_tool_actor
 from akgentic.tool.notification import NotificationActor, NotificationConfig, NotificationTool
 
 MODULE = "akgentic_notification_bench"
@@ -102,9 +102,7 @@ def main() -> None:
             Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
         )
         orch = system.proxy_ask(orchestrator, Orchestrator)
-        notifier = system.proxy_ask(
-            orch.getChildrenOrCreate(NotificationActor, NotificationConfig()), NotificationActor
-        )
+        notifier = team_tool_actor(system, orchestrator, NotificationActor, NotificationConfig())
         clock = _Clock()
         notifier.set_clock(clock)
         owners = [

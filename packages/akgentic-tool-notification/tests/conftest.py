@@ -26,9 +26,11 @@ from akgentic.tool.core.testing import (  # noqa: F401
     TeamRecorder,
     ToolTestAgent,
     actor_system,
+    agent_at,
     eventually,
     orchestrator,
     record_team,
+    team_tool_actor,
     tool_agent,
 )
 from akgentic.tool.notification import NotificationActor, NotificationConfig
@@ -141,10 +143,9 @@ def notification_actor(system: ActorSystem, orchestrator: ActorAddress) -> Notif
     ``tick()`` calls, so a background scan can never deliver an entry between a clock move
     and the scan a test asserts on. Cards attached later bind to this same actor by name.
     """
-    orch = system.proxy_ask(orchestrator, Orchestrator)
-    address = orch.getChildrenOrCreate(NotificationActor, NotificationConfig(tick_seconds=3600))
-    proxy: NotificationActor = system.proxy_ask(address, NotificationActor, timeout=10)
-    return proxy
+    return team_tool_actor(
+        system, orchestrator, NotificationActor, NotificationConfig(tick_seconds=3600)
+    )
 
 
 @pytest.fixture
@@ -168,8 +169,7 @@ def start_member(
     address = orch.createActor(
         ToolTestAgent, agent_id=agent_id, config=BaseConfig(name=name, role="Tester")
     )
-    agent: ToolTestAgent = system.proxy_ask(address, ToolTestAgent).itself()
-    return agent
+    return agent_at(system, address)
 
 
 def stop_member(system: ActorSystem, orchestrator: ActorAddress, agent: ToolTestAgent) -> None:
