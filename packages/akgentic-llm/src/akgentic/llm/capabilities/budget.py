@@ -35,8 +35,8 @@ __all__ = ["LifetimeBudgetCapability"]
 class LifetimeBudgetCapability(AbstractCapability[Any]):
     """Refuses runs once the agent's lifetime budget is spent; accounts every admitted run.
 
-    Mount it outermost: every other capability and every model request is downstream of its
-    ``wrap_run`` head, which is what makes a refusal cost nothing.
+    Mount it outermost: its ``wrap_run`` head runs before any other capability or model
+    request, so refusing a run spends nothing.
     """
 
     def __init__(self, limits: AgentUsageLimits | None = None) -> None:

@@ -5,8 +5,8 @@ response (``ContextManager.last_input_tokens``, no tokenizer involved). When it 
 the armed threshold (``threshold_fn()``, e.g. ``trigger_ratio x context_length``), the history
 is folded before the run reads it.
 
-It lives in ``wrap_run``'s head, so it fires at most once per run by construction: it keeps no
-per-run state and needs no guard. Every capability mounted after it sees only the folded
+Placing it in the head of ``wrap_run`` makes "at most once per run" structural: no counter,
+no guard, nothing to reset between runs. Every capability mounted after it sees only the folded
 history, because its ``wrap_run`` encloses theirs.
 
 :meth:`CompactionCapability.compact` is the single fold site. It writes twice, as one

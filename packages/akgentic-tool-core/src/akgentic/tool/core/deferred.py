@@ -1,6 +1,6 @@
 """Deferred results: slow work off a tool actor's thread, with a bounded caller-side poll.
 
-A tool actor is a team singleton with one thread. If it performed an LLM call or any other
+There is one tool actor per team and it runs on a single thread. If it performed an LLM call or any other
 slow I/O inside a method that callers ``proxy_ask``, every team member queued behind it
 would wait. The shape here avoids that:
 

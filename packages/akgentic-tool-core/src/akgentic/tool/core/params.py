@@ -1,8 +1,8 @@
 """Per-capability configuration: which channels it is exposed on, plus extra guidance.
 
-A capability field on a card is typed ``bool | SomeParam``: ``True`` enables it with its
-defaults, ``False`` removes it from every channel, and a param instance narrows its
-``expose`` set or adds ``instructions``. Every field of a param subclass must be read when
+A card declares each capability as a ``bool | SomeParam`` field. ``False`` switches the
+capability off everywhere; ``True`` switches it on as configured by default; an instance of
+the param customises it (fewer channels in ``expose``, extra ``instructions``). Every field of a param subclass must be read when
 the card builds its callables; fields that only mirror the model-facing signature would be
 configuration that configures nothing.
 """

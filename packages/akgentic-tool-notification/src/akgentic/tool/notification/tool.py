@@ -1,4 +1,4 @@
-"""NotificationTool: lets an agent schedule a message to itself, delivered after a delay.
+"""NotificationTool: an agent sets itself a reminder that comes back as a message later.
 
 The card binds to the team's ``#NotificationTool`` actor when it is attached to its agent,
 and captures that agent's address once: every capability acts on behalf of that owner.
