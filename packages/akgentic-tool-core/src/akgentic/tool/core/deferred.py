@@ -1,8 +1,8 @@
 """Deferred results: slow work off a tool actor's thread, with a bounded caller-side poll.
 
-There is one tool actor per team and it runs on a single thread. If it performed an LLM call or any other
-slow I/O inside a method that callers ``proxy_ask``, every team member queued behind it
-would wait. The shape here avoids that:
+There is one tool actor per team and it runs on a single thread. If it performed an LLM
+call or any other slow I/O inside a method that callers ``proxy_ask``, every team member
+queued behind it would wait. The shape here avoids that:
 
 - a cache actor (:class:`DeferredResultActor`) that only does dict work: ``get`` answers
   from the cache, ``request`` records the key as in flight and hands it to a worker;

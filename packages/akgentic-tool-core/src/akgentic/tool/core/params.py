@@ -2,9 +2,9 @@
 
 A card declares each capability as a ``bool | SomeParam`` field. ``False`` switches the
 capability off everywhere; ``True`` switches it on as configured by default; an instance of
-the param customises it (fewer channels in ``expose``, extra ``instructions``). Every field of a param subclass must be read when
-the card builds its callables; fields that only mirror the model-facing signature would be
-configuration that configures nothing.
+the param customises it (fewer channels in ``expose``, extra ``instructions``). Every field
+of a param subclass must be read when the card builds its callables; fields that only mirror
+the model-facing signature would be configuration that configures nothing.
 """
 
 from __future__ import annotations
