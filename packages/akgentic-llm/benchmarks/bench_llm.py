@@ -101,10 +101,14 @@ def bench_agent(repeats: int) -> tuple[float, float]:
     bare: list[float] = []
     react: list[float] = []
     try:
-        loop.run_until_complete(_bare_turns())  # warm-up both paths
-        loop.run_until_complete(react_run())
-        for _ in range(repeats):
-            for label, job in (("bare", _bare_turns), ("react", react_run)):
+        for _ in range(3):  # warm-up both paths (pydantic-ai builds and caches on first runs)
+            loop.run_until_complete(_bare_turns())
+            loop.run_until_complete(react_run())
+        for index in range(repeats):
+            jobs = [("bare", _bare_turns), ("react", react_run)]
+            if index % 2:  # alternate which side runs first, so drift hits both alike
+                jobs.reverse()
+            for label, job in jobs:
                 gc.collect()
                 start = time.thread_time()
                 loop.run_until_complete(job())
@@ -240,7 +244,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = parser.parse_args(argv)
-    agent_reps, context_reps, import_reps = (3, 5, 3) if args.quick else (5, 9, 5)
+    agent_reps, context_reps, import_reps = (5, 5, 3) if args.quick else (15, 9, 5)
 
     bare, react = bench_agent(agent_reps)
     print(f"[1] {TURNS} turns (1 tool call + 1 answer each), median of {agent_reps}")
