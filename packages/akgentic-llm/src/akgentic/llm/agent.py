@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, TypeAlias, TypeVar, cast
+from typing import Any, TypeAlias, TypeVar
 
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import AbstractCapability, AgentCapability
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import BinaryContent
 
+from akgentic.llm._surface import AgentSurface
 from akgentic.llm.capabilities._stack import InternalStack
 from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
 from akgentic.llm.capabilities.compaction import CompactionCapability, compaction_event_factory
@@ -37,7 +38,7 @@ from akgentic.llm.capabilities.limit_recovery import LimitRecoveryCapability
 from akgentic.llm.compaction import create_compaction
 from akgentic.llm.config import ReactAgentConfig, RunUsageLimits
 from akgentic.llm.context import ContextManager
-from akgentic.llm.event import ContextObserver, EventMessage
+from akgentic.llm.event import ContextObserver
 from akgentic.llm.providers import create_http_client, create_model, get_output_type
 
 __all__ = [
@@ -64,7 +65,7 @@ def _is_unusable(output: Any) -> bool:
     return output is None or (isinstance(output, str) and not output.strip())
 
 
-class ReactAgent:
+class ReactAgent(AgentSurface):
     """A pydantic-ai agent with persistent context, limits, retries and observable events."""
 
     def __init__(
@@ -275,93 +276,7 @@ class ReactAgent:
             self.conclude_without_tools(reason, deps=deps, output_type=output_type)
         )
 
-    # -------------------------------------------------------------- context
-
-    @property
-    def config(self) -> ReactAgentConfig:
-        """The configuration the agent was built from."""
-        return self._config
-
-    @property
-    def context(self) -> ContextManager:
-        """The persistent history handed to every run."""
-        return self._context
-
-    def subscribe_context(self, observer: ContextObserver) -> None:
-        """Deliver every future context event to ``observer``."""
-        self._context.subscribe(observer)
-
-    def restore_context(self, events: Sequence[EventMessage | object]) -> None:
-        """Rebuild history, dedup state and lifetime counters from a persisted event stream.
-
-        Accepts envelopes carrying the event under ``.event`` (akgentic-core's
-        ``EventMessage``) or the bare events; anything else is ignored. Nothing is re-emitted.
-        """
-        unwrapped = [getattr(item, "event", item) for item in events]
-        self._context.replay(unwrapped)
-        self._budget.restore(unwrapped)
-
-    async def acompact(self) -> str:
-        """Fold the history now, whatever the auto-trigger says; returns a short report."""
-        self._ensure_open()
-        event = await self._compaction.compact(run_id=None)
-        if event is None:
-            return "Nothing to compact."
-        return (
-            f"Compacted {event.replaced_message_count} message(s) with the "
-            f"'{event.strategy_id}' strategy."
-        )
-
-    def compact(self) -> str:
-        """``acompact()`` driven on the agent's own event loop."""
-        self._ensure_open()
-        self._ensure_no_running_loop("compact", alternative="acompact")
-        return self._loop.run_until_complete(self.acompact())
-
-    def clear_context(self) -> str:
-        """Drop the whole history (the system prompt is rendered again by the next run)."""
-        self._ensure_open()
-        removed = self._context.clear_context()
-        return f"Cleared {removed} message(s) from the context."
-
-    @property
-    def compaction(self) -> CompactionCapability:
-        """The mounted compaction capability (its strategy and gate)."""
-        return self._compaction
-
-    @property
-    def lifetime_budget(self) -> LifetimeBudgetCapability:
-        """The mounted agent-lifetime budget (its counters and limits)."""
-        return self._budget
-
-    @property
-    def limit_recovery(self) -> LimitRecoveryCapability:
-        """The run-tier recovery policy whose decisions ``run()`` acts on."""
-        return self._limit_recovery
-
-    # ------------------------------------------------------ prompts & tools
-
-    def system_prompt(self, func: F) -> F:
-        """Register ``func`` as a dynamic system prompt, re-rendered before every model call."""
-        self._agent.system_prompt(dynamic=True)(cast(Any, func))
-        return func
-
-    def tool(self, func: F) -> F:
-        """Register ``func`` (first parameter: ``RunContext``) as a tool."""
-        self._agent.tool(cast(Any, func))
-        return func
-
-    @property
-    def pydantic_agent(self) -> Agent[Any, Any]:
-        """The wrapped pydantic-ai ``Agent`` (e.g. for ``override(model=TestModel())``)."""
-        return self._agent
-
     # ------------------------------------------------------------- teardown
-
-    @property
-    def closed(self) -> bool:
-        """Whether ``close()`` has run."""
-        return self._closed
 
     async def aclose(self) -> None:
         """Release the HTTP connection pool; the agent's event loop stays open."""
@@ -383,25 +298,3 @@ class ReactAgent:
         finally:
             # Whatever the pool did on its way out, the loop this agent created is released.
             self._loop.close()
-
-    @staticmethod
-    def _in_running_loop() -> bool:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return False
-        return True
-
-    def _ensure_open(self) -> None:
-        if self._closed:
-            raise RuntimeError("this ReactAgent is closed; build a new one")
-
-    @classmethod
-    def _ensure_no_running_loop(cls, method: str, *, alternative: str | None = None) -> None:
-        if not cls._in_running_loop():
-            return
-        instead = f"await {alternative}() instead" if alternative else "await the async method"
-        raise RuntimeError(
-            f"ReactAgent.{method}() cannot be called while an event loop is running in this "
-            f"thread; {instead}"
-        )

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import AbstractCapability
@@ -45,6 +45,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
+from akgentic.llm._surface import AgentSurface
 from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
 from akgentic.llm.capabilities.compaction import CompactionCapability, compaction_event_factory
 from akgentic.llm.capabilities.errors import RunUsageLimitError, limit_message
@@ -99,7 +100,7 @@ def _resolve_scenario(scenario: Scenario | str | Path | None) -> Scenario:
     return _DEFAULT_SCENARIO
 
 
-class MockReactAgent:
+class MockReactAgent(AgentSurface):
     """A ``ReactAgent`` stand-in that answers from a scenario; see the module docstring."""
 
     def __init__(
@@ -299,93 +300,12 @@ class MockReactAgent:
             self.conclude_without_tools(reason, deps=deps, output_type=output_type)
         )
 
-    # ----------------------------------------------------------------- context
-
-    @property
-    def config(self) -> ReactAgentConfig:
-        """The configuration the mock was built from."""
-        return self._config
-
     @property
     def scenario(self) -> Scenario:
         """The scenario being played."""
         return self._scenario
 
-    @property
-    def context(self) -> ContextManager:
-        """The persistent history, exactly as ``ReactAgent`` keeps it."""
-        return self._context
-
-    @property
-    def lifetime_budget(self) -> LifetimeBudgetCapability:
-        """The mounted agent-lifetime budget."""
-        return self._budget
-
-    @property
-    def compaction(self) -> CompactionCapability:
-        """The mounted compaction capability."""
-        return self._compaction
-
-    @property
-    def limit_recovery(self) -> LimitRecoveryCapability:
-        """The recovery policy passed in (or a default); the mock never consults it."""
-        return self._limit_recovery
-
-    def subscribe_context(self, observer: ContextObserver) -> None:
-        """Deliver every future context event to ``observer``."""
-        self._context.subscribe(observer)
-
-    def restore_context(self, events: Sequence[Any]) -> None:
-        """Rebuild history, dedup state and lifetime counters from persisted events."""
-        unwrapped = [getattr(item, "event", item) for item in events]
-        self._context.replay(unwrapped)
-        self._budget.restore(unwrapped)
-
-    async def acompact(self) -> str:
-        """Fold the history now with the configured strategy; return what happened."""
-        self._ensure_open()
-        event = await self._compaction.compact()
-        if event is None:
-            return "Nothing to compact."
-        return (
-            f"Compacted {event.replaced_message_count} message(s) "
-            f"with the '{event.strategy_id}' strategy."
-        )
-
-    def compact(self) -> str:
-        """``acompact()`` driven on the mock's own event loop."""
-        self._ensure_open()
-        self._ensure_no_running_loop("compact", "acompact")
-        return self._loop.run_until_complete(self.acompact())
-
-    def clear_context(self) -> str:
-        """Drop the whole history; return what happened."""
-        removed = self._context.clear_context()
-        return f"Cleared {removed} message(s) from the context."
-
-    # ------------------------------------------------------- prompts and tools
-
-    def system_prompt(self, func: F) -> F:
-        """Register a dynamic system prompt (rendered into the mock's history as usual)."""
-        self._agent.system_prompt(dynamic=True)(cast(Any, func))
-        return func
-
-    def tool(self, func: F) -> F:
-        """Register a tool; the scenario calls it by name."""
-        self._agent.tool(cast(Any, func))
-        return func
-
-    @property
-    def pydantic_agent(self) -> Agent[Any, Any]:
-        """The underlying pydantic-ai ``Agent`` (its model plays the scenario)."""
-        return self._agent
-
     # ---------------------------------------------------------------- teardown
-
-    @property
-    def closed(self) -> bool:
-        """Whether ``close()`` has run."""
-        return self._closed
 
     async def aclose(self) -> None:
         """Nothing to release: the mock holds no HTTP pool."""
@@ -398,18 +318,3 @@ class MockReactAgent:
         if not self._loop.is_running():
             self._loop.run_until_complete(self._loop.shutdown_asyncgens())
         self._loop.close()
-
-    def _ensure_open(self) -> None:
-        if self._closed:
-            raise RuntimeError("this MockReactAgent is closed; build a new one")
-
-    @staticmethod
-    def _ensure_no_running_loop(method: str, alternative: str) -> None:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        raise RuntimeError(
-            f"MockReactAgent.{method}() cannot be called while an event loop is running in "
-            f"this thread; await {alternative}() instead"
-        )
