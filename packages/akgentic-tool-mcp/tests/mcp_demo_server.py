@@ -23,6 +23,7 @@ import argparse
 import os
 import secrets
 import socket
+import sys
 import time
 from typing import Any
 
@@ -170,6 +171,11 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
         return os.environ.get(name, "")
 
     @server.tool()
+    def argv() -> list[str]:
+        """The command-line arguments the server process was started with."""
+        return sys.argv[1:]
+
+    @server.tool()
     def pid() -> int:
         """The server's process id."""
         return os.getpid()
@@ -197,7 +203,9 @@ def main() -> None:
     parser.add_argument("--oauth", action="store_true")
     parser.add_argument("--base-url", default="")
     parser.add_argument("--startup-delay", type=float, default=0.0)
-    args = parser.parse_args()
+    # Unknown arguments are accepted (and reported by the `argv` tool): tests pass
+    # credential-style flags to check they reach the process unmasked.
+    args, _ = parser.parse_known_args()
     # A server that is slow to come up (like one `uvx` first has to download).
     time.sleep(args.startup_delay)
 

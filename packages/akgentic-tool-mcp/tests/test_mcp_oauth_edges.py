@@ -10,98 +10,21 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from oauth_stand_in import StandIn, running_stand_in
 
 from akgentic.tool.mcp.oauth_handler import OAuthFlowError, authorize_mcp_server
 
 
-@dataclass
-class Seen:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: str
-
-
-@dataclass
-class StandIn:
-    """Routes (path -> (status, body)) and the requests the stand-in received."""
-
-    base: str = ""
-    routes: dict[str, tuple[int, Any]] = field(default_factory=dict)
-    seen: list[Seen] = field(default_factory=list)
-
-    def metadata(self, issuer: str, **overrides: Any) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "issuer": issuer,
-            "authorization_endpoint": f"{self.base}/authorize",
-            "token_endpoint": f"{self.base}/token",
-            "registration_endpoint": f"{self.base}/register",
-            "code_challenge_methods_supported": ["S256"],
-        }
-        data.update(overrides)
-        return {k: v for k, v in data.items() if v is not None}
-
-    def requests_to(self, path: str) -> list[Seen]:
-        return [s for s in self.seen if urlsplit(s.path).path == path]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    stand_in: StandIn
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-    def _handle(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length).decode() if length else ""
-        self.stand_in.seen.append(Seen(self.command, self.path, dict(self.headers), body))
-        parts = urlsplit(self.path)
-        if parts.path == "/authorize":
-            query = parse_qs(parts.query)
-            target = (
-                query["redirect_uri"][0]
-                + "?"
-                + urlencode({"code": "the-code", "state": query["state"][0]})
-            )
-            self.send_response(302)
-            self.send_header("Location", target)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        status, payload = self.stand_in.routes.get(parts.path, (404, {"error": "not_found"}))
-        data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    do_GET = _handle
-    do_POST = _handle
-
-
 @pytest.fixture
 def stand_in() -> Iterator[StandIn]:
-    state = StandIn()
-    server = ThreadingHTTPServer(
-        ("127.0.0.1", 0), type("Handler", (_Handler,), {"stand_in": state})
-    )
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    state.base = f"http://127.0.0.1:{server.server_address[1]}"
-    yield state
-    server.shutdown()
-    server.server_close()
+    with running_stand_in() as state:
+        yield state
 
 
 async def browser(url: str) -> bool:

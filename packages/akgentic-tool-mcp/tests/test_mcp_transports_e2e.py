@@ -26,7 +26,7 @@ from akgentic.tool.mcp import (
     MCPTool,
 )
 
-DEMO_TOOLS = {"add", "shout", "seen_authorization", "fail", "nap", "crash", "env", "pid"}
+DEMO_TOOLS = {"add", "shout", "seen_authorization", "fail", "nap", "crash", "env", "pid", "argv"}
 
 
 def stdio_connection(**kwargs: object) -> MCPStdioConnectionConfig:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
 from typing import Any, Literal, Self
 from urllib.parse import urlsplit
 
@@ -40,6 +41,7 @@ from pydantic_ai.exceptions import (
 from pydantic_ai.mcp import CallToolFunc, MCPToolset, ToolResult
 
 from akgentic.tool.core.card import ToolCard
+from akgentic.tool.mcp._redact import mask_args, mask_url, redact_text
 
 __all__ = [
     "MCPConnectionConfig",
@@ -106,8 +108,14 @@ class MCPHTTPConnectionConfig(BaseModel):
     def _valid_prefix(cls, value: str | None) -> str | None:
         return _check_prefix(value)
 
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        # A URL may carry credentials too (userinfo, `?api_key=`): shown masked.
+        for name, value in super().__repr_args__():
+            yield name, mask_url(value) if name == "url" else value
+
     def describe(self) -> str:
-        return f"{self.transport} MCP server at {self.url}"
+        """The server as named in errors and logs (secret-looking URL parts masked)."""
+        return f"{self.transport} MCP server at {mask_url(self.url)}"
 
 
 class MCPStdioConnectionConfig(BaseModel):
@@ -117,7 +125,9 @@ class MCPStdioConnectionConfig(BaseModel):
     run (or once, around ``async with agent:``) and the process is stopped when it closes.
     It inherits only the MCP SDK's small default environment (PATH, HOME, ...) plus
     ``stdio_env``, so secrets of the parent process do not leak into it by default
-    (``stdio_env`` is kept out of ``repr`` as it often carries them).
+    (``stdio_env`` is kept out of ``repr`` as it often carries them, and the values of
+    ``--api-key=...``-style ``stdio_args`` are masked in ``repr`` and in error messages,
+    never in the command actually run).
     ``init_timeout`` bounds the start: launching the process and the MCP handshake.
     """
 
@@ -144,8 +154,13 @@ class MCPStdioConnectionConfig(BaseModel):
     def _valid_prefix(cls, value: str | None) -> str | None:
         return _check_prefix(value)
 
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        for name, value in super().__repr_args__():
+            yield name, mask_args(value) if name == "stdio_args" else value
+
     def describe(self) -> str:
-        return f"stdio MCP server {' '.join([self.stdio_command, *self.stdio_args])!r}"
+        """The server as named in errors and logs (secret-looking arguments masked)."""
+        return f"stdio MCP server {' '.join([self.stdio_command, *mask_args(self.stdio_args)])!r}"
 
 
 MCPConnectionConfig = MCPHTTPConnectionConfig | MCPStdioConnectionConfig
@@ -245,8 +260,10 @@ class _GuardedMCPToolset(MCPToolset[Any]):
         try:
             return await super().__aenter__()
         except Exception as exc:
+            # The transport's own message may quote a URL or command line: masked as well.
             raise MCPConnectionError(
-                f"could not open the {self._server_label}: {type(exc).__name__}: {exc}"
+                f"could not open the {self._server_label}: "
+                f"{type(exc).__name__}: {redact_text(str(exc))}"
             ) from exc
 
     async def __aexit__(self, *args: Any) -> bool | None:

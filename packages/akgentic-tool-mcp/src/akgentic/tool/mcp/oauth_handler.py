@@ -31,13 +31,15 @@ import re
 import secrets
 import webbrowser
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import httpx
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from akgentic.tool.mcp._redact import redact_text
 
 __all__ = [
     "AuthorizationCallback",
@@ -93,39 +95,47 @@ class AuthorizationServerMetadata(BaseModel):
     code_challenge_methods_supported: list[str] | None = None
 
 
+# The secrets below stay plain `str` (callers read `token.access_token` and pass it on as
+# a bearer token) but are left out of repr()/str(), so printing or logging one of these
+# objects does not print the credential.
+
+
 class OAuthClient(BaseModel):
-    """The client identity used at the authorization server."""
+    """The client identity used at the authorization server (the secret is not in repr)."""
 
     client_id: str
-    client_secret: str | None = None
+    client_secret: str | None = Field(default=None, repr=False)
     token_endpoint_auth_method: str = "none"
 
 
 class OAuthToken(BaseModel):
-    """What the token endpoint issued."""
+    """What the token endpoint issued (the access and refresh tokens are not in repr)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    access_token: str
+    access_token: str = Field(repr=False)
     token_type: str = "Bearer"
     expires_in: int | None = None
-    refresh_token: str | None = None
+    refresh_token: str | None = Field(default=None, repr=False)
     scope: str | None = None
 
 
 class AuthorizationCode(BaseModel):
-    """The result of the browser step: a code, and what is needed to redeem it."""
+    """The result of the browser step: a code, and what is needed to redeem it.
 
-    code: str
+    The code and the PKCE verifier are what redeem it, so neither is in repr.
+    """
+
+    code: str = Field(repr=False)
     redirect_uri: str
-    code_verifier: str
+    code_verifier: str = Field(repr=False)
 
 
 @dataclass(frozen=True)
 class PKCEPair:
-    """A PKCE verifier and its S256 challenge."""
+    """A PKCE verifier and its S256 challenge (the verifier is not in repr)."""
 
-    verifier: str
+    verifier: str = field(repr=False)
     challenge: str
 
 
@@ -338,7 +348,14 @@ async def exchange_code(
     try:
         return OAuthToken.model_validate(_json_object(response, "token exchange"))
     except ValidationError as exc:
-        raise OAuthFlowError(f"the token endpoint answered without an access token: {exc}") from exc
+        # Name the fields at fault, not their values: the answer may hold a refresh token.
+        problems = "; ".join(
+            f"{'.'.join(map(str, error['loc']))}: {error['msg']}"
+            for error in exc.errors(include_input=False, include_url=False)
+        )
+        raise OAuthFlowError(
+            f"the token endpoint answered without an access token ({problems})"
+        ) from None
 
 
 async def authorize_mcp_server(
@@ -578,11 +595,15 @@ def _json_object(response: httpx.Response, step: str) -> dict[str, Any]:
 
 
 def _oauth_error(response: httpx.Response) -> str:
+    """What a failed answer says, for an error message: never a credential it may carry."""
     try:
         data = response.json()
     except ValueError:
-        return response.text[:200]
+        return redact_text(response.text[:200])
     if isinstance(data, dict) and "error" in data:
         description = data.get("error_description")
-        return f"{data['error']}" + (f": {description}" if description else "")
-    return str(data)[:200]
+        return redact_text(f"{data['error']}" + (f": {description}" if description else ""))
+    if isinstance(data, dict):
+        # An unexpected JSON answer (a token with the wrong status...): its field names only.
+        return f"(JSON with fields: {', '.join(sorted(map(str, data)))})"
+    return redact_text(str(data)[:200])
