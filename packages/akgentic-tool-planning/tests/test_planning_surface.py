@@ -13,14 +13,18 @@ from akgentic.tool.planning.models import normalize_agent, truncate_output
 
 def test_public_names_are_pinned() -> None:
     assert sorted(planning.__all__) == [
+        "BATCH_MAX_ITEMS",
         "DEFAULT_PLANNING_SCORE_THRESHOLD",
         "DEFAULT_PLANNING_TOP_K",
         "DESCRIPTION_MAX_CHARS",
         "GetPlanning",
         "GetPlanningTask",
         "OUTPUT_MAX_CHARS",
+        "OWNER_MAX_CHARS",
         "PLANNING_ACTOR_NAME",
         "PLANNING_COLLECTION",
+        "PLAN_MAX_TASKS",
+        "PROMPT_MAX_OWNERS",
         "PlanActor",
         "PlanConfig",
         "PlanSearchResult",
@@ -28,6 +32,7 @@ def test_public_names_are_pinned() -> None:
         "PlanUpdateReport",
         "PlanningStateEvent",
         "PlanningTool",
+        "QUERY_MAX_CHARS",
         "SearchPlanning",
         "TASK_STATUSES",
         "Task",

@@ -6,8 +6,13 @@ plan; ``PlanningStateEvent`` is the delta each change emits.
 
 from akgentic.tool.planning.event import PlanningStateEvent
 from akgentic.tool.planning.models import (
+    BATCH_MAX_ITEMS,
     DESCRIPTION_MAX_CHARS,
     OUTPUT_MAX_CHARS,
+    OWNER_MAX_CHARS,
+    PLAN_MAX_TASKS,
+    PROMPT_MAX_OWNERS,
+    QUERY_MAX_CHARS,
     TASK_STATUSES,
     Task,
     TaskCreate,
@@ -34,12 +39,17 @@ from akgentic.tool.planning.planning_actor import (
 from akgentic.tool.planning.state import PlanState
 
 __all__ = [
+    "BATCH_MAX_ITEMS",
     "DEFAULT_PLANNING_SCORE_THRESHOLD",
     "DEFAULT_PLANNING_TOP_K",
     "DESCRIPTION_MAX_CHARS",
     "OUTPUT_MAX_CHARS",
+    "OWNER_MAX_CHARS",
     "PLANNING_ACTOR_NAME",
     "PLANNING_COLLECTION",
+    "PLAN_MAX_TASKS",
+    "PROMPT_MAX_OWNERS",
+    "QUERY_MAX_CHARS",
     "TASK_STATUSES",
     "GetPlanning",
     "GetPlanningTask",

@@ -3,6 +3,9 @@
 Items are checked one by one against the plan as the batch has left it; a rejected item
 changes nothing and is reported by position, the others are applied. The delta holds the
 net effect per task (a task created and deleted in one call appears nowhere).
+
+A batch that would leave the plan with more than ``PLAN_MAX_TASKS`` tasks is refused as a
+whole, before anything is applied: which creations to drop is the model's choice to make.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import cast
 
 from akgentic.tool.planning.event import PlanningStateEvent
 from akgentic.tool.planning.models import (
+    PLAN_MAX_TASKS,
     TASK_STATUSES,
     Task,
     TaskCreate,
@@ -24,12 +28,16 @@ from akgentic.tool.planning.state import PlanState
 
 @dataclass
 class PlanUpdateOutcome:
-    """Net delta, rejections, ids created, and a one-line summary."""
+    """Net delta, rejections, ids created, and a one-line summary.
+
+    ``refused`` is set (and nothing applied) when the whole batch was turned down.
+    """
 
     delta: PlanningStateEvent
     errors: list[str] = field(default_factory=list)
     created: list[int] = field(default_factory=list)
     summary: str = ""
+    refused: str | None = None
 
 
 def _status_error(where: str, status: str) -> str:
@@ -44,6 +52,9 @@ def apply_plan_update(
     creator: str,
 ) -> PlanUpdateOutcome:
     """Apply the batch to ``state`` on behalf of agent ``creator``."""
+    refused = _capacity_refusal(state, len(creates), deletes)
+    if refused is not None:
+        return PlanUpdateOutcome(delta=PlanningStateEvent(), summary="no change", refused=refused)
     before: dict[int, Task | None] = {}
     errors: list[str] = []
     created: list[int] = []
@@ -107,6 +118,24 @@ def apply_plan_update(
             delta.tasks_modified.append(new_task)
     created = [task_id for task_id in created if task_id in state.tasks]
     return PlanUpdateOutcome(delta=delta, errors=errors, created=created, summary=_summary(delta))
+
+
+def _capacity_refusal(state: PlanState, creating: int, deletes: list[int]) -> str | None:
+    """Why the batch would overfill the plan, or None when it fits.
+
+    Counted pessimistically: every creation as if valid, only deletions of existing tasks.
+    """
+    if creating == 0:
+        return None
+    removing = len({task_id for task_id in deletes if task_id in state.tasks})
+    after = len(state.tasks) + creating - removing
+    if after <= PLAN_MAX_TASKS:
+        return None
+    return (
+        f"create_tasks: the plan holds at most {PLAN_MAX_TASKS} tasks; it has "
+        f"{len(state.tasks)} and this call would leave {after} (nothing was changed). "
+        "Delete finished tasks (delete_tasks) or create fewer."
+    )
 
 
 def _summary(delta: PlanningStateEvent) -> str:

@@ -3,7 +3,14 @@
 The limits are part of the tool schema the model sees: a description holds at most
 ``DESCRIPTION_MAX_CHARS`` characters (longer is refused), an output at most
 ``OUTPUT_MAX_CHARS`` (longer is cut, never refused, since an output is a report the model
-has already written). Stored tasks are frozen: a change replaces the object.
+has already written), an owner at most ``OWNER_MAX_CHARS`` (longer is refused: every
+teammate's prompt counts owners, so an unbounded name would flood them all). Stored tasks
+are frozen: a change replaces the object.
+
+The other limits bound what one call or the plan as a whole may hold: ``BATCH_MAX_ITEMS``
+items per list argument of ``update_planning``, ``PLAN_MAX_TASKS`` tasks in the plan,
+``QUERY_MAX_CHARS`` characters of search text, and ``PROMPT_MAX_OWNERS`` owners named in the
+prompt's owner line (the rest are counted).
 """
 
 from __future__ import annotations
@@ -13,8 +20,13 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
+    "BATCH_MAX_ITEMS",
     "DESCRIPTION_MAX_CHARS",
     "OUTPUT_MAX_CHARS",
+    "OWNER_MAX_CHARS",
+    "PLAN_MAX_TASKS",
+    "PROMPT_MAX_OWNERS",
+    "QUERY_MAX_CHARS",
     "TASK_STATUSES",
     "Task",
     "TaskCreate",
@@ -26,6 +38,16 @@ __all__ = [
 
 DESCRIPTION_MAX_CHARS: Final = 300
 OUTPUT_MAX_CHARS: Final = 150
+# An agent name such as '@Alice': real names are a few dozen characters at most.
+OWNER_MAX_CHARS: Final = 100
+# Items per list argument of one update_planning call (the benchmark's batches hold 50).
+BATCH_MAX_ITEMS: Final = 100
+# Tasks the plan holds; a team plan of this size is already past what a prompt can show.
+PLAN_MAX_TASKS: Final = 10_000
+# Search text: a question or a few words, never a document.
+QUERY_MAX_CHARS: Final = 500
+# Owners named on the prompt's owner line; the rest are summed into one entry.
+PROMPT_MAX_OWNERS: Final = 20
 
 TaskStatus = Literal["pending", "started", "completed", "blocked"]
 TASK_STATUSES: Final[tuple[str, ...]] = ("pending", "started", "completed", "blocked")
@@ -80,7 +102,13 @@ class TaskCreate(BaseModel):
         max_length=DESCRIPTION_MAX_CHARS,
         description=f"What is to be done; at most {DESCRIPTION_MAX_CHARS} characters.",
     )
-    owner: str = Field(default="", description="Agent responsible, e.g. '@Alice'; empty: none.")
+    owner: str = Field(
+        default="",
+        max_length=OWNER_MAX_CHARS,
+        description=(
+            f"Agent responsible, e.g. '@Alice'; empty: none. At most {OWNER_MAX_CHARS} characters."
+        ),
+    )
     status: str = Field(default="pending", json_schema_extra=_STATUS_SCHEMA)
     output: str = Field(
         default="",
@@ -104,7 +132,11 @@ class TaskUpdate(BaseModel):
         max_length=DESCRIPTION_MAX_CHARS,
         description=f"New description; at most {DESCRIPTION_MAX_CHARS} characters.",
     )
-    owner: str | None = Field(default=None, description="New owner; empty string: unassign.")
+    owner: str | None = Field(
+        default=None,
+        max_length=OWNER_MAX_CHARS,
+        description=f"New owner; empty string: unassign. At most {OWNER_MAX_CHARS} characters.",
+    )
     status: str | None = Field(default=None, json_schema_extra=_STATUS_SCHEMA)
     output: str | None = Field(
         default=None,

@@ -25,7 +25,15 @@ from akgentic.tool.core.vector_binding import (
 )
 from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.errors import RetriableError
-from akgentic.tool.planning.models import TASK_STATUSES, Task, TaskCreate, TaskUpdate
+from akgentic.tool.planning.models import (
+    BATCH_MAX_ITEMS,
+    OWNER_MAX_CHARS,
+    QUERY_MAX_CHARS,
+    TASK_STATUSES,
+    Task,
+    TaskCreate,
+    TaskUpdate,
+)
 from akgentic.tool.planning.planning_actor import (
     PLANNING_COLLECTION,
     PlanActor,
@@ -186,7 +194,9 @@ class PlanningTool(ToolCard):
                 task_id: The task's id, as shown in the plan (``ID 7``).
             """
             if isinstance(task_id, bool) or not isinstance(task_id, int):
-                raise RetriableError(f"task_id must be an integer task id, got {task_id!r}")
+                raise RetriableError(
+                    f"task_id must be an integer task id, got {_describe(task_id)}"
+                )
             task = _call(lambda: card._plan().get_task(task_id))
             if task is None:
                 raise RetriableError(
@@ -207,9 +217,10 @@ class PlanningTool(ToolCard):
             """Create, update and delete tasks of the team plan in one call.
 
             A description holds at most 300 characters; an output at most 150 (longer
-            outputs are cut). Status is one of: pending, started, completed, blocked.
-            Owners are agent names such as '@Alice'. Valid items are applied even when
-            others are rejected; the rejected ones are listed in the error.
+            outputs are cut); an owner at most 100. Status is one of: pending, started,
+            completed, blocked. Owners are agent names such as '@Alice'. Each list holds
+            at most 100 items. Valid items are applied even when others are rejected; the
+            rejected ones are listed in the error.
 
             Args:
                 create_tasks: New tasks (description, owner, status, output).
@@ -226,6 +237,8 @@ class PlanningTool(ToolCard):
                 )
             agent = card._agent_name()
             report = _call(lambda: card._plan().update_plan(creates, updates, deletes, agent))
+            if report.refused is not None:
+                raise RetriableError(report.refused)
             if report.errors:
                 raise RetriableError(
                     f"{len(report.errors)} of {total} change(s) rejected: "
@@ -253,8 +266,13 @@ class PlanningTool(ToolCard):
                     without an owner.
                 creator: Agent that created the task.
                 query: Words or a question matched against descriptions and outputs
-                    (keyword match, plus semantic similarity when available).
+                    (keyword match, plus semantic similarity when available); at most
+                    500 characters.
             """
+            status = _optional_text("status", status, QUERY_MAX_CHARS)
+            owner = _optional_text("owner", owner, OWNER_MAX_CHARS)
+            creator = _optional_text("creator", creator, OWNER_MAX_CHARS)
+            query = _optional_text("query", query, QUERY_MAX_CHARS)
             if status is not None and status not in TASK_STATUSES:
                 raise RetriableError(
                     f"invalid status {status!r}: use one of {', '.join(TASK_STATUSES)}"
@@ -285,6 +303,7 @@ def _validate_list[M: BaseModel](model: type[M], name: str, items: Any) -> list[
         return []
     if not isinstance(items, list):
         raise RetriableError(f"{name} must be a list, got {type(items).__name__}")
+    _check_batch_size(name, items)
     result: list[M] = []
     problems: list[str] = []
     for index, item in enumerate(items):
@@ -306,8 +325,38 @@ def _validate_ids(name: str, ids: Any) -> list[int]:
     if not isinstance(ids, list) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in ids
     ):
-        raise RetriableError(f"{name} must be a list of integer task ids, got {ids!r}")
+        raise RetriableError(
+            f"{name} must be a list of integer task ids, got {_describe(ids)} (nothing was changed)"
+        )
+    _check_batch_size(name, ids)
     return list(ids)
+
+
+def _check_batch_size(name: str, items: list[Any]) -> None:
+    if len(items) > BATCH_MAX_ITEMS:
+        raise RetriableError(
+            f"{name} holds at most {BATCH_MAX_ITEMS} items per call, got {len(items)} "
+            "(nothing was changed): split the batch over several calls"
+        )
+
+
+def _optional_text(name: str, value: Any, limit: int) -> str | None:
+    """A search argument checked for type and length; a wrong one is a RetriableError."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise RetriableError(f"{name} must be a string or null, got {type(value).__name__}")
+    if len(value) > limit:
+        raise RetriableError(
+            f"{name} holds at most {limit} characters, got {len(value)}: shorten it"
+        )
+    return value
+
+
+def _describe(value: Any) -> str:
+    """A short rendering of a bad argument: its type, and its text when that is short."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"a {type(value).__name__} of {len(text)} characters"
 
 
 def _call[T](fn: Callable[[], T]) -> T:

@@ -21,6 +21,7 @@ The task models are re-exported here: this module is where the plan's data lives
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
@@ -33,6 +34,7 @@ from akgentic.tool.planning.event import PlanningStateEvent
 from akgentic.tool.planning.models import (
     DESCRIPTION_MAX_CHARS,
     OUTPUT_MAX_CHARS,
+    PROMPT_MAX_OWNERS,
     TASK_STATUSES,
     Task,
     TaskCreate,
@@ -75,12 +77,14 @@ class PlanConfig(DeltaToolConfig, VectorConsumerConfig):
 
 
 class PlanUpdateReport(BaseModel):
-    """What an update did: summary, rejected items, ids created, the event's ``seq``."""
+    """What an update did: summary, rejected items, ids created, the event's ``seq``;
+    ``refused`` says why the whole batch was turned down (nothing applied)."""
 
     summary: str
     errors: list[str] = Field(default_factory=list)
     created: list[int] = Field(default_factory=list)
     seq: int | None = None
+    refused: str | None = None
 
 
 class PlanSearchResult(BaseModel):
@@ -123,7 +127,11 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         outcome = apply_plan_update(self.state, creates, updates, deletes, creator)
         seq = self._emit(outcome.delta)
         return PlanUpdateReport(
-            summary=outcome.summary, errors=outcome.errors, created=outcome.created, seq=seq
+            summary=outcome.summary,
+            errors=outcome.errors,
+            created=outcome.created,
+            seq=seq,
+            refused=outcome.refused,
         )
 
     def get_task(self, task_id: int) -> Task | None:
@@ -235,14 +243,9 @@ def _render(state: PlanState, agent: str, filter_by_agent: bool, max_listed: int
     tasks = state.tasks
     if not tasks:
         return "**Team planning:** no tasks yet. Create them with update_planning(...)."
-    owners = Counter(task.owner for task in tasks.values())
-    unassigned = owners.pop("", 0)
-    owner_parts = [f"{name}: {count}" for name, count in sorted(owners.items(), key=_by_count)]
-    if unassigned:
-        owner_parts.append(f"unassigned: {unassigned}")
     lines = [
         f"**Team planning:** {len(tasks)} tasks total",
-        "Owners: " + " | ".join(owner_parts),
+        "Owners: " + " | ".join(_owner_parts(tasks.values())),
         "",
     ]
     if filter_by_agent:
@@ -260,6 +263,21 @@ def _render(state: PlanState, agent: str, filter_by_agent: bool, max_listed: int
         "Use get_planning_task(id) for exact ID lookup or search_planning(...) to filter tasks."
     )
     return "\n".join(lines)
+
+
+def _owner_parts(tasks: Iterable[Task]) -> list[str]:
+    """The owner line's entries, busiest first; past ``PROMPT_MAX_OWNERS`` names the rest
+    are summed, so the line every teammate reads stays short however many owners exist."""
+    owners = Counter(task.owner for task in tasks)
+    unassigned = owners.pop("", 0)
+    ranked = sorted(owners.items(), key=_by_count)
+    parts = [f"{name}: {count}" for name, count in ranked[:PROMPT_MAX_OWNERS]]
+    rest = ranked[PROMPT_MAX_OWNERS:]
+    if rest:
+        parts.append(f"{len(rest)} other owners: {sum(count for _, count in rest)}")
+    if unassigned:
+        parts.append(f"unassigned: {unassigned}")
+    return parts
 
 
 def _owner_filter(owner: str | None) -> str | None:
