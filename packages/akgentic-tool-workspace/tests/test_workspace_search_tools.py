@@ -10,6 +10,7 @@ from typing import Any
 
 import pydantic_core
 import pytest
+import regex as regex_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +23,7 @@ from akgentic.tool.workspace import (
 )
 from akgentic.tool.workspace._search import (
     _NO_PREFILTER,
+    _Deadline,
     _grep_jumping,
     _grep_lines,
     expand_braces,
@@ -317,8 +319,10 @@ JUMP_PATTERNS = [
 def test_whole_text_jumping_finds_exactly_the_per_line_matches(text: str) -> None:
     """The Python engine's fast path agrees with plain line-by-line matching."""
     for pattern in JUMP_PATTERNS:
-        regex = re.compile(pattern)
+        regex = regex_module.compile(pattern)
         if _NO_PREFILTER.search(pattern):
             continue
-        multiline = re.compile(pattern, re.MULTILINE)
-        assert _grep_jumping(text, regex, multiline, "f") == _grep_lines(text, regex, "f"), pattern
+        multiline = regex_module.compile(pattern, re.MULTILINE)
+        deadline = _Deadline(60)
+        jumping = _grep_jumping(text, regex, multiline, "f", deadline)
+        assert jumping == _grep_lines(text, regex, "f", deadline), pattern

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from akgentic.tool.core.confined import check_user_path
 from akgentic.tool.errors import RetriableError
 
 __all__ = [
@@ -23,10 +24,6 @@ __all__ = [
 
 WORKSPACES_ROOT_ENV = "AKGENTIC_WORKSPACES_ROOT"
 DEFAULT_WORKSPACES_ROOT = "./workspaces"
-
-# Linux NAME_MAX; longer components fail in the OS with a less helpful error.
-_MAX_COMPONENT = 255
-_MAX_PATH = 4096
 
 
 def workspaces_root() -> Path:
@@ -61,21 +58,7 @@ def safe_path(root: Path, user_path: str) -> Path:
     created or touched here. Symlinks are followed before the check, so a link inside the
     root that points outside is refused like ``../``.
     """
-    if not isinstance(user_path, str):
-        raise RetriableError(f"path must be a string, got {type(user_path).__name__}")
-    if "\x00" in user_path:
-        raise RetriableError("path contains a NUL byte; use a plain relative path")
-    if len(user_path) > _MAX_PATH or any(
-        len(part.encode("utf-8", "surrogatepass")) > _MAX_COMPONENT for part in user_path.split("/")
-    ):
-        raise RetriableError(
-            f"path is too long (limit {_MAX_COMPONENT} bytes per name, {_MAX_PATH} in total)"
-        )
-    if user_path.startswith(("/", "\\", "~")) or os.path.isabs(user_path):
-        raise RetriableError(
-            f"absolute path {user_path!r} is not allowed; paths are relative to the "
-            "workspace root (e.g. 'src/main.py')"
-        )
+    check_user_path(user_path)
     base = root.resolve()
     try:
         candidate = (base / user_path).resolve()

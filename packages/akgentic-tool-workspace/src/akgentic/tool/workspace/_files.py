@@ -36,7 +36,7 @@ class TextFile:
         return ((_BOM if self.bom else "") + text).encode(self.encoding)
 
 
-_UTF16_BOMS = {codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be"}
+UTF16_BOMS = {codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be"}
 
 
 def printable(text: str) -> str:
@@ -80,7 +80,7 @@ def write_sidecar(sidecar: Path, data: bytes, source: os.stat_result) -> None:
 
 def looks_binary(data: bytes) -> bool:
     """A NUL byte near the start, unless the file is UTF-16 announced by its BOM."""
-    return data[:2] not in _UTF16_BOMS and b"\x00" in data[:_SNIFF]
+    return data[:2] not in UTF16_BOMS and b"\x00" in data[:_SNIFF]
 
 
 def decode_text(data: bytes, *, strict: bool = True) -> TextFile:
@@ -91,7 +91,7 @@ def decode_text(data: bytes, *, strict: bool = True) -> TextFile:
     """
     if looks_binary(data):
         raise NotTextError("binary content (NUL bytes)")
-    encoding = _UTF16_BOMS.get(data[:2], "utf-8")
+    encoding = UTF16_BOMS.get(data[:2], "utf-8")
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -118,7 +118,9 @@ def atomic_write(path: Path, data: bytes) -> None:
     """
     mode: int | None = None
     with contextlib.suppress(FileNotFoundError):
-        mode = path.stat().st_mode & 0o7777
+        info = os.lstat(path)  # a symlink swapped in here is replaced, never followed
+        if stat.S_ISREG(info.st_mode):
+            mode = info.st_mode & 0o7777
     fd, temp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -149,26 +151,22 @@ def commit(changes: Mapping[Path, bytes | None]) -> None:
     the copies read beforehand, so a failure leaves the workspace as it was.
     """
     originals: dict[Path, bytes | None] = {}
+    modes: dict[Path, int] = {}
     for path in changes:
-        try:
-            originals[path] = path.read_bytes()
-        except FileNotFoundError:
-            originals[path] = None
+        originals[path] = _read_no_follow(path)
+        with contextlib.suppress(OSError):
+            modes[path] = os.lstat(path).st_mode & 0o7777
     staged: dict[Path, str] = {}
     try:
         for path, data in changes.items():
             if data is None:
                 continue
-            path.parent.mkdir(parents=True, exist_ok=True)
             fd, temp = tempfile.mkstemp(
                 prefix=f".{path.name[:200]}.", suffix=".tmp", dir=path.parent
             )
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
-            if originals[path] is not None:
-                os.chmod(temp, path.stat().st_mode & 0o7777)
-            else:
-                os.chmod(temp, 0o666 & ~_UMASK)
+            os.chmod(temp, modes.get(path, 0o666 & ~_UMASK))
             staged[path] = temp
     except BaseException:
         for temp in staged.values():
@@ -196,3 +194,21 @@ def commit(changes: Mapping[Path, bytes | None]) -> None:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
         raise
+
+
+def _read_no_follow(path: Path) -> bytes | None:
+    """The bytes of the regular file at `path` (None when absent), never through a symlink."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(f"{path.name} is not a regular file")
+        return handle.read()
+
+
+def read_all(fd: int) -> bytes:
+    """Every byte of the open file `fd`, which is closed afterwards."""
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        return handle.readall()

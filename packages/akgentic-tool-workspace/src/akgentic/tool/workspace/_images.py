@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import threading
 import warnings
 from pathlib import Path
@@ -79,8 +80,14 @@ def prepare_image(path: Path, max_dimension: int) -> tuple[bytes, str]:
     re-encoded to fit, and the result is cached in a sidecar stamped with the source's
     modification time. Without Pillow the original bytes are sent after a one-time warning.
     """
+    return prepare_image_data(path.read_bytes(), path, max_dimension, path.stat())
+
+
+def prepare_image_data(
+    data: bytes, path: Path, max_dimension: int, stat: os.stat_result
+) -> tuple[bytes, str]:
+    """`prepare_image` for bytes already read from `path` (whose status is `stat`)."""
     suffix = path.suffix.lower()
-    data = path.read_bytes()
     if not _looks_like(suffix, data):
         raise ImageError(
             f"{path.name} does not contain {suffix[1:].upper()} image data; "
@@ -92,7 +99,6 @@ def prepare_image(path: Path, max_dimension: int) -> tuple[bytes, str]:
         _warn_no_pillow()
         return data, MEDIA_TYPES[suffix]
 
-    stat = path.stat()
     sidecar = image_sidecar(path, max_dimension)
     fmt, _, media_type = _OUTPUT[suffix]
     cached = read_fresh_sidecar(sidecar, stat.st_mtime_ns)

@@ -11,15 +11,19 @@ then line number.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from pathlib import Path
+from typing import Any
+
+import regex as regex_module
 
 #: Longest line text shown in a grep result; longer lines are cut with an ellipsis.
 MAX_LINE_CHARS = 400
@@ -169,65 +173,131 @@ class FoundFile:
     mtime: float
 
 
+#: Deepest directory level a walk descends to (each level holds one open descriptor).
+MAX_WALK_DEPTH = 256
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+
+
+def is_internal_at(dir_fd: int, name: str) -> bool:
+    """`is_internal` for an entry of the directory open as `dir_fd`."""
+    if not name.startswith("."):
+        return False
+    if _TEMP_RE.match(name):
+        return True
+    match = _SIDECAR_RE.match(name)
+    if match is None:
+        return False
+    try:
+        os.stat(match.group("source"), dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return True
+
+
 def walk_files(
-    root: Path, start: Path, *, hidden: bool = False, max_depth: int | None = None
-) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """Regular files under `start` as (path relative to `root`, entry); symlinks not followed."""
-    # entries under `root` all start with this prefix: slicing it off is much cheaper than
-    # os.path.relpath, which normalises both paths on every call
-    cut = len(os.path.join(os.fspath(root), ""))
-    stack: list[tuple[str, int]] = [(os.fspath(start), 0)]
-    while stack:
-        directory, depth = stack.pop()
+    dir_fd: int, prefix: str, *, hidden: bool = False, max_depth: int | None = None
+) -> Iterator[tuple[str, int, os.DirEntry[str]]]:
+    """Regular files under the directory `dir_fd`, as (relative path, parent fd, entry).
+
+    `prefix` is the directory's path relative to the workspace root ("." for the root).
+    Every directory is opened by descriptor from its parent with `O_NOFOLLOW`, so a symlink
+    (even one swapped in during the walk) is never entered; the parent descriptor yielded
+    with a file stays open until the caller asks for the next one.
+    """
+    limit = MAX_WALK_DEPTH if max_depth is None else min(max_depth, MAX_WALK_DEPTH)
+    yield from _walk(dir_fd, "" if prefix in ("", ".") else prefix + "/", hidden, 0, limit)
+
+
+def _walk(
+    dir_fd: int, prefix: str, hidden: bool, depth: int, max_depth: int
+) -> Iterator[tuple[str, int, os.DirEntry[str]]]:
+    try:
+        with os.scandir(dir_fd) as scan:
+            entries = list(scan)
+    except OSError:
+        return
+    subdirs: list[str] = []
+    for entry in entries:
+        name = entry.name
+        if name.startswith(".") and (not hidden or is_internal_at(dir_fd, name)):
+            continue
         try:
-            entries = list(os.scandir(directory))
+            if entry.is_dir(follow_symlinks=False):
+                if depth + 1 < max_depth:
+                    subdirs.append(name)
+            elif entry.is_file(follow_symlinks=False):
+                yield prefix + name, dir_fd, entry
         except OSError:
             continue
-        for entry in entries:
-            name = entry.name
-            if name.startswith(".") and (not hidden or is_internal(directory, name)):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if max_depth is None or depth + 1 < max_depth:
-                        stack.append((entry.path, depth + 1))
-                elif entry.is_file(follow_symlinks=False):
-                    yield entry.path[cut:], entry
-            except OSError:
-                continue
+    for name in subdirs:
+        try:
+            child = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+        except OSError:
+            continue  # gone, or swapped for a symlink since the listing: not entered
+        try:
+            yield from _walk(child, prefix + name + "/", hidden, depth + 1, max_depth)
+        finally:
+            os.close(child)
 
 
-def glob_files(root: Path, start: Path, pattern: str, *, limit: int) -> tuple[list[FoundFile], int]:
-    """Files under `start` matching `pattern` (relative to `start`), newest first.
+def glob_files(
+    start_fd: int, start_rel: str, pattern: str, *, limit: int
+) -> tuple[list[FoundFile], int]:
+    """Files under the directory `start_fd` matching `pattern` (relative to it), newest first.
 
-    Returns at most `limit` files and the total number that matched.
+    `start_rel` is that directory's path from the workspace root; returned paths are from the
+    root. Returns at most `limit` files and the total number that matched.
     """
     patterns = expand_braces(pattern)
     regexes = [glob_to_regex(each) for each in patterns]
     hidden = any(part.startswith(".") for each in patterns for part in each.split("/"))
-    found: list[FoundFile] = []
-    start_rel = os.path.relpath(start, root)
     prefixes = {literal_prefix(each) for each in patterns}
     # Start at the deepest directory all patterns share literally, and stop descending where
-    # no pattern could match any deeper (no `**`).
+    # no pattern could match any deeper (no `**`). The literal part is opened component by
+    # component without following links, like every other directory of the walk.
     common = os.path.commonpath(list(prefixes)) if all(prefixes) else ""
-    walk_start = start / common if common else start
     depths = [None if "**" in each else len(each.strip("/").split("/")) for each in patterns]
     max_depth = None if None in depths else max(d for d in depths if d is not None)
-    if max_depth is not None and common:
-        max_depth -= len(common.split("/"))
-    if not walk_start.is_dir():
+    common_parts = [part for part in common.split("/") if part not in ("", ".")]
+    if max_depth is not None:
+        max_depth -= len(common_parts)
+    walk_fd = _open_below(start_fd, common_parts)
+    if walk_fd is None:
         return [], 0
-    for relative, entry in walk_files(root, walk_start, hidden=hidden, max_depth=max_depth):
-        inner = relative if start_rel == "." else relative[len(start_rel) + 1 :]
-        inner = inner.replace(os.sep, "/")
-        if any(regex.match(inner) for regex in regexes):
-            try:
-                found.append(FoundFile(relative.replace(os.sep, "/"), entry.stat().st_mtime))
-            except OSError:
-                continue
+    base = "" if start_rel in ("", ".") else start_rel + "/"
+    inner_prefix = "/".join(common_parts)
+    found: list[FoundFile] = []
+    try:
+        for inner, _, entry in walk_files(
+            walk_fd, inner_prefix, hidden=hidden, max_depth=max_depth
+        ):
+            if any(regex.match(inner) for regex in regexes):
+                try:
+                    found.append(
+                        FoundFile(base + inner, entry.stat(follow_symlinks=False).st_mtime)
+                    )
+                except OSError:
+                    continue
+    finally:
+        os.close(walk_fd)
     found.sort(key=lambda item: (-item.mtime, item.relative))
     return found[:limit], len(found)
+
+
+def _open_below(dir_fd: int, parts: list[str]) -> int | None:
+    """A new descriptor of `parts` under `dir_fd`, every step without following a link."""
+    current = os.dup(dir_fd)
+    for part in parts:
+        try:
+            child = os.open(part, _DIR_FLAGS, dir_fd=current)
+        except OSError:
+            os.close(current)
+            return None
+        os.close(current)
+        current = child
+    return current
 
 
 # -- grep -----------------------------------------------------------------------------------
@@ -262,86 +332,223 @@ def _cut(hits: list[GrepHit], limit: int) -> GrepResult:
 # a newline and never give it back). With any of them, every line is matched on its own.
 _NO_PREFILTER = re.compile(r"\\A|\\Z|\(\?<?!|\(\?>|[*+?}]\+")
 
+#: A grep source: (path shown for the file, open descriptor of a regular file). The consumer
+#: closes each descriptor.
+GrepSources = Generator[tuple[str, int], None, None]
 
-def grep_python(
-    root: Path,
-    start: Path,
+# Files handed to one ripgrep run by descriptor (each stays open until that run ends).
+_RG_BATCH = 512
+# How much of a file the Python engine holds at a time; lines are never split across blocks.
+_BLOCK = 1 << 20
+# The Python engine gives up on a file whose single line outgrows this (ripgrep does not).
+_MAX_LINE_BYTES = 16 << 20
+
+
+def tree_sources(dir_fd: int, prefix: str, include: str | None) -> GrepSources:
+    """Every regular file under the directory `dir_fd` (which this closes), opened safely.
+
+    Files are opened by name from their directory's descriptor with `O_NOFOLLOW` and
+    `O_NONBLOCK`, and checked on the descriptor: a symlink or FIFO swapped in after the
+    listing is skipped, never followed or waited on. A file with several hard links is
+    skipped too (it may be shared with a place outside the workspace).
+    """
+    includes = expand_braces(include) if include else None
+    try:
+        for relative, parent, entry in walk_files(dir_fd, prefix):
+            if includes is not None and not any(fnmatchcase(entry.name, g) for g in includes):
+                continue
+            try:
+                fd = os.open(entry.name, _FILE_FLAGS, dir_fd=parent)
+            except OSError:
+                continue
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+                os.close(fd)
+                continue
+            os.set_blocking(fd, True)
+            yield relative, fd
+    finally:
+        os.close(dir_fd)
+
+
+def single_file_source(fd: int, display: str) -> GrepSources:
+    """One already opened and checked file as a grep source."""
+    yield display, fd
+
+
+class _Deadline:
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.at = time.monotonic() + timeout
+
+    def left(self) -> float:
+        remaining = self.at - time.monotonic()
+        if remaining <= 0:
+            raise GrepTimeout(f"the search took longer than {self.timeout:g} s")
+        return remaining
+
+
+def run_grep(
+    rg: str | None,
+    sources: GrepSources,
     regex: re.Pattern[str],
     *,
-    include: str | None,
     limit: int,
     timeout: float,
 ) -> GrepResult:
-    """Pure-Python grep with the ripgrep contract described in the module docstring.
+    """Search `sources` with ripgrep when given and usable, else with the Python engine.
 
-    The time limit is checked between files (one file's regex run cannot be interrupted),
-    and raises `GrepTimeout` like the ripgrep engine.
+    Both engines get the files as descriptors opened by the walk, never as paths to look up
+    again; every descriptor is closed before this returns, and the walk stops at a timeout.
     """
-    deadline = time.monotonic() + timeout
-    includes = expand_braces(include) if include else None
-    prefilter = None
-    if not _NO_PREFILTER.search(regex.pattern):
-        prefilter = re.compile(regex.pattern, regex.flags | re.MULTILINE)
+    deadline = _Deadline(timeout)
+    python = _PythonGrep(regex, deadline)
+    use_rg = rg is not None and _PINNED_FDS
     hits: list[GrepHit] = []
-    if start.is_file():
-        files: Iterator[tuple[str, str]] = iter([(os.path.relpath(start, root), str(start))])
-    else:
-        files = (
-            (relative, entry.path)
-            for relative, entry in walk_files(root, start)
-            if includes is None or any(fnmatchcase(entry.name, each) for each in includes)
-        )
-    for relative, full in files:
-        if time.monotonic() > deadline:
-            raise GrepTimeout(f"the search took longer than {timeout:g} s")
-        try:
-            with open(full, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            continue
-        text = _decode_like_ripgrep(data)
-        if text is None:
-            continue
-        display = relative.replace(os.sep, "/")
-        if prefilter is None:
-            hits += _grep_lines(text, regex, display)
-        else:
-            hits += _grep_jumping(text, regex, prefilter, display)
+    try:
+        for batch in _batches(sources, _RG_BATCH if use_rg else 1):
+            try:
+                if use_rg:
+                    assert rg is not None
+                    try:
+                        hits += _ripgrep_batch(rg, batch, regex, deadline)
+                        continue
+                    except RipgrepUnusable:
+                        use_rg = False  # a pattern only Python understands: rerun in Python
+                for display, fd in batch:
+                    hits += python.search(display, fd)
+            finally:
+                for _, fd in batch:
+                    _close(fd)
+    finally:
+        sources.close()
     return _cut(hits, limit)
 
 
-def _grep_lines(text: str, regex: re.Pattern[str], display: str) -> list[GrepHit]:
+def _close(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(fd)
+
+
+def _batches(sources: GrepSources, size: int) -> Iterator[list[tuple[str, int]]]:
+    batch: list[tuple[str, int]] = []
+    for item in sources:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+# ripgrep is handed "/proc/self/fd/N": the kernel opens exactly the file the descriptor holds
+_PINNED_FDS = os.path.isdir("/proc/self/fd")
+
+
+class _PythonGrep:
+    """The pure-Python engine: the `regex` module, bounded in time, a block at a time.
+
+    `regex` (a drop-in for `re` syntax) takes a timeout and releases the GIL while it
+    matches, so a catastrophic pattern ends at the deadline instead of freezing every
+    thread of the process, as `re` would.
+    """
+
+    def __init__(self, regex: re.Pattern[str], deadline: _Deadline) -> None:
+        self.deadline = deadline
+        self.line = _compile(regex.pattern, regex.flags)
+        self.whole = None
+        if not _NO_PREFILTER.search(regex.pattern):
+            self.whole = _compile(regex.pattern, regex.flags | re.MULTILINE)
+
+    def search(self, display: str, fd: int) -> list[GrepHit]:
+        self.deadline.left()
+        display = display.replace(os.sep, "/")
+        hits: list[GrepHit] = []
+        number = 0
+        for text, lines in _text_blocks(fd):
+            if text is None:
+                return []  # binary: nothing from this file, as ripgrep does
+            found = (
+                _grep_lines(text, self.line, display, self.deadline)
+                if self.whole is None
+                else _grep_jumping(text, self.line, self.whole, display, self.deadline)
+            )
+            hits += [GrepHit(h.path, h.line + number, h.text) for h in found] if number else found
+            number += lines
+        return hits
+
+
+def _compile(pattern: str, flags: int) -> Any:
+    try:
+        return regex_module.compile(pattern, flags)
+    except (regex_module.error, ValueError, TypeError):
+        return re.compile(pattern, flags)  # a construct only `re` accepts: unbounded, but rare
+
+
+def _text_blocks(fd: int) -> Iterator[tuple[str | None, int]]:
+    """Decoded blocks of whole lines and the newlines each holds; (None, 0) once binary."""
+    with os.fdopen(os.dup(fd), "rb") as handle:
+        carry = handle.read(_BLOCK)
+        if carry[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            text = (carry + handle.read(_MAX_LINE_BYTES)).decode("utf-16", errors="replace")
+            yield (None, 0) if "\x00" in text else (text, text.count("\n"))
+            return
+        if carry.startswith(b"\xef\xbb\xbf"):
+            carry = carry[3:]
+        while carry:
+            if b"\x00" in carry:
+                yield None, 0
+                return
+            more = handle.read(_BLOCK)
+            cut = carry.rfind(b"\n") + 1 if more else len(carry)
+            if cut == 0:
+                if len(carry) < _MAX_LINE_BYTES:
+                    carry += more  # no whole line yet: read on
+                    continue
+                cut = len(carry)  # an absurdly long line: searched in pieces
+            block, carry = carry[:cut], carry[cut:] + more
+            yield block.decode("utf-8", errors="replace"), block.count(b"\n")
+
+
+def _timed(search: Any, text: str, position: int, deadline: _Deadline) -> Any:
+    try:
+        return search(text, position, concurrent=True, timeout=deadline.left())
+    except TypeError:  # the `re` fallback takes neither argument
+        return search(text, position)
+    except TimeoutError:
+        raise GrepTimeout(f"the search took longer than {deadline.timeout:g} s") from None
+
+
+def _grep_lines(text: str, regex: Any, display: str, deadline: _Deadline) -> list[GrepHit]:
     """Every line of `text` through `regex`: the reference semantics."""
     lines = text.split("\n") if text else []  # an empty file has no line at all
     if text.endswith("\n"):
         lines.pop()  # the empty string after the final "\n" is not a line
-    search = regex.search
     return [
         GrepHit(display, number, line)
         for number, line in enumerate(lines, start=1)
-        if search(line) is not None
+        if _timed(regex.search, line, 0, deadline) is not None
     ]
 
 
 def _grep_jumping(
-    text: str, regex: re.Pattern[str], multiline: re.Pattern[str], display: str
+    text: str, regex: Any, multiline: Any, display: str, deadline: _Deadline
 ) -> list[GrepHit]:
     """Same result as `_grep_lines`, visiting only the lines the whole-text search lands on.
 
-    `multiline` (the pattern with re.MULTILINE) run over the whole text finds every line the
+    `multiline` (the pattern with MULTILINE) run over the whole text finds every line the
     pattern matches on its own, possibly plus a few more (a match may span a newline), never
     fewer: the constructs for which that fails are excluded by `_NO_PREFILTER`. So: search the
-    whole text (in C), check the line the match starts on against the per-line semantics, and
-    search again from the start of the next line. Files without a match cost one C pass.
+    whole text, check the line the match starts on against the per-line semantics, and search
+    again from the start of the next line. Blocks without a match cost one C pass.
     """
     hits: list[GrepHit] = []
     size = len(text)
     number = 1
     counted_to = 0
     position = 0
-    search = multiline.search
     while position < size:
-        found = search(text, position)
+        found = _timed(multiline.search, text, position, deadline)
         if found is None:
             break
         line_start = text.rfind("\n", 0, found.start()) + 1
@@ -353,105 +560,80 @@ def _grep_jumping(
         if line_end == -1:
             line_end = size
         line = text[line_start:line_end]
-        if regex.search(line) is not None:
+        if _timed(regex.search, line, 0, deadline) is not None:
             hits.append(GrepHit(display, number, line))
         position = line_end + 1
     return hits
-
-
-def _decode_like_ripgrep(data: bytes) -> str | None:
-    """The text ripgrep would search in `data`, or None for a binary file.
-
-    ripgrep sniffs a byte-order mark: UTF-16 (either order) is transcoded before searching and
-    a UTF-8 BOM is dropped; a NUL byte in what remains makes the file binary.
-    """
-    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        text = data.decode("utf-16", errors="replace")
-        return None if "\x00" in text else text
-    if b"\x00" in data:
-        return None
-    text = data.decode("utf-8", errors="replace")
-    return text[1:] if text.startswith("\ufeff") else text
 
 
 class RipgrepUnusable(Exception):  # noqa: N818 - a signal, not an error for the caller
     """ripgrep refused the pattern (a Python-only construct): use the Python engine."""
 
 
-_BINARY_WARNING = b": WARNING: stopped searching binary file"
+# What ripgrep prints instead of (or after) the matches of a file holding a NUL byte: the
+# first for a file it found itself, the second for a file named on its command line.
+_BINARY_MARKERS = (b": WARNING: stopped searching binary file", b": binary file matches (")
 
 
 class GrepTimeout(Exception):  # noqa: N818 - reported to the model as a retriable error
-    """ripgrep ran past its time limit (a Python rerun would only take longer)."""
+    """A search ran past its time limit."""
 
 
 def ripgrep_path() -> str | None:
     return shutil.which("rg")
 
 
-def grep_ripgrep(
-    rg: str,
-    root: Path,
-    start: Path,
-    regex: re.Pattern[str],
-    *,
-    include: str | None,
-    timeout: float,
-    limit: int,
-) -> GrepResult:
-    """Run ripgrep with flags matching `grep_python`; raise `RipgrepUnusable` if it refuses."""
+def _ripgrep_batch(
+    rg: str, batch: list[tuple[str, int]], regex: re.Pattern[str], deadline: _Deadline
+) -> list[GrepHit]:
+    """Run ripgrep over the files of `batch`, each named by its /proc/self/fd path."""
     args = [
         rg,
         "--no-config",
-        "--no-ignore",
         "--no-messages",
         "--color=never",
         "--line-number",
         "--with-filename",
         "--no-heading",
         "--null",
+        # a line is shown cut to MAX_LINE_CHARS anyway: this bounds what a huge line costs
+        "--max-columns=4096",
+        "--max-columns-preview",
     ]
     if regex.flags & re.IGNORECASE:
         args.append("--ignore-case")
-    if include:
-        args += ["--glob", include]
-    args += ["--regexp", regex.pattern]
-    if start != root:
-        args += ["--", os.path.relpath(start, root)]
+    names = {f"/proc/self/fd/{fd}".encode(): display for display, fd in batch}
+    args += ["--regexp", regex.pattern, "--", *(name.decode() for name in names)]
     try:
-        done = subprocess.run(args, cwd=root, capture_output=True, timeout=timeout, check=False)
+        done = subprocess.run(
+            args,
+            capture_output=True,
+            timeout=deadline.left(),
+            check=False,
+            pass_fds=[fd for _, fd in batch],
+        )
     except subprocess.TimeoutExpired as exc:
-        raise GrepTimeout(f"the search took longer than {timeout:g} s") from exc
+        raise GrepTimeout(f"the search took longer than {deadline.timeout:g} s") from exc
     except (OSError, subprocess.SubprocessError) as exc:
         raise RipgrepUnusable(str(exc)) from exc
     if done.returncode not in (0, 1):
         raise RipgrepUnusable(done.stderr.decode("utf-8", errors="replace"))
-    # rg prints each file's matches together and in line order, so a stable sort of the
-    # records on their path alone gives (path, line) order; only the records shown are
-    # then parsed, which keeps a broad pattern's thousands of matches cheap.
-    records = [record for record in done.stdout.split(b"\n") if b"\x00" in record]
-    paths = [record.partition(b"\x00")[0] for record in records]
-    if _BINARY_WARNING in done.stdout:
-        # rg met a NUL byte after printing some matches of a big file (it reads in chunks);
-        # the file is binary by our contract, so its matches are dropped, as Python does
-        binary = {
-            record.partition(_BINARY_WARNING)[0]
-            for record in done.stdout.split(b"\n")
-            if _BINARY_WARNING in record and b"\x00" not in record
-        }
-        kept = [index for index, path in enumerate(paths) if path not in binary]
-        records = [records[index] for index in kept]
-        paths = [paths[index] for index in kept]
-    order = sorted(range(len(records)), key=paths.__getitem__)
-    # every record holding a NUL is a match ("path\0line:text"): only the shown ones are parsed
-    total = len(records)
+    output = done.stdout.split(b"\n")
+    binary = {
+        record.partition(marker)[0]
+        for record in output
+        if b"\x00" not in record
+        for marker in _BINARY_MARKERS
+        if marker in record
+    }
     hits: list[GrepHit] = []
-    for index in order[:limit]:
-        number, _, text = records[index].partition(b"\x00")[2].partition(b":")
-        path = os.fsdecode(paths[index])  # the same str os.scandir gives the Python engine
-        hits.append(GrepHit(path, int(number), text.decode("utf-8", errors="replace")))
-    files = len(set(paths)) if total > limit else 0
-    return GrepResult(hits, total, files)
+    for record in output:
+        path, nul, rest = record.partition(b"\x00")
+        if not nul or path in binary or path not in names:
+            continue
+        number, _, text = rest.partition(b":")
+        hits.append(GrepHit(names[path], int(number), text.decode("utf-8", errors="replace")))
+    return hits
 
 
 def format_hits(result: GrepResult, *, pattern: str, where: str) -> str:

@@ -8,6 +8,8 @@ its own, so any change to the source (a rewrite, a touch) makes the cache stale.
 
 from __future__ import annotations
 
+import io
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -92,26 +94,48 @@ class DocumentReader(BaseModel):
             write_sidecar(sidecar, text.encode("utf-8"), source)
         return text
 
+    def read_data(self, data: bytes, path: Path, source: os.stat_result) -> str:
+        """Like :meth:`read`, for bytes the caller already read from `path` (stat `source`).
+
+        The workspace reads a document through a descriptor it checked, then converts those
+        bytes: the file is never opened again by name, so it cannot be swapped in between.
+        The sidecar is looked up and written next to `path` without following a link.
+        """
+        sidecar = document_sidecar(path)
+        if self.use_sidecar:
+            cached = read_fresh_sidecar(sidecar, source.st_mtime_ns)
+            if cached is not None:
+                return cached.decode("utf-8", errors="replace")
+        text = self._convert_bytes(data, path.name, path.suffix.lower())
+        if self.use_sidecar:
+            write_sidecar(sidecar, text.encode("utf-8"), source)
+        return text
+
     @staticmethod
     def _convert(path: Path) -> str:
+        return DocumentReader._convert_bytes(path.read_bytes(), path.name, path.suffix.lower())
+
+    @staticmethod
+    def _convert_bytes(data: bytes, name: str, suffix: str) -> str:
         try:
-            from markitdown import MarkItDown
+            from markitdown import MarkItDown, StreamInfo
         except ImportError as exc:
             raise DocumentReaderUnavailable(
-                f"{path.name} is a {path.suffix.lower() or 'binary'} document; reading it "
-                f"needs MarkItDown, which is not installed. Install it with: {DOCS_INSTALL_HINT}"
+                f"{name} is a {suffix or 'binary'} document; reading it needs MarkItDown, "
+                f"which is not installed. Install it with: {DOCS_INSTALL_HINT}"
             ) from exc
-        _check_signature(path)
+        _check_signature(data, name, suffix)
         try:
             with _CONVERTER_LOCK:
                 converter = _CONVERTERS.get(MarkItDown)
                 if converter is None:
                     # building one loads every converter (~0.2-1.5 s): keep it per process
                     converter = _CONVERTERS[MarkItDown] = MarkItDown(enable_plugins=False)
-            result = converter.convert_local(str(path))
+            info = StreamInfo(extension=suffix, filename=name)
+            result = converter.convert_stream(io.BytesIO(data), stream_info=info)
         except Exception as exc:  # MarkItDown wraps each converter's own failures
             raise ValueError(
-                f"could not convert {path.name} to text ({type(exc).__name__}: {exc}); "
+                f"could not convert {name} to text ({type(exc).__name__}: {exc}); "
                 "the file may be damaged or not what its extension says"
             ) from exc
         text: str = result.text_content or ""
@@ -140,14 +164,12 @@ _CONVERTERS: dict[type, Any] = {}
 _CONVERTER_LOCK = threading.Lock()
 
 
-def _check_signature(path: Path) -> None:
-    expected = _SIGNATURES.get(path.suffix.lower())
+def _check_signature(data: bytes, name: str, suffix: str) -> None:
+    expected = _SIGNATURES.get(suffix)
     if expected is None:
         return
-    with open(path, "rb") as handle:
-        head = handle.read(16)
-    if not head.startswith(expected):
+    if not data.startswith(expected):
         raise ValueError(
-            f"could not convert {path.name}: its content is not a "
-            f"{path.suffix.lower()[1:].upper()} file (damaged, or a wrong extension)"
+            f"could not convert {name}: its content is not a "
+            f"{suffix[1:].upper()} file (damaged, or a wrong extension)"
         )

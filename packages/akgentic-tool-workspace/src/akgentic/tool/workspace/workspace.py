@@ -10,38 +10,46 @@ refused call leaves the workspace exactly as it was.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
+import posixpath
 import re
+import stat
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
+from typing import BinaryIO, Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
 from pydantic_ai.messages import BinaryContent
 
-from akgentic.tool.core.workspace_dir import resolve_workspace_dir, safe_path
+from akgentic.tool.core.confined import ConfinedRoot, Located, describe_mode
+from akgentic.tool.core.workspace_dir import resolve_workspace_dir, workspaces_root
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace._files import (
+    UTF16_BOMS,
     NotTextError,
     TextFile,
     atomic_write,
     commit,
     decode_text,
     looks_binary,
+    read_all,
 )
-from akgentic.tool.workspace._images import MEDIA_TYPES, ImageError, prepare_image
+from akgentic.tool.workspace._images import MEDIA_TYPES, ImageError, prepare_image_data
+from akgentic.tool.workspace._paging import format_page, scan_page, split_page
 from akgentic.tool.workspace._search import (
     BraceExpansionError,
+    GrepSources,
     GrepTimeout,
-    RipgrepUnusable,
     expand_braces,
     format_hits,
     glob_files,
-    grep_python,
-    grep_ripgrep,
-    is_internal,
+    is_internal_at,
     ripgrep_path,
+    run_grep,
+    single_file_source,
+    tree_sources,
 )
 from akgentic.tool.workspace.edit import (
     EditError,
@@ -57,13 +65,22 @@ from akgentic.tool.workspace.readers import (
     IMAGE_EXTENSIONS,
     TEXT_EXTENSIONS,
     DocumentReader,
-    document_sidecar,
 )
 
-__all__ = ["DEFAULT_WORKSPACE_ID", "Filesystem", "GrepEngine", "Workspace", "get_workspace"]
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "DEFAULT_WORKSPACE_ID",
+    "Filesystem",
+    "GrepEngine",
+    "Workspace",
+    "get_workspace",
+]
 
 #: The workspace used when neither `workspace_id` nor a team id is available.
 DEFAULT_WORKSPACE_ID = "default"
+
+#: Largest file a whole-file operation (write, edit, patch, documents, images) takes on.
+DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 
 GrepEngine = Literal["auto", "ripgrep", "python"]
 
@@ -74,6 +91,9 @@ _DOCUMENT_NAMES = ", ".join(sorted(ext[1:] for ext in DOCUMENT_EXTENSIONS))
 _SNIPPET_CONTEXT = 2
 # The tree is drawn recursively; deeper listings are better done a subdirectory at a time.
 _MAX_TREE_DEPTH = 32
+# How much of a file is sniffed for a NUL byte (as git and grep do).
+_SNIFF = 8192
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @runtime_checkable
@@ -136,12 +156,12 @@ class Workspace(Protocol):
     def mkdir(self, path: str) -> str: ...
 
 
-def get_workspace(workspace_id: str) -> Filesystem:
+def get_workspace(workspace_id: str, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Filesystem:
     """The `Filesystem` of `workspace_id` under `AKGENTIC_WORKSPACES_ROOT` (created if needed).
 
     Raises `ValueError` for an id that would leave the root (a configuration error).
     """
-    return Filesystem(resolve_workspace_dir(workspace_id))
+    return Filesystem(resolve_workspace_dir(workspace_id), max_file_bytes=max_file_bytes)
 
 
 _LOCKS: dict[Path, threading.RLock] = {}
@@ -149,11 +169,19 @@ _LOCKS_GUARD = threading.Lock()
 
 
 def _workspace_lock(root: Path) -> threading.RLock:
-    """One lock per workspace directory, shared by every `Filesystem` of this process."""
+    """One lock per workspace tree, shared by every `Filesystem` of this process.
+
+    Workspace ids may nest ("team" and "team/sub" share files), so a directory under the
+    workspaces root is locked by its top-level folder there; any other directory by itself.
+    """
+    key = root
+    top = workspaces_root()
+    if root.is_relative_to(top) and root != top:
+        key = top / root.relative_to(top).parts[0]
     with _LOCKS_GUARD:
-        lock = _LOCKS.get(root)
+        lock = _LOCKS.get(key)
         if lock is None:
-            lock = _LOCKS[root] = threading.RLock()
+            lock = _LOCKS[key] = threading.RLock()
         return lock
 
 
@@ -178,13 +206,20 @@ def _serialized(method: Callable[P, R]) -> Callable[P, R]:
 class Filesystem:
     """A workspace stored as a plain directory on the local disk.
 
-    Changes are serialized per workspace directory within a process (see `_serialized`);
-    separate processes sharing a directory are not coordinated.
+    Every path is opened by descriptor beneath the root (core's `ConfinedRoot`): a shell
+    sharing the directory cannot redirect a checked path by renaming or swapping in a symlink
+    while it is used. Only regular files and directories are handled; FIFOs, sockets and
+    devices are refused before anything waits on them. Whole-file operations (write, edit,
+    patch, documents, images) refuse files above `max_file_bytes`; reading and grep stream.
+    Changes are serialized per workspace within a process (see `_serialized`); separate
+    processes sharing a directory are not coordinated.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
         self._root = root.resolve()
+        self._confined = ConfinedRoot(self._root)
         self._lock = _workspace_lock(self._root)
+        self.max_file_bytes = max_file_bytes
 
     @property
     def root(self) -> Path:
@@ -192,33 +227,89 @@ class Filesystem:
 
     # -- path helpers -----------------------------------------------------------------------
 
-    def _resolve(self, path: str) -> Path:
-        return safe_path(self._root, path)
-
-    def _show(self, target: Path) -> str:
-        relative = os.path.relpath(target, self._root).replace(os.sep, "/")
-        return "." if relative == "." else relative
-
-    def _existing_file(self, path: str) -> Path:
-        target = self._resolve(path)
-        if target.is_dir():
+    def _locate(
+        self,
+        path: str,
+        *,
+        missing: str,
+        follow_last: bool = True,
+        create_dirs: bool = False,
+    ) -> Located:
+        """`path` resolved beneath the root; `missing` is the message for a missing folder."""
+        try:
+            return self._confined.locate(path, follow_last=follow_last, create_dirs=create_dirs)
+        except FileNotFoundError:
+            raise RetriableError(missing) from None
+        except NotADirectoryError as exc:
             raise RetriableError(
-                f"{path} is a directory, not a file; use workspace_list to see its content"
-            )
-        if not target.is_file():
+                f"cannot use {path}: {exc.filename} is a file, not a directory"
+            ) from None
+        except OSError as exc:
+            raise RetriableError(f"cannot access {path}: {exc.strerror or exc}") from None
+
+    def _show(self, loc: Located) -> str:
+        return loc.relative
+
+    def _existing_file(self, path: str) -> Located:
+        """`path` located, after checking it is a regular file (the caller closes it)."""
+        not_found = (
+            f"File not found: {path}. Use workspace_list or workspace_glob to see what exists."
+        )
+        loc = self._locate(path, missing=not_found)
+        try:
+            info = loc.lstat()
+            if info is None:
+                raise RetriableError(not_found)
+            if loc.name is None or stat.S_ISDIR(info.st_mode):
+                raise RetriableError(
+                    f"{path} is a directory, not a file; use workspace_list to see its content"
+                )
+            if not stat.S_ISREG(info.st_mode):
+                raise RetriableError(_special_message(path, info.st_mode))
+        except BaseException:
+            loc.close()
+            raise
+        return loc
+
+    def _open(self, loc: Located, path: str) -> tuple[int, os.stat_result]:
+        """Open a located regular file for reading, as the checks on it require."""
+        try:
+            fd, info = loc.open_file()
+        except FileNotFoundError:
             raise RetriableError(
                 f"File not found: {path}. Use workspace_list or workspace_glob to see what exists."
+            ) from None
+        except IsADirectoryError:
+            raise RetriableError(f"{path} is a directory, not a file") from None
+        except OSError as exc:
+            if isinstance(exc, RetriableError):
+                raise
+            raise RetriableError(f"cannot open {path}: {exc.strerror or exc}") from None
+        if info.st_nlink > 1:
+            os.close(fd)
+            raise RetriableError(
+                f"{path} has {info.st_nlink} hard links; the workspace does not open files "
+                "that may be shared with places outside it (copy it to a new file first)"
             )
-        return target
+        return fd, info
 
-    def _read_text_strict(self, target: Path, path: str) -> TextFile:
-        if target.suffix.lower() in DOCUMENT_EXTENSIONS:
+    def _read_bytes(self, loc: Located, path: str) -> tuple[bytes, os.stat_result]:
+        """The whole content of a located regular file, refusing one above the size limit."""
+        fd, info = self._open(loc, path)
+        if info.st_size > self.max_file_bytes:
+            os.close(fd)
+            raise RetriableError(_too_big(path, info.st_size, self.max_file_bytes))
+        return read_all(fd), info
+
+    def _read_text_strict(self, loc: Located, path: str) -> TextFile:
+        if Path(loc.name or "").suffix.lower() in DOCUMENT_EXTENSIONS:
             raise RetriableError(
                 f"{path} is a binary document; text tools cannot change it "
                 "(workspace_read converts it to Markdown for reading)"
             )
+        data, _ = self._read_bytes(loc, path)
         try:
-            return decode_text(target.read_bytes())
+            return decode_text(data)
         except NotTextError as exc:
             raise RetriableError(
                 f"{path} is not a text file ({exc}); text tools cannot change it without "
@@ -241,51 +332,93 @@ class Filesystem:
             raise RetriableError(f"offset must be 0 or more, got {offset}")
         if limit < 1:
             raise RetriableError(f"limit must be 1 or more, got {limit}")
-        target = self._existing_file(path)
-        suffix = target.suffix.lower()
-        note = ""
-        if suffix in DOCUMENT_EXTENSIONS:
-            if reader is None:
-                raise RetriableError(
-                    f"{path} is a binary document and document conversion is disabled here"
-                )
-            try:
-                text = reader.read(target)
-            except ValueError as exc:
-                raise RetriableError(str(exc)) from exc
-            note = f"{path} converted to Markdown"
-            if suffix in IMAGE_EXTENSIONS:
-                note += "; use workspace_view to look at the image itself"
-        else:
-            data = target.read_bytes()
-            if looks_binary(data):
+        with self._existing_file(path) as loc:
+            suffix = Path(loc.name or "").suffix.lower()
+            if suffix in DOCUMENT_EXTENSIONS:
+                text, note = self._read_document(loc, path, suffix, reader)
+                page = split_page(text, offset, limit)
+                return format_page(page, path, offset, max_line_chars, note)
+            fd, _ = self._open(loc, path)
+        with os.fdopen(fd, "rb") as handle:
+            head = os.pread(fd, _SNIFF, 0)
+            if head[:2] in UTF16_BOMS:
+                text = self._small_text(handle, path)
+                page = split_page(text, offset, limit)
+            elif looks_binary(head):
                 kind = "has a text extension but holds" if suffix in TEXT_EXTENSIONS else "holds"
                 raise RetriableError(
                     f"{path} {kind} binary data (NUL bytes) and is not a document format "
                     f"workspace_read converts ({_DOCUMENT_NAMES})"
                 )
-            text = decode_text(data, strict=False).text
-        return _page(text, path, offset, limit, max_line_chars, note)
+            else:
+                page = scan_page(handle, offset, limit, max_line_chars)
+        return format_page(page, path, offset, max_line_chars, "")
+
+    def _small_text(self, handle: BinaryIO, path: str) -> str:
+        """A UTF-16 file, decoded whole (within the size limit: it cannot be streamed by line)."""
+        data = handle.read(self.max_file_bytes + 1)
+        if len(data) > self.max_file_bytes:
+            raise RetriableError(_too_big(path, len(data), self.max_file_bytes))
+        return decode_text(data, strict=False).text
+
+    def _read_document(
+        self, loc: Located, path: str, suffix: str, reader: DocumentReader | None
+    ) -> tuple[str, str]:
+        if reader is None:
+            raise RetriableError(
+                f"{path} is a binary document and document conversion is disabled here"
+            )
+        data, info = self._read_bytes(loc, path)
+        try:
+            text = reader.read_data(data, loc.pinned(), info)
+        except ValueError as exc:
+            raise RetriableError(str(exc)) from exc
+        note = f"{path} converted to Markdown"
+        if suffix in IMAGE_EXTENSIONS:
+            note += "; use workspace_view to look at the image itself"
+        return text, note
 
     def list_dir(self, path: str = ".", depth: int = 1, *, max_entries: int = 500) -> str:
         """The entries of a directory; `depth` above 1 draws an ASCII tree that deep."""
         if not 1 <= depth <= _MAX_TREE_DEPTH:
             raise RetriableError(f"depth must be between 1 and {_MAX_TREE_DEPTH}, got {depth}")
-        target = self._resolve(path)
-        if not target.exists():
-            raise RetriableError(f"Directory not found: {path}. Use workspace_list('.') first.")
-        if not target.is_dir():
-            raise RetriableError(f"{path} is a file, not a directory; use workspace_read on it")
+        not_found = f"Directory not found: {path}. Use workspace_list('.') first."
+        with self._locate(path, missing=not_found) as loc:
+            info = loc.lstat()
+            if info is None:
+                raise RetriableError(not_found)
+            if not stat.S_ISDIR(info.st_mode):
+                raise RetriableError(f"{path} is a file, not a directory; use workspace_read on it")
+            directory = self._open_dir(loc, path)
         lines: list[str] = []
-        total = _draw(target, "", depth, lines, max_entries, flat=depth == 1)
+        try:
+            total = _draw(directory, "", depth, lines, max_entries, flat=depth == 1)
+        finally:
+            os.close(directory)
+        shown = self._show(loc)
         if not lines:
-            return f"{self._show(target)}/ is empty."
-        header = f"{self._show(target)}/"
+            return f"{shown}/ is empty."
         if total > len(lines):
             more = total - len(lines)
             count = f"{more} more entries" if depth == 1 else f"at least {more} more entries"
             lines.append(f"[{count} not shown; list a subdirectory or lower the depth]")
-        return "\n".join([header, *lines])
+        return "\n".join([f"{shown}/", *lines])
+
+    def _open_dir(self, loc: Located, path: str) -> int:
+        try:
+            return loc.open_dir()
+        except OSError as exc:
+            if isinstance(exc, RetriableError):
+                raise
+            raise RetriableError(f"Directory not found: {path}") from None
+
+    def _start_dir(self, path: str) -> tuple[int, str]:
+        """An open descriptor of the directory `path` and its canonical relative name."""
+        with self._locate(path, missing=f"Directory not found: {path}") as loc:
+            info = loc.lstat()
+            if info is None or not stat.S_ISDIR(info.st_mode):
+                raise RetriableError(f"Directory not found: {path}")
+            return self._open_dir(loc, path), loc.relative
 
     def glob(self, pattern: str, path: str = ".", *, max_results: int = 200) -> str:
         """Files matching a glob (`**`, `{a,b}`), newest first."""
@@ -296,15 +429,17 @@ class Filesystem:
                 f"glob {pattern!r} must stay inside the searched directory: "
                 "no leading '/' and no '..'"
             )
-        start = self._resolve(path)
-        if not start.is_dir():
-            raise RetriableError(f"Directory not found: {path}")
         try:
-            found, total = glob_files(self._root, start, pattern, limit=max_results)
+            expand_braces(pattern)
         except BraceExpansionError as exc:
             raise RetriableError(f"{exc}; use fewer brace alternatives") from exc
+        start, shown = self._start_dir(path)
+        try:
+            found, total = glob_files(start, shown, pattern, limit=max_results)
+        finally:
+            os.close(start)
         if not found:
-            return f"No files match {pattern!r} in {self._show(start)}."
+            return f"No files match {pattern!r} in {shown}."
         lines = [item.relative for item in found]
         if total > len(found):
             lines.append(f"[showing {len(found)} of {total} files, newest first; narrow the glob]")
@@ -338,80 +473,89 @@ class Filesystem:
                 expand_braces(include)
             except BraceExpansionError as exc:
                 raise RetriableError(f"{exc}; use fewer brace alternatives") from exc
-        start = self._resolve(path)
-        if not start.exists():
-            raise RetriableError(f"Path not found: {path}. Use workspace_list to see what exists.")
-        if start.is_file() and looks_binary(_head(start)):
-            raise RetriableError(f"{path} is a binary file; grep searches text files only")
         rg = ripgrep_path() if engine != "python" else None
         if engine == "ripgrep" and rg is None:
             raise RetriableError("ripgrep (rg) is not installed here; search without it")
-        hits = None
-        try:
-            if rg is not None:
-                try:
-                    hits = grep_ripgrep(
-                        rg,
-                        self._root,
-                        start,
-                        regex,
-                        include=include,
-                        timeout=timeout_seconds,
-                        limit=max_matches,
-                    )
-                except RipgrepUnusable:
-                    hits = None  # a pattern only Python's `re` understands: rerun in Python
-            if hits is None:
-                hits = grep_python(
-                    self._root,
-                    start,
-                    regex,
-                    include=include,
-                    limit=max_matches,
-                    timeout=timeout_seconds,
+        with self._locate(
+            path, missing=f"Path not found: {path}. Use workspace_list to see what exists."
+        ) as loc:
+            info = loc.lstat()
+            if info is None:
+                raise RetriableError(
+                    f"Path not found: {path}. Use workspace_list to see what exists."
                 )
-        except GrepTimeout as exc:
-            raise RetriableError(
-                f"{exc}; narrow the search with path or include, or a more specific pattern"
-            ) from exc
-        return format_hits(hits, pattern=pattern, where=self._show(start))
+            if stat.S_ISDIR(info.st_mode):
+                sources = tree_sources(self._open_dir(loc, path), loc.relative, include)
+            else:
+                sources = self._file_source(loc, path)
+            try:
+                result = run_grep(rg, sources, regex, limit=max_matches, timeout=timeout_seconds)
+            except GrepTimeout as exc:
+                raise RetriableError(
+                    f"{exc}; narrow the search with path or include, or a more specific pattern"
+                ) from exc
+        return format_hits(result, pattern=pattern, where=loc.relative)
+
+    def _file_source(self, loc: Located, path: str) -> GrepSources:
+        fd, _ = self._open(loc, path)
+        if looks_binary(os.pread(fd, _SNIFF, 0)):
+            os.close(fd)
+            raise RetriableError(f"{path} is a binary file; grep searches text files only")
+        return single_file_source(fd, loc.relative)
 
     def view(self, path: str, *, max_dimension: int = 1568) -> BinaryContent:
         """The image at `path` as `BinaryContent` for a vision model."""
-        target = self._existing_file(path)
-        suffix = target.suffix.lower()
-        if suffix not in MEDIA_TYPES:
-            kinds = ", ".join(sorted(ext[1:] for ext in MEDIA_TYPES))
-            raise RetriableError(
-                f"{path} is not an image workspace_view can show ({kinds}); "
-                "use workspace_read for text and documents"
-            )
-        try:
-            data, media_type = prepare_image(target, max_dimension)
-        except ImageError as exc:
-            raise RetriableError(str(exc)) from exc
-        return BinaryContent(data=data, media_type=media_type, identifier=self._show(target))
+        with self._existing_file(path) as loc:
+            suffix = Path(loc.name or "").suffix.lower()
+            if suffix not in MEDIA_TYPES:
+                kinds = ", ".join(sorted(ext[1:] for ext in MEDIA_TYPES))
+                raise RetriableError(
+                    f"{path} is not an image workspace_view can show ({kinds}); "
+                    "use workspace_read for text and documents"
+                )
+            data, info = self._read_bytes(loc, path)
+            try:
+                prepared, media_type = prepare_image_data(data, loc.pinned(), max_dimension, info)
+            except ImageError as exc:
+                raise RetriableError(str(exc)) from exc
+            return BinaryContent(data=prepared, media_type=media_type, identifier=loc.relative)
 
     # -- writing ----------------------------------------------------------------------------
+
+    def _locate_for_create(self, path: str) -> Located:
+        """`path` located for writing, creating the directories it needs (none on refusal)."""
+        try:
+            return self._confined.locate(path)
+        except FileNotFoundError:
+            pass
+        except NotADirectoryError as exc:
+            raise RetriableError(
+                f"cannot create {path}: {exc.filename} is a file, not a directory"
+            ) from None
+        return self._locate(path, missing=f"cannot create {path}", create_dirs=True)
 
     @_serialized
     def write(self, path: str, content: str) -> str:
         """Create or overwrite a text file, keeping an existing file's line endings."""
-        target = self._resolve(path)
-        if target == self._root or target.is_dir():
-            raise RetriableError(f"{path} is a directory; give a file path to write")
-        original = self._read_text_strict(target, path) if target.exists() else None
-        if original is not None:
-            data = original.encode(content)
-        else:
-            self._check_parent(target, path)
-            data = content.encode("utf-8")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, data)
+        with self._locate_for_create(path) as loc:
+            info = loc.lstat()
+            if loc.name is None or (info is not None and stat.S_ISDIR(info.st_mode)):
+                raise RetriableError(f"{path} is a directory; give a file path to write")
+            if info is not None and not stat.S_ISREG(info.st_mode):
+                raise RetriableError(_special_message(path, info.st_mode))
+            original = self._read_text_strict(loc, path) if info is not None else None
+            data = original.encode(content) if original is not None else content.encode("utf-8")
+            self._check_size(path, len(data))
+            atomic_write(loc.pinned(), data)
+            shown = self._show(loc)
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         how = "Created" if original is None else "Overwrote"
         endings = " (kept its CRLF line endings)" if original and original.crlf else ""
-        return f"{how} {self._show(target)}: {lines} lines, {len(data)} bytes{endings}."
+        return f"{how} {shown}: {lines} lines, {len(data)} bytes{endings}."
+
+    def _check_size(self, path: str, size: int) -> None:
+        if size > self.max_file_bytes:
+            raise RetriableError(_too_big(path, size, self.max_file_bytes, result=True))
 
     @_serialized
     def edit(
@@ -424,24 +568,24 @@ class Filesystem:
         matcher: EditMatcher | None = None,
     ) -> str:
         """Replace `old_string` with `new_string` in one file (see `EditMatcher`)."""
-        target = self._existing_file(path)
-        original = self._read_text_strict(target, path)
-        old, new = _normalize_newlines(old_string, new_string, original)
-        try:
-            result = (matcher or EditMatcher()).apply(
-                original.text, old, new, replace_all=replace_all
-            )
-        except EditError as exc:
-            raise RetriableError(f"{path}: {exc}") from exc
-        atomic_write(target, original.encode(result.content))
+        with self._existing_file(path) as loc:
+            original = self._read_text_strict(loc, path)
+            old, new = _normalize_newlines(old_string, new_string, original)
+            try:
+                result = (matcher or EditMatcher()).apply(
+                    original.text, old, new, replace_all=replace_all
+                )
+            except EditError as exc:
+                raise RetriableError(f"{path}: {exc}") from exc
+            data = original.encode(result.content)
+            self._check_size(path, len(data))
+            atomic_write(loc.pinned(), data)
+            shown = self._show(loc)
         where = f"line {result.first_line}"
         plural = "s" if result.count != 1 else ""
         via = "" if result.strategy == "exact" else f" ({result.strategy.replace('_', ' ')} match)"
         snippet = _snippet(result.content, result.start, result.end, result.first_line)
-        return (
-            f"Edited {self._show(target)}: {result.count} replacement{plural} at {where}{via}.\n"
-            f"{snippet}"
-        )
+        return f"Edited {shown}: {result.count} replacement{plural} at {where}{via}.\n{snippet}"
 
     @_serialized
     def multi_edit(self, edits: Sequence[EditItem], *, matcher: EditMatcher | None = None) -> str:
@@ -449,26 +593,33 @@ class Filesystem:
         if not edits:
             raise RetriableError("edits is empty; give at least one edit")
         engine = matcher or EditMatcher()
-        files: dict[Path, tuple[TextFile, str]] = {}
-        summary: dict[Path, int] = {}
-        for number, item in enumerate(edits, start=1):
-            try:
-                target = self._existing_file(item.path)
-                if target not in files:
-                    original = self._read_text_strict(target, item.path)
-                    files[target] = (original, original.text)
-                original, current = files[target]
-                old, new = _normalize_newlines(item.old_string, item.new_string, original)
-                result = engine.apply(current, old, new, replace_all=item.replace_all)
-            except (RetriableError, EditError) as exc:
-                raise RetriableError(
-                    f"edit {number} of {len(edits)} ({item.path}) failed: {exc}. "
-                    "No file was changed; fix that edit and send the whole list again."
-                ) from exc
-            files[target] = (original, result.content)
-            summary[target] = summary.get(target, 0) + result.count
-        commit({target: original.encode(text) for target, (original, text) in files.items()})
-        done = ", ".join(f"{self._show(t)} ({n} replacements)" for t, n in summary.items())
+        with contextlib.ExitStack() as held:
+            files: dict[str, tuple[Located, TextFile, str]] = {}
+            summary: dict[str, int] = {}
+            for number, item in enumerate(edits, start=1):
+                try:
+                    loc = held.enter_context(self._existing_file(item.path))
+                    key = loc.relative
+                    if key not in files:
+                        text_file = self._read_text_strict(loc, item.path)
+                        files[key] = (loc, text_file, text_file.text)
+                    loc, original, current = files[key]
+                    old, new = _normalize_newlines(item.old_string, item.new_string, original)
+                    result = engine.apply(current, old, new, replace_all=item.replace_all)
+                except (RetriableError, EditError) as exc:
+                    raise RetriableError(
+                        f"edit {number} of {len(edits)} ({item.path}) failed: {exc}. "
+                        "No file was changed; fix that edit and send the whole list again."
+                    ) from exc
+                files[key] = (loc, original, result.content)
+                summary[key] = summary.get(key, 0) + result.count
+            changes: dict[Path, bytes | None] = {}
+            for key, (loc, original, text) in files.items():
+                data = original.encode(text)
+                self._check_size(key, len(data))
+                changes[loc.pinned()] = data
+            commit(changes)
+        done = ", ".join(f"{key} ({n} replacements)" for key, n in summary.items())
         return f"Applied {len(edits)} edits to {len(files)} files: {done}."
 
     @_serialized
@@ -478,108 +629,164 @@ class Filesystem:
             patches = parse_patch(diff)
         except PatchError as exc:
             raise RetriableError(f"patch rejected: {exc}. No file was changed.") from exc
-        changes: dict[Path, bytes | None] = {}
-        report: list[str] = []
-        for file_patch in patches:
-            try:
-                report.append(self._patch_one(file_patch, changes))
-            except PatchError as exc:
-                raise RetriableError(f"patch rejected: {exc}. No file was changed.") from exc
-        commit(changes)
+        with contextlib.ExitStack() as held:
+            staged: dict[str, tuple[Located | None, bytes | None]] = {}
+            report: list[str] = []
+            for file_patch in patches:
+                try:
+                    report.append(self._patch_one(file_patch, staged, held))
+                except PatchError as exc:
+                    raise RetriableError(f"patch rejected: {exc}. No file was changed.") from exc
+            changes: dict[Path, bytes | None] = {}
+            for key, (loc, data) in staged.items():
+                if data is not None:
+                    self._check_size(key, len(data))
+                if loc is None:  # a new file in a missing folder: made now every hunk applied
+                    loc = held.enter_context(self._locate_for_create(key))
+                changes[loc.pinned()] = data
+            commit(changes)
         return f"Patched {len(patches)} file(s): " + "; ".join(report) + "."
 
-    def _patch_one(self, file_patch: FilePatch, changes: dict[Path, bytes | None]) -> str:
+    def _patch_entry(
+        self, name: str, held: contextlib.ExitStack
+    ) -> tuple[Located | None, bool, str]:
+        """Where a patched file is: (location or None when its folder is missing, exists, key)."""
+        try:
+            loc = held.enter_context(self._confined.locate(name))
+        except FileNotFoundError:
+            return None, False, posixpath.normpath(name)
+        except NotADirectoryError as exc:
+            raise PatchError(
+                f"cannot create {name}: {exc.filename} is a file, not a directory"
+            ) from None
+        except RetriableError as exc:
+            raise PatchError(str(exc)) from None
+        except OSError as exc:
+            raise PatchError(f"cannot access {name}: {exc.strerror or exc}") from None
+        info = loc.lstat()
+        if loc.name is None or (info is not None and stat.S_ISDIR(info.st_mode)):
+            raise PatchError(f"{name} is a directory, not a file")
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            raise PatchError(_special_message(name, info.st_mode))
+        return loc, info is not None, loc.relative
+
+    def _patch_one(
+        self,
+        file_patch: FilePatch,
+        staged: dict[str, tuple[Located | None, bytes | None]],
+        held: contextlib.ExitStack,
+    ) -> str:
         source_name = file_patch.old_path if file_patch.old_path is not None else file_patch.path
-        source = self._resolve(source_name)
-        target = self._resolve(file_patch.path)
-        for candidate, name in ((source, source_name), (target, file_patch.path)):
-            if candidate == self._root or candidate.is_dir():
-                raise PatchError(f"{name} is a directory, not a file")
-        if source in changes or target in changes:
+        source, source_exists, source_key = self._patch_entry(source_name, held)
+        target, target_exists, target_key = self._patch_entry(file_patch.path, held)
+        if source_key in staged or target_key in staged:
             raise PatchError(f"{file_patch.path} appears twice in the patch; merge its hunks")
         original: TextFile | None = None
-        if not file_patch.creates and source.is_file():
-            original = self._read_text_strict(source, source_name)
-        if (file_patch.creates or source != target) and target.exists():
+        if not file_patch.creates and source is not None and source_exists:
+            try:
+                original = self._read_text_strict(source, source_name)
+            except RetriableError as exc:
+                raise PatchError(str(exc)) from None
+        if (file_patch.creates or source_key != target_key) and target_exists:
             how = "creates" if file_patch.creates else f"renames {source_name} to"
             raise PatchError(
                 f"{file_patch.path} already exists but the patch {how} it; delete it first"
             )
-        self._check_parent(target, file_patch.path)
         result = apply_file_patch(original.text if original else None, file_patch)
         hunks = f"{len(file_patch.hunks)} hunk{'s' if len(file_patch.hunks) != 1 else ''}"
         if result is None:
-            changes[source] = None
+            staged[source_key] = (source, None)
             return f"{source_name} deleted"
-        changes[target] = original.encode(result) if original else result.encode("utf-8")
+        data = original.encode(result) if original else result.encode("utf-8")
+        staged[target_key] = (target, data)
         if file_patch.creates:
             return f"{file_patch.path} created"
-        if source != target:
-            changes[source] = None
+        if source_key != target_key:
+            staged[source_key] = (source, None)
             return f"{source_name} renamed to {file_patch.path} ({hunks})"
         return f"{file_patch.path} ({hunks})"
 
     @_serialized
     def delete(self, path: str) -> str:
-        """Delete a file (or an empty directory), along with the sidecars cached for it."""
-        target = self._resolve(path)
-        # A symlink is deleted itself, never the file it points to.
-        lexical = self._resolve(os.path.dirname(path.rstrip("/")) or ".") / os.path.basename(
-            path.rstrip("/")
+        """Delete a file (or an empty directory), along with the sidecars cached for it.
+
+        A symlink is removed itself, wherever it points; so is a FIFO or socket left by a
+        shell in the workspace.
+        """
+        not_found = (
+            f"File not found: {path}. Use workspace_list or workspace_glob to see what exists."
         )
-        if lexical.is_symlink() and lexical.parent.resolve().is_relative_to(self._root):
-            lexical.unlink()
-            return f"Deleted symlink {self._show(lexical.parent / lexical.name)}."
-        if target == self._root:
-            raise RetriableError("the workspace root itself cannot be deleted")
-        if target.is_dir():
-            if any(target.iterdir()):
-                raise RetriableError(
-                    f"{path} is a directory that is not empty; workspace_delete removes files "
-                    "(and empty directories): delete its files first"
-                )
-            target.rmdir()
-            return f"Deleted empty directory {self._show(target)}."
-        if not target.is_file():
+        with self._locate(path, missing=not_found, follow_last=False) as loc:
+            if loc.name is None:
+                raise RetriableError("the workspace root itself cannot be deleted")
+            info = loc.lstat()
+            if info is None:
+                raise RetriableError(not_found)
+            shown = self._show(loc)
+            try:
+                if stat.S_ISLNK(info.st_mode):
+                    os.unlink(loc.name, dir_fd=loc.dir_fd)
+                    return f"Deleted symlink {shown}."
+                if stat.S_ISDIR(info.st_mode):
+                    return self._delete_dir(loc, path)
+                os.unlink(loc.name, dir_fd=loc.dir_fd)
+            except FileNotFoundError:
+                raise RetriableError(not_found) from None
+            for sidecar in _sidecars_of(loc):
+                with contextlib.suppress(OSError):
+                    os.unlink(sidecar, dir_fd=loc.dir_fd)
+        if not stat.S_ISREG(info.st_mode):
+            return f"Deleted {describe_mode(info.st_mode)[2:]} {shown}."
+        return f"Deleted {shown}."
+
+    def _delete_dir(self, loc: Located, path: str) -> str:
+        assert loc.name is not None
+        try:
+            os.rmdir(loc.name, dir_fd=loc.dir_fd)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise RetriableError(f"cannot delete {path}: {exc.strerror}") from None
             raise RetriableError(
-                f"File not found: {path}. Use workspace_list or workspace_glob to see what exists."
-            )
-        target.unlink()
-        for sidecar in _sidecars_of(target):
-            sidecar.unlink(missing_ok=True)
-        return f"Deleted {self._show(target)}."
+                f"{path} is a directory that is not empty; workspace_delete removes files "
+                "(and empty directories): delete its files first"
+            ) from None
+        return f"Deleted empty directory {self._show(loc)}."
 
     @_serialized
     def mkdir(self, path: str) -> str:
         """Create a directory and its parents; an existing directory is fine."""
-        target = self._resolve(path)
-        if target.is_dir():
-            return f"Directory {self._show(target)} already exists."
-        self._check_parent(target, path)
-        if target.exists():
-            raise RetriableError(f"{path} exists and is a file; choose another directory name")
-        target.mkdir(parents=True, exist_ok=True)
-        return f"Created directory {self._show(target)}."
-
-    def _check_parent(self, target: Path, path: str) -> None:
-        """Refuse a path whose would-be parent directory is an existing file."""
-        for parent in target.parents:
-            if parent == self._root or not parent.is_relative_to(self._root):
-                return
-            if parent.exists():
-                if not parent.is_dir():
-                    raise RetriableError(
-                        f"cannot create {path}: {self._show(parent)} is a file, not a directory"
-                    )
-                return
+        with self._locate_for_create(path) as loc:
+            info = loc.lstat()
+            if loc.name is None or (info is not None and stat.S_ISDIR(info.st_mode)):
+                return f"Directory {self._show(loc)} already exists."
+            if info is not None:
+                raise RetriableError(f"{path} exists and is a file; choose another directory name")
+            try:
+                os.mkdir(loc.name, dir_fd=loc.dir_fd)
+            except FileExistsError:
+                raise RetriableError(
+                    f"{path} exists and is a file; choose another directory name"
+                ) from None
+            return f"Created directory {self._show(loc)}."
 
 
 # -- helpers --------------------------------------------------------------------------------
 
 
-def _head(path: Path) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read(8192)
+def _special_message(path: str, mode: int) -> str:
+    return (
+        f"{path} is {describe_mode(mode)}, not a regular file; workspace tools only read and "
+        "write regular files (workspace_delete removes it)"
+    )
+
+
+def _too_big(path: str, size: int, limit: int, *, result: bool = False) -> str:
+    what = "the result would be" if result else "it is"
+    return (
+        f"{path} is too large for this operation: {what} {size:,} bytes, above the workspace's "
+        f"limit of {limit:,} bytes (max_file_bytes); use workspace_read with offset and limit "
+        "to page through it, or the shell for bulk changes"
+    )
 
 
 def _normalize_newlines(old: str, new: str, original: TextFile) -> tuple[str, str]:
@@ -587,39 +794,6 @@ def _normalize_newlines(old: str, new: str, original: TextFile) -> tuple[str, st
     if original.crlf:
         return old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
     return old, new
-
-
-def _page(text: str, path: str, offset: int, limit: int, max_chars: int, note: str) -> str:
-    lines = text.split("\n") if text else []
-    if text.endswith("\n"):
-        lines.pop()
-    total = len(lines)
-    if total == 0:
-        return f"[{path} is empty]" if not note else f"[{note}; no text content]"
-    if offset >= total:
-        raise RetriableError(
-            f"offset {offset} is past the end of {path}, which has {total} lines; "
-            f"use an offset between 0 and {total - 1}"
-        )
-    shown = lines[offset : offset + limit]
-    out = []
-    for number, line in enumerate(shown, start=offset + 1):
-        if len(line) > max_chars:
-            line = line[:max_chars] + f"… [line cut at {max_chars} characters]"
-        out.append(f"{number:>6}\t{line}")
-    last = offset + len(shown)
-    footer: list[str] = []
-    if note:
-        footer.append(note)
-    if last < total:
-        footer.append(
-            f"lines {offset + 1}-{last} of {total}; call again with offset={last} to continue"
-        )
-    elif offset:
-        footer.append(f"lines {offset + 1}-{last} of {total}; end of file")
-    if footer:
-        out.append("[" + "; ".join(footer) + "]")
-    return "\n".join(out)
 
 
 def _snippet(content: str, start: int, end: int, first_line: int) -> str:
@@ -655,23 +829,27 @@ def _snippet(content: str, start: int, end: int, first_line: int) -> str:
     return "\n".join(out)
 
 
-def _sidecars_of(source: Path) -> list[Path]:
-    found = [document_sidecar(source)]
-    pattern = re.compile(re.escape(f".{source.name}.") + r"\d+px\.(?:png|jpeg|webp|gif)$")
-    with contextlib.suppress(OSError):
-        found += [entry for entry in source.parent.iterdir() if pattern.match(entry.name)]
+def _sidecars_of(loc: Located) -> list[str]:
+    """Names of the sidecars cached for the file at `loc`, in its directory."""
+    name = loc.name or ""
+    found = [f".{name}.md"]
+    pattern = re.compile(re.escape(f".{name}.") + r"\d+px\.(?:png|jpeg|webp|gif)$")
+    with contextlib.suppress(OSError), os.scandir(loc.dir_fd) as entries:
+        found += [entry.name for entry in entries if pattern.match(entry.name)]
     return found
 
 
-def _draw(
-    directory: Path, prefix: str, depth: int, lines: list[str], limit: int, *, flat: bool
-) -> int:
-    """Append the listing of `directory` to `lines` (up to `limit`); return the entry count."""
+def _draw(dir_fd: int, prefix: str, depth: int, lines: list[str], limit: int, *, flat: bool) -> int:
+    """Append the listing of the directory `dir_fd` to `lines` (up to `limit`); return the count.
+
+    Subdirectories are opened from their parent's descriptor without following links.
+    """
     try:
-        entries = sorted(
-            (e for e in os.scandir(directory) if not is_internal(str(directory), e.name)),
-            key=lambda e: (not e.is_dir(follow_symlinks=False), e.name),
-        )
+        with os.scandir(dir_fd) as scan:
+            entries = sorted(
+                (e for e in scan if not is_internal_at(dir_fd, e.name)),
+                key=lambda e: (not e.is_dir(follow_symlinks=False), e.name),
+            )
     except OSError:
         return 0
     total = 0
@@ -695,5 +873,12 @@ def _draw(
         # but no deeper level is walked, so a tree's count of what was left out is a minimum.
         if is_dir and not flat and depth > 1 and len(lines) < limit:
             extension = prefix + ("    " if last else "│   ")
-            total += _draw(Path(entry.path), extension, depth - 1, lines, limit, flat=False)
+            try:
+                child = os.open(entry.name, _DIR_FLAGS, dir_fd=dir_fd)
+            except OSError:
+                continue  # swapped for a link or removed since the listing: not entered
+            try:
+                total += _draw(child, extension, depth - 1, lines, limit, flat=False)
+            finally:
+                os.close(child)
     return total
