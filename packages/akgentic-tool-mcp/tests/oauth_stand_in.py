@@ -10,6 +10,7 @@ and an attacker's server.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,7 +55,7 @@ class StandIn:
         """No resource metadata: the origin's RFC 8414 document, registration and token."""
         self.routes["/.well-known/oauth-authorization-server"] = (
             200,
-            self.metadata(self.base, **overrides),
+            self.metadata(overrides.pop("issuer", self.base), **overrides),
         )
         self.routes["/register"] = (201, {"client_id": "c"})
         self.routes["/token"] = (200, {"access_token": "t"})
@@ -100,11 +101,20 @@ class _Handler(BaseHTTPRequestHandler):
     do_POST = _handle
 
 
+class _IPv6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
 @contextmanager
-def running_stand_in(host: str = "127.0.0.1", name: str = "127.0.0.1") -> Iterator[StandIn]:
-    """A stand-in listening on ``host`` (any free port), addressed as ``http://name:port``."""
+def running_stand_in(host: str = "127.0.0.1", name: str | None = None) -> Iterator[StandIn]:
+    """A stand-in listening on ``host`` (any free port), addressed as ``http://name:port``.
+
+    ``name`` defaults to ``host`` (bracketed when it is an IPv6 address).
+    """
     state = StandIn()
-    server = ThreadingHTTPServer((host, 0), type("Handler", (_Handler,), {"stand_in": state}))
+    server_class = _IPv6Server if ":" in host else ThreadingHTTPServer
+    server = server_class((host, 0), type("Handler", (_Handler,), {"stand_in": state}))
+    name = name or (f"[{host}]" if ":" in host else host)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()

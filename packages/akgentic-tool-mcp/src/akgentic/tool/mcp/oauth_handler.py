@@ -34,11 +34,18 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from akgentic.tool.mcp._oauth_urls import (
+    RESOURCE_METADATA_PATH,
+    is_secure_endpoint,
+    origin,
+    resource_identifiers,
+    same_identifier,
+)
 from akgentic.tool.mcp._redact import redact_text
 
 __all__ = [
@@ -62,6 +69,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+_MAX_REDIRECTS = 5
 
 BrowserOpener = Callable[[str], Any]
 """Called with the authorization URL. May be sync or async; a ``False`` result means the
@@ -176,13 +185,24 @@ async def discover_authorization_server(
     when the server gives none, tries the well-known protected-resource locations; when
     there is no protected-resource metadata at all, treats the server's origin as its own
     authorization server (what MCP servers did before RFC 9728 was adopted).
+
+    Refused with :class:`OAuthFlowError`, before any token is asked for:
+
+    - protected-resource metadata whose ``resource`` is not this server (RFC 9728 §3.3): a
+      token for another audience would otherwise be handed to this server;
+    - authorization-server metadata whose ``issuer`` is not the server it was looked up
+      for (RFC 8414 §3.3);
+    - any URL of the flow (this server, the metadata documents, the authorization server
+      and its endpoints) over plain http to a host that is not loopback;
+    - an authorization server that does not advertise S256 PKCE.
     """
+    _require_secure(server_url, "the MCP server URL")
     resource_meta = await _protected_resource_metadata(server_url, http)
     if resource_meta is not None and resource_meta.authorization_servers:
         issuer = resource_meta.authorization_servers[0]
     else:
-        parts = urlsplit(server_url)
-        issuer = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+        issuer = origin(server_url)
+    _require_secure(issuer, "the authorization server")
     for url in _authorization_metadata_urls(issuer):
         found = await _get_json(http, url)
         if found is None:
@@ -193,19 +213,68 @@ async def discover_authorization_server(
             raise OAuthFlowError(
                 f"authorization server metadata at {url} is invalid: {exc}"
             ) from exc
-        # The MCP authorization spec has clients refuse servers that do not advertise
-        # S256 PKCE, absence of the field included: without it the code is unprotected.
-        methods = server_meta.code_challenge_methods_supported
-        if not methods or "S256" not in methods:
-            raise OAuthFlowError(
-                f"authorization server {issuer} does not advertise PKCE with S256 "
-                f"(code_challenge_methods_supported: {methods}); this flow requires it"
-            )
+        _check_authorization_server(server_meta, issuer, url)
         return resource_meta, server_meta
     raise OAuthFlowError(
         f"no authorization server metadata found for {issuer} "
         "(tried RFC 8414 and OpenID discovery locations)"
     )
+
+
+def _check_authorization_server(
+    server_meta: AuthorizationServerMetadata, issuer: str, metadata_url: str
+) -> None:
+    """Refuse metadata that is not the issuer's own, or that would weaken the flow."""
+    # RFC 8414 §3.3: a document naming another issuer must not be used (it could be a
+    # copy planted to send the user's consent and the code to someone else's endpoints).
+    if not same_identifier(server_meta.issuer, issuer):
+        raise OAuthFlowError(
+            f"authorization server metadata at {metadata_url} names issuer "
+            f"{server_meta.issuer!r}, but it was looked up for {issuer!r}; refusing it "
+            "(RFC 8414: the issuer must be the server the metadata was discovered for)"
+        )
+    endpoints = {
+        "authorization_endpoint": server_meta.authorization_endpoint,
+        "token_endpoint": server_meta.token_endpoint,
+        "registration_endpoint": server_meta.registration_endpoint,
+    }
+    for name, endpoint in endpoints.items():
+        if endpoint is not None:
+            _require_secure(endpoint, f"{name} in the metadata at {metadata_url}")
+    # The MCP authorization spec has clients refuse servers that do not advertise
+    # S256 PKCE, absence of the field included: without it the code is unprotected.
+    methods = server_meta.code_challenge_methods_supported
+    if not methods or "S256" not in methods:
+        raise OAuthFlowError(
+            f"authorization server {issuer} does not advertise PKCE with S256 "
+            f"(code_challenge_methods_supported: {methods}); this flow requires it"
+        )
+
+
+def _check_resource(meta: ProtectedResourceMetadata, server_url: str, metadata_url: str) -> None:
+    """RFC 9728 §3.3: metadata describing another resource must not be used.
+
+    The resource named here becomes the audience of the token, and the token is then sent
+    to ``server_url``: a server advertising someone else's resource would collect a token
+    it could replay there.
+    """
+    if meta.resource is None:
+        return  # nothing to mismatch: the token is asked for server_url itself
+    allowed = resource_identifiers(server_url, metadata_url)
+    if not any(same_identifier(meta.resource, identifier) for identifier in allowed):
+        raise OAuthFlowError(
+            f"protected resource metadata at {metadata_url} is for resource "
+            f"{meta.resource!r}, not for the MCP server {server_url!r}; refusing to ask for "
+            "a token meant for another resource (RFC 9728: the resource must be the server's)"
+        )
+
+
+def _require_secure(url: str, what: str) -> None:
+    if not is_secure_endpoint(url):
+        raise OAuthFlowError(
+            f"{what} ({url!r}) is not https; the OAuth flow allows plain http only to "
+            "loopback hosts (localhost, 127.0.0.0/8, ::1)"
+        )
 
 
 async def register_client(
@@ -516,37 +585,37 @@ async def _protected_resource_metadata(
     status, challenge = await _probe(server_url, http)
     if status == 401 and "resource_metadata" in challenge:
         candidates.append(challenge["resource_metadata"])
-    parts = urlsplit(server_url)
-    origin = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
-    path = parts.path.rstrip("/")
+    root = origin(server_url)
+    path = urlsplit(server_url).path.rstrip("/")
     if path:
-        candidates.append(f"{origin}/.well-known/oauth-protected-resource{path}")
-    candidates.append(f"{origin}/.well-known/oauth-protected-resource")
+        candidates.append(f"{root}{RESOURCE_METADATA_PATH}{path}")
+    candidates.append(f"{root}{RESOURCE_METADATA_PATH}")
     for url in candidates:
+        _require_secure(url, "the protected resource metadata URL")
         found = await _get_json(http, url)
-        if found is not None:
-            try:
-                return ProtectedResourceMetadata.model_validate(found)
-            except ValidationError as exc:
-                raise OAuthFlowError(
-                    f"protected resource metadata at {url} is invalid: {exc}"
-                ) from exc
+        if found is None:
+            continue
+        try:
+            meta = ProtectedResourceMetadata.model_validate(found)
+        except ValidationError as exc:
+            raise OAuthFlowError(f"protected resource metadata at {url} is invalid: {exc}") from exc
+        _check_resource(meta, server_url, url)
+        return meta
     return None
 
 
 def _authorization_metadata_urls(issuer: str) -> list[str]:
-    parts = urlsplit(issuer)
-    origin = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
-    path = parts.path.rstrip("/")
+    root = origin(issuer)
+    path = urlsplit(issuer).path.rstrip("/")
     if not path:
         return [
-            f"{origin}/.well-known/oauth-authorization-server",
-            f"{origin}/.well-known/openid-configuration",
+            f"{root}/.well-known/oauth-authorization-server",
+            f"{root}/.well-known/openid-configuration",
         ]
     return [
-        f"{origin}/.well-known/oauth-authorization-server{path}",
-        f"{origin}/.well-known/openid-configuration{path}",
-        f"{origin}{path}/.well-known/openid-configuration",
+        f"{root}/.well-known/oauth-authorization-server{path}",
+        f"{root}/.well-known/openid-configuration{path}",
+        f"{root}{path}/.well-known/openid-configuration",
     ]
 
 
@@ -567,6 +636,10 @@ async def _probe(server_url: str, http: httpx.AsyncClient) -> tuple[int, dict[st
 
 
 async def _send(http: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    if method != "GET":
+        # Registration and token requests carry credentials: never re-sent to wherever a
+        # redirect points (possibly plain http); an endpoint that redirects simply fails.
+        kwargs.setdefault("follow_redirects", False)
     try:
         return await http.request(method, url, **kwargs)
     except httpx.HTTPError as exc:
@@ -574,7 +647,7 @@ async def _send(http: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -
 
 
 async def _get_json(http: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
-    response = await _send(http, "GET", url, headers={"Accept": "application/json"})
+    response = await _get_following_secure_redirects(http, url)
     if response.status_code != 200:
         return None
     try:
@@ -582,6 +655,25 @@ async def _get_json(http: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
+
+
+async def _get_following_secure_redirects(http: httpx.AsyncClient, url: str) -> httpx.Response:
+    """GET ``url``, following redirects by hand so that each target is checked first.
+
+    A metadata document fetched through a plain-http hop could have been rewritten on the
+    way, so a redirect obeys the same https rule as the URL itself, and an insecure target
+    is refused without being requested.
+    """
+    target = url
+    for _ in range(_MAX_REDIRECTS + 1):
+        response = await _send(
+            http, "GET", target, headers={"Accept": "application/json"}, follow_redirects=False
+        )
+        if not response.is_redirect:
+            return response
+        target = str(response.url.join(response.headers["location"]))
+        _require_secure(target, f"the redirect from {url}")
+    raise OAuthFlowError(f"GET {url} was redirected more than {_MAX_REDIRECTS} times")
 
 
 def _json_object(response: httpx.Response, step: str) -> dict[str, Any]:
