@@ -41,6 +41,7 @@ from akgentic.tool.workspace.tool import (
     WorkspaceWrite,
 )
 from akgentic.tool.workspace.workspace import (
+    DEFAULT_MAX_FILE_BYTES,
     DEFAULT_WORKSPACE_ID,
     Filesystem,
     Workspace,
@@ -48,6 +49,7 @@ from akgentic.tool.workspace.workspace import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_WORKSPACE_ID",
     "DOCUMENT_EXTENSIONS",
     "EDIT_STRATEGIES",

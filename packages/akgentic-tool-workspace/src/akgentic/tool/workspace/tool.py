@@ -22,6 +22,7 @@ from akgentic.tool.workspace._files import printable
 from akgentic.tool.workspace.edit import EditItem, EditMatcher
 from akgentic.tool.workspace.readers import DocumentReader
 from akgentic.tool.workspace.workspace import (
+    DEFAULT_MAX_FILE_BYTES,
     DEFAULT_WORKSPACE_ID,
     Filesystem,
     GrepEngine,
@@ -170,6 +171,11 @@ class WorkspaceTool(ToolCard):
         default=None, description="Directory name under the workspaces root; default: team id."
     )
     read_only: bool = Field(default=False, description="Expose the reading capabilities only.")
+    max_file_bytes: int = Field(
+        default=DEFAULT_MAX_FILE_BYTES,
+        ge=1,
+        description="Largest file that write, edit, patch, documents and images take on.",
+    )
 
     workspace_read: bool | WorkspaceRead = True
     workspace_list: bool | WorkspaceList = True
@@ -192,7 +198,7 @@ class WorkspaceTool(ToolCard):
 
     def get_workspace(self) -> Filesystem:
         """The workspace directory, created when missing."""
-        return get_workspace(self.resolved_workspace_id())
+        return get_workspace(self.resolved_workspace_id(), max_file_bytes=self.max_file_bytes)
 
     def get_tools(self) -> list[Callable[..., Any]]:
         return [fn for _, fn in self._capabilities(TOOL_CALL)]
