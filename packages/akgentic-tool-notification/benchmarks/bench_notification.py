@@ -29,7 +29,12 @@ from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent, team_tool_actor
-from akgentic.tool.notification import NotificationActor, NotificationConfig, NotificationTool
+from akgentic.tool.notification import (
+    PENDING_MAX_PER_AGENT,
+    NotificationActor,
+    NotificationConfig,
+    NotificationTool,
+)
 
 MODULE = "akgentic_notification_bench"
 OWNERS = 20
@@ -65,6 +70,22 @@ def _median(fn: Callable[[], Any], repeat: int) -> float:
     for _ in range(repeat):
         started = time.perf_counter()
         fn()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def _median_register(
+    register: Callable[..., Any], notifier: NotificationActor, repeat: int
+) -> float:
+    """Median of ``repeat`` registrations by one agent, cleared (untimed) whenever it reaches
+    the per-agent limit on pending entries."""
+    samples = []
+    for i in range(repeat):
+        if i and i % PENDING_MAX_PER_AGENT == 0:
+            for entry in notifier.pending().entries:
+                notifier.cancel(entry.owner_id, entry.id)
+        started = time.perf_counter()
+        register("benchmark entry", 300)
         samples.append(time.perf_counter() - started)
     return statistics.median(samples)
 
@@ -118,7 +139,7 @@ def main() -> None:
         register = ToolFactory([card], observer=carrier).commands.get("register_notification")
 
         bare_ask = _median(notifier.now, 501)
-        reg = _median(lambda: register("benchmark entry", 300), 501)
+        reg = _median_register(register, notifier, 501)
         print(
             f"register_notification   {reg * 1e6:8.0f} us   bare ask {bare_ask * 1e6:6.0f} us"
             f"   ratio {reg / bare_ask:5.1f}x"
@@ -128,8 +149,13 @@ def main() -> None:
             notifier.cancel(entry.owner_id, entry.id)
 
         # 1,000 entries, one per (owner, k), all due at the same later instant.
+        # One card per owner: a card captures the agent it is attached to, so sharing one
+        # would register every entry for the last owner bound.
         regs = [
-            ToolFactory([card], observer=owner).commands.get("register_notification")  # type: ignore[list-item]
+            ToolFactory(
+                [NotificationTool(message_class=card.message_class)],
+                observer=owner,
+            ).commands.get("register_notification")
             for owner in owners
         ]
         for k in range(ENTRIES // OWNERS):

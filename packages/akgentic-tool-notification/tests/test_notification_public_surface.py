@@ -8,9 +8,12 @@ import akgentic.tool.notification as notification
 def test_all_is_pinned() -> None:
     assert sorted(notification.__all__) == sorted(
         [
+            "CONTENT_MAX_CHARS",
             "DEFAULT_MESSAGE_CLASS",
             "NOTIFICATION_ACTOR_NAME",
+            "NOTIFICATION_ID_MAX_CHARS",
             "NOTIFICATION_TYPE",
+            "PENDING_MAX_PER_AGENT",
             "CancelNotification",
             "Clock",
             "NotificationActor",

@@ -7,9 +7,12 @@ each one to its owner as an instance of the card's ``message_class``.
 
 from akgentic.tool.notification.actor import Clock, NotificationActor, SystemClock
 from akgentic.tool.notification.models import (
+    CONTENT_MAX_CHARS,
     DEFAULT_MESSAGE_CLASS,
     NOTIFICATION_ACTOR_NAME,
+    NOTIFICATION_ID_MAX_CHARS,
     NOTIFICATION_TYPE,
+    PENDING_MAX_PER_AGENT,
     NotificationConfig,
     NotificationListing,
     NotificationState,
@@ -24,9 +27,12 @@ from akgentic.tool.notification.tool import (
 )
 
 __all__ = [
+    "CONTENT_MAX_CHARS",
     "DEFAULT_MESSAGE_CLASS",
     "NOTIFICATION_ACTOR_NAME",
+    "NOTIFICATION_ID_MAX_CHARS",
     "NOTIFICATION_TYPE",
+    "PENDING_MAX_PER_AGENT",
     "CancelNotification",
     "Clock",
     "NotificationActor",

@@ -21,8 +21,10 @@ from akgentic.core.actor_address_impl import ActorAddressImpl
 from akgentic.core.agent import Akgent
 from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.errors import RetriableError
 from akgentic.tool.notification.models import (
     NOTIFICATION_TYPE,
+    PENDING_MAX_PER_AGENT,
     NotificationConfig,
     NotificationListing,
     NotificationState,
@@ -131,9 +133,21 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         delay_seconds: float,
         message_class: str,
     ) -> PendingNotification:
-        """Schedule ``content`` for ``owner`` in ``delay_seconds``; returns the new entry."""
+        """Schedule ``content`` for ``owner`` in ``delay_seconds``; returns the new entry.
+
+        Raises ``RetriableError`` (nothing stored) when the owner already has
+        ``PENDING_MAX_PER_AGENT`` entries pending. Counted here, on the actor's thread, so
+        concurrent registrations of one agent cannot overshoot the limit together.
+        """
         if delay_seconds <= 0:
             raise ValueError(f"delay_seconds must be positive, got {delay_seconds}")
+        held = sum(1 for e in self.state.pending if e.owner_id == owner.agent_id)
+        if held >= PENDING_MAX_PER_AGENT:
+            raise RetriableError(
+                f"you already have {held} pending notifications, the most one agent may hold "
+                f"({PENDING_MAX_PER_AGENT}); cancel some (cancel_notification) or wait for "
+                "them to come due (nothing was changed)"
+            )
         now = self._clock.now()
         entry = PendingNotification(
             id=self._new_id(),

@@ -1,7 +1,10 @@
 """Data of the notification tool: the pending entries, the actor's state and config.
 
 Also home to :func:`resolve_message_class`, the bind-time check of the dotted path a
-deployment picks for the message delivered when an entry comes due.
+deployment picks for the message delivered when an entry comes due, and to the limits on
+what a model may hand the tool: every pending entry is stored, persisted with the actor's
+state on each change and delivered back into its owner's conversation, so its size and
+number are bounded.
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ from akgentic.core.agent_state import BaseState
 from akgentic.core.messages.message import Message
 
 __all__ = [
+    "CONTENT_MAX_CHARS",
     "DEFAULT_MESSAGE_CLASS",
     "NOTIFICATION_ACTOR_NAME",
+    "NOTIFICATION_ID_MAX_CHARS",
     "NOTIFICATION_TYPE",
+    "PENDING_MAX_PER_AGENT",
     "NotificationConfig",
     "NotificationListing",
     "NotificationState",
@@ -36,6 +42,17 @@ NOTIFICATION_TYPE = "notification"
 
 DEFAULT_MESSAGE_CLASS = "akgentic.agent.messages.AgentMessage"
 """Delivery class used when a card names none; it ships with the ``akgentic-agent`` package."""
+
+CONTENT_MAX_CHARS = 2_000
+"""Longest notification text, in characters: a reminder, not a document (a 2,000-character
+note already holds a full paragraph of instructions to oneself)."""
+
+PENDING_MAX_PER_AGENT = 100
+"""Most entries one agent may have pending at once. With the default 300 s delay cap, more
+than this means a loop, not a plan."""
+
+NOTIFICATION_ID_MAX_CHARS = 64
+"""Longest ``notification_id`` looked at; ids are 8 characters, so a longer one is a mistake."""
 
 # Where the default class comes from, for the error raised when it is not installed.
 _DEFAULT_CLASS_DISTRIBUTION = "akgentic-agent"

@@ -21,9 +21,12 @@ from akgentic.tool.core.channels import COMMAND, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.params import BaseToolParam, resolve_param
 from akgentic.tool.errors import RetriableError
+from akgentic.tool.notification._arguments import check_bool, check_seconds, check_text
 from akgentic.tool.notification.actor import NotificationActor
 from akgentic.tool.notification.models import (
+    CONTENT_MAX_CHARS,
     DEFAULT_MESSAGE_CLASS,
+    NOTIFICATION_ID_MAX_CHARS,
     NotificationConfig,
     NotificationListing,
     PendingNotification,
@@ -161,9 +164,12 @@ class NotificationTool(ToolCard):
             remind yourself if nothing has happened by then.
 
             Args:
-                content: The text you will receive when the notification comes due.
+                content: The text you will receive when the notification comes due (at
+                    most 2,000 characters).
                 delay_seconds: Seconds from now until delivery (1 to the configured maximum).
             """
+            content = check_text("content", content, CONTENT_MAX_CHARS)
+            delay_seconds = check_seconds("delay_seconds", delay_seconds)
             if not 1 <= delay_seconds <= max_delay:
                 raise RetriableError(
                     f"delay_seconds must be between 1 and {max_delay}, got {delay_seconds}; "
@@ -192,9 +198,10 @@ class NotificationTool(ToolCard):
                 all: False (default) lists your own; True lists every team member's, each
                     marked with its owner. You can still cancel only your own.
             """
+            show_all = check_bool("all", all)
             actor, owner = card._bound()
-            listing = _ask(lambda: actor.pending(None if all else owner.agent_id))
-            return _render_listing(listing, show_owner=all)
+            listing = _ask(lambda: actor.pending(None if show_all else owner.agent_id))
+            return _render_listing(listing, show_owner=show_all)
 
         return pending_notification
 
@@ -207,8 +214,9 @@ class NotificationTool(ToolCard):
             Args:
                 notification_id: The id returned when you registered it.
             """
+            wanted = check_text("notification_id", notification_id, NOTIFICATION_ID_MAX_CHARS)
+            wanted = wanted.strip()
             actor, owner = card._bound()
-            wanted = notification_id.strip()
             removed = _ask(lambda: actor.cancel(owner.agent_id, wanted))
             if removed is None:
                 mine = _ask(lambda: actor.pending(owner.agent_id)).entries
