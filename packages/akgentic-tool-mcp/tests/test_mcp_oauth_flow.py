@@ -9,6 +9,7 @@ redirect to the flow's local listener, as a user's browser would after consent.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import logging
@@ -173,15 +174,107 @@ async def test_a_refusal_in_the_browser(oauth_server: str) -> None:
         await authorize_mcp_server(oauth_server, open_browser=refusing_browser, timeout=20)
 
 
-async def test_a_redirect_with_a_forged_state_is_rejected(oauth_server: str) -> None:
+async def test_stray_redirects_are_turned_away_and_the_real_one_still_completes(
+    oauth_server: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="akgentic.tool.mcp.oauth_handler")
+    pages: list[httpx.Response] = []
+
+    async def browser_with_strays(url: str) -> bool:
+        redirect = parse_qs(urlsplit(url).query)["redirect_uri"][0]
+        async with httpx.AsyncClient() as client:
+            # Before the user has even consented: a forged code, a code without a state,
+            # and a forged refusal. None of them may end (or feed) the flow.
+            for query in (
+                {"code": "stolen", "state": "forged"},
+                {"code": "stolen"},
+                {"error": "access_denied", "state": "forged"},
+            ):
+                pages.append(await client.get(f"{redirect}?{urlencode(query)}"))
+            consent = await client.get(url)
+            pages.append(await client.get(consent.headers["location"]))
+        return True
+
+    token = await authorize_mcp_server(oauth_server, open_browser=browser_with_strays, timeout=20)
+    *strays, landing = pages
+    assert [page.status_code for page in strays] == [400, 400, 400]
+    for page in strays:
+        assert "wrong or missing" in page.text
+        assert "Done" not in page.text
+    assert landing.status_code == 200
+    assert "Done" in landing.text
+    # The token came from the real code (the forged one would have failed the exchange)
+    # and the server accepts it.
+    card = MCPTool(
+        connection=MCPHTTPConnectionConfig(url=oauth_server, bearer_token=token.access_token)
+    )
+    script = ScriptedModel(calls=[("add", {"a": 1, "b": 2})])
+    await Agent(script.model(), toolsets=card.get_toolsets()).run("go")
+    (added,) = script.results()
+    assert isinstance(added, ToolReturnPart)
+    assert added.content == 3
+    turned_away = [r for r in caplog.records if "wrong or missing state" in r.getMessage()]
+    assert len(turned_away) == 3
+    assert "forged" not in caplog.text
+    assert "stolen" not in caplog.text
+
+
+async def test_a_forged_redirect_alone_leaves_the_flow_waiting_until_it_times_out(
+    oauth_server: str,
+) -> None:
     async def forging_browser(url: str) -> bool:
         redirect = parse_qs(urlsplit(url).query)["redirect_uri"][0]
         async with httpx.AsyncClient() as client:
-            await client.get(f"{redirect}?code=stolen&state=forged")
+            page = await client.get(f"{redirect}?code=stolen&state=forged")
+        assert page.status_code == 400
         return True
 
-    with pytest.raises(OAuthFlowError, match="wrong state"):
-        await authorize_mcp_server(oauth_server, open_browser=forging_browser, timeout=20)
+    with pytest.raises(
+        OAuthFlowError,
+        match=r"within 0\.5 s \(1 request\(s\) with a wrong or missing state were turned away\)",
+    ):
+        await authorize_mcp_server(oauth_server, open_browser=forging_browser, timeout=0.5)
+
+
+async def test_the_callback_takes_only_the_pending_state_and_only_once() -> None:
+    async with listen_for_callback() as callback, httpx.AsyncClient() as client:
+        uri = callback.redirect_uri
+        # Nothing is pending yet: even a well-formed answer is turned away.
+        early = await client.get(f"{uri}?code=c&state=s-1")
+        assert early.status_code == 400
+        assert "No sign-in is waiting" in early.text
+        callback.expect("s-1")
+        waiting = asyncio.ensure_future(callback.wait())
+        assert (await client.get(f"{uri}?code=c&state=s-10")).status_code == 400
+        assert (await client.get(f"{uri}?code=c&state=")).status_code == 400
+        assert not waiting.done()
+        answer = await client.get(f"{uri}?code=the-code&state=s-1")
+        assert answer.status_code == 200
+        assert await asyncio.wait_for(waiting, 5) == {"code": "the-code", "state": "s-1"}
+        # A replay of the same redirect finds nothing pending.
+        replay = await client.get(f"{uri}?code=other&state=s-1")
+        assert replay.status_code == 400
+        assert "No sign-in is waiting" in replay.text
+        assert await callback.wait() == {"code": "the-code", "state": "s-1"}
+
+
+async def test_a_refusal_with_a_forged_state_does_not_fail_the_flow_but_the_real_one_does(
+    oauth_server: str,
+) -> None:
+    async def refusing_browser(url: str) -> bool:
+        query = parse_qs(urlsplit(url).query)
+        redirect = query["redirect_uri"][0]
+        async with httpx.AsyncClient() as client:
+            forged = {"error": "server_error", "state": "forged"}
+            assert (await client.get(f"{redirect}?{urlencode(forged)}")).status_code == 400
+            real = {"error": "access_denied", "state": query["state"][0]}
+            page = await client.get(f"{redirect}?{urlencode(real)}")
+            assert page.status_code == 200
+            assert "refused" in page.text
+        return True
+
+    with pytest.raises(OAuthFlowError, match="refused: access_denied$"):
+        await authorize_mcp_server(oauth_server, open_browser=refusing_browser, timeout=20)
 
 
 async def test_no_browser_and_no_user_times_out_and_logs_the_url(

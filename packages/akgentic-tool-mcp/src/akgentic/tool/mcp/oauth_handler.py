@@ -10,8 +10,14 @@ MCP authorization spec lays out, done here step by step:
    authorization, token and registration endpoints;
 3. register a public client on the fly (RFC 7591) unless a ``client_id`` is given;
 4. open the authorization URL in the browser, with a PKCE challenge (RFC 7636), and wait
-   on a one-shot HTTP listener on 127.0.0.1 for the redirect that carries the code;
+   on an HTTP listener on 127.0.0.1 for the redirect that carries the code and the
+   request's ``state`` (any other request to it is turned away);
 5. exchange the code, with the PKCE verifier, at the token endpoint.
+
+Metadata is checked before it is trusted: the protected resource must be the MCP server
+itself, the authorization server's ``issuer`` must be the server it was looked up for, and
+every URL involved must be https unless it points at a loopback host. Tokens, client
+secrets, codes and PKCE verifiers are kept out of reprs, error messages and log lines.
 
 :func:`authorize_mcp_server` runs all of it and returns an :class:`OAuthToken`; pass its
 ``access_token`` as ``MCPHTTPConnectionConfig.bearer_token``. Each step is also available
@@ -33,6 +39,7 @@ import webbrowser
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from html import escape
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -331,7 +338,8 @@ async def request_authorization_code(
     """The browser step: send the user to authorize, wait for the redirect with the code.
 
     ``callback`` (from :func:`listen_for_callback`) provides the redirect URI, which must be
-    one registered for ``client``.
+    one registered for ``client``; it is bound to this request's ``state``, so only the
+    matching redirect is taken (others get an error page while the wait goes on).
     """
     redirect_uri = callback.redirect_uri
     pkce = new_pkce_pair()
@@ -350,6 +358,7 @@ async def request_authorization_code(
         query["resource"] = resource
     endpoint = server_meta.authorization_endpoint
     url = endpoint + ("&" if urlsplit(endpoint).query else "?") + urlencode(query)
+    callback.expect(state)
 
     opened = open_browser(url)
     if inspect.isawaitable(opened):
@@ -360,11 +369,15 @@ async def request_authorization_code(
     try:
         params = await asyncio.wait_for(callback.wait(), timeout)
     except TimeoutError:
+        turned_away = (
+            f" ({callback.rejected} request(s) with a wrong or missing state were turned away)"
+            if callback.rejected
+            else ""
+        )
         raise OAuthFlowError(
-            f"no authorization arrived at {redirect_uri} within {timeout:g} s"
+            f"no authorization arrived at {redirect_uri} within {timeout:g} s{turned_away}"
         ) from None
-    if params.get("state") != state:
-        raise OAuthFlowError("the authorization redirect carried a wrong state; ignoring it")
+    # The callback only hands over the redirect carrying `state`.
     if "error" in params:
         description = params.get("error_description", "")
         raise OAuthFlowError(
@@ -505,23 +518,38 @@ _PAGE = (
 
 
 class AuthorizationCallback:
-    """A one-shot HTTP listener on 127.0.0.1 that catches the authorization redirect.
+    """An HTTP listener on 127.0.0.1 that catches the authorization redirect.
 
     Open one with :func:`listen_for_callback`; its ``redirect_uri`` is what the client
-    registers and sends in the authorization request.
+    registers and sends in the authorization request. It is bound to the ``state`` of one
+    authorization request (:meth:`expect`): only the redirect that carries that state ends
+    :meth:`wait`. A request with another state, or none, gets an error page and is
+    otherwise ignored, so a stray or forged request can neither end the flow nor feed it a
+    code; until :meth:`expect` is called every request is turned away.
     """
 
     path = "/callback"
 
     def __init__(self) -> None:
         self._result: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
+        self._state: str | None = None
         self.port = 0
+        # Requests to the callback path turned away since `expect` (reported on timeout).
+        self.rejected = 0
 
     @property
     def redirect_uri(self) -> str:
         return f"http://127.0.0.1:{self.port}{self.path}"
 
+    def expect(self, state: str) -> None:
+        """Accept only the redirect carrying ``state`` (call it before the user is sent off)."""
+        if self._result.done():
+            self._result = asyncio.get_running_loop().create_future()
+        self._state = state
+        self.rejected = 0
+
     async def wait(self) -> dict[str, str]:
+        """The query parameters of the redirect that carried the expected state."""
         return await asyncio.shield(self._result)
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -535,12 +563,7 @@ class AuthorizationCallback:
                 await self._reply(writer, 404, "Not found", "Nothing here.")
                 return
             params = {k: v[0] for k, v in parse_qs(parts.query).items()}
-            if "error" in params:
-                await self._reply(writer, 200, "Authorization refused", "You can close this tab.")
-            else:
-                await self._reply(writer, 200, "Authorized", "Done: you can close this tab.")
-            if not self._result.done():
-                self._result.set_result(params)
+            await self._reply(writer, *self._accept(params))
         except (TimeoutError, ConnectionError, ValueError):
             # A slow, dropped or oversized request (ValueError covers both an over-long line
             # and undecodable bytes): not the redirect we wait for.
@@ -550,16 +573,50 @@ class AuthorizationCallback:
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
 
+    def _accept(self, params: dict[str, str]) -> tuple[int, str, str]:
+        """Settle the flow if ``params`` answer the pending request; the page to show."""
+        if self._state is None or self._result.done():
+            return 400, "Nothing to authorize", _NOTHING_PENDING
+        if not _same_secret(params.get("state", ""), self._state):
+            self.rejected += 1
+            # The values stay out of the log: a state or code is not for log files.
+            logger.warning(
+                "Turned away a request to the OAuth callback %s with a wrong or missing state",
+                self.redirect_uri,
+            )
+            return 400, "Not accepted", _WRONG_STATE
+        self._result.set_result(params)
+        if "error" in params:
+            return 200, "Authorization refused", "You can close this tab."
+        if not params.get("code"):
+            return 400, "Authorization failed", _NO_CODE
+        return 200, "Authorized", "Done: you can close this tab."
+
     @staticmethod
     async def _reply(writer: asyncio.StreamWriter, status: int, title: str, message: str) -> None:
         body = _PAGE.format(title=escape(title), message=escape(message)).encode()
-        reason = "OK" if status == 200 else "Not Found"
         writer.write(
-            f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/html; charset=utf-8\r\n"
+            f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
+            "Content-Type: text/html; charset=utf-8\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
             + body
         )
         await writer.drain()
+
+
+_NOTHING_PENDING = (
+    "No sign-in is waiting for this answer (it may have finished already). You can close this tab."
+)
+_WRONG_STATE = (
+    "This answer does not belong to the sign-in in progress (its state is wrong or "
+    "missing), so it was ignored. Finish signing in from the page the application opened."
+)
+_NO_CODE = "The answer carried no authorization code; the sign-in failed. You can close this tab."
+
+
+def _same_secret(given: str, expected: str) -> bool:
+    # Constant-time, so the state cannot be guessed a character at a time.
+    return secrets.compare_digest(given.encode(), expected.encode())
 
 
 @contextlib.asynccontextmanager
