@@ -51,6 +51,7 @@ def _names(card: WorkspaceTool) -> set[str]:
 def test_public_surface_is_pinned() -> None:
     assert len(workspace_package.__all__) == len(set(workspace_package.__all__))
     assert set(workspace_package.__all__) == {
+        "DEFAULT_MAX_FILE_BYTES",
         "DEFAULT_WORKSPACE_ID",
         "DOCUMENT_EXTENSIONS",
         "EDIT_STRATEGIES",

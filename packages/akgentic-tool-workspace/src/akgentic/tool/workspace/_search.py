@@ -14,6 +14,7 @@ import codecs
 import contextlib
 import os
 import re
+import resource
 import shutil
 import stat
 import subprocess
@@ -336,8 +337,9 @@ _NO_PREFILTER = re.compile(r"\\A|\\Z|\(\?<?!|\(\?>|[*+?}]\+")
 #: closes each descriptor.
 GrepSources = Generator[tuple[str, int], None, None]
 
-# Files handed to one ripgrep run by descriptor (each stays open until that run ends).
-_RG_BATCH = 512
+# Files handed to one ripgrep run by descriptor (each stays open until that run ends): as
+# many as half the descriptor limit allows, since every extra run costs a process start.
+_RG_BATCH = max(64, min(8192, resource.getrlimit(resource.RLIMIT_NOFILE)[0] // 2))
 # How much of a file the Python engine holds at a time; lines are never split across blocks.
 _BLOCK = 1 << 20
 # The Python engine gives up on a file whose single line outgrows this (ripgrep does not).
@@ -365,8 +367,7 @@ def tree_sources(dir_fd: int, prefix: str, include: str | None) -> GrepSources:
             if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
                 os.close(fd)
                 continue
-            os.set_blocking(fd, True)
-            yield relative, fd
+            yield relative, fd  # O_NONBLOCK is meaningless for a regular file: left set
     finally:
         os.close(dir_fd)
 
