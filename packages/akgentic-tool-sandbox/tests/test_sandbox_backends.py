@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from akgentic.tool.sandbox.actor import SandboxSettings
 from akgentic.tool.sandbox.bwrap import BwrapSandboxActor
 from akgentic.tool.sandbox.docker import (
     CONTAINER_WORKSPACE,
@@ -31,6 +32,8 @@ from akgentic.tool.sandbox.seatbelt import SANDBOX_EXEC, seatbelt_argv, seatbelt
 from akgentic.tool.sandbox.tool import ExecTool, _await_result, _resolve_auto_mode
 
 Bind = Callable[..., tuple[ExecTool, Callable[[str], str]]]
+
+_MIB = 1024 * 1024
 
 
 # --- auto mode -------------------------------------------------------------------------
@@ -109,6 +112,17 @@ def test_docker_command_lines() -> None:
         "docker", container="c", image="i", workspace_dir="/w", network=True
     )
     assert networked[networked.index("--network") + 1] == "bridge"
+    tmp_bytes, shm_bytes = SandboxSettings(memory_bytes=64 * _MIB).scratch_sizes()
+    sized = docker_run_argv(
+        "docker", container="c", image="i", workspace_dir="/w",
+        tmp_bytes=tmp_bytes, shm_bytes=shm_bytes,
+    )  # fmt: skip
+    start = sized.index("--shm-size")
+    assert sized[start : start + 4] == [
+        "--shm-size", f"{16 * _MIB}b",
+        "--tmpfs", f"/tmp:rw,exec,nosuid,nodev,mode=1777,size={48 * _MIB}",
+    ]  # fmt: skip
+    assert networked[networked.index("--network") + 1] == "bridge"
     assert docker_exec_argv(
         "docker",
         container="akgentic-sandbox-t1",
@@ -119,6 +133,39 @@ def test_docker_command_lines() -> None:
         "docker", "exec", "--workdir", "/workspace", "--env", "A=1", "--env", "B=2",
         "akgentic-sandbox-t1", "timeout", "--kill-after=2", "30", "bash", "-c", "pytest -q",
     ]  # fmt: skip
+
+
+def test_scratch_sizes_split_one_budget_between_tmp_and_shm() -> None:
+    """/tmp and /dev/shm together hold what one command may allocate, never more."""
+    assert SandboxSettings().scratch_sizes() == (448 * _MIB, 64 * _MIB)
+    assert SandboxSettings(memory_bytes=None).scratch_sizes() == (448 * _MIB, 64 * _MIB)
+    assert SandboxSettings(memory_bytes=2048 * _MIB).scratch_sizes() == (1984 * _MIB, 64 * _MIB)
+    assert SandboxSettings(tmpfs_bytes=8 * _MIB).scratch_sizes() == (6 * _MIB, 2 * _MIB)
+    # A tmpfs of size 0 is unlimited: the smallest budget still gives one page each.
+    assert SandboxSettings(tmpfs_bytes=1).scratch_sizes() == (4096, 4096)
+
+
+def test_docker_run_bounds_the_container_scratch_space(
+    bind_exec: Bind, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``--tmpfs``, /tmp in the container was host disk (its writable layer).
+
+    No engine here: a stand-in ``docker`` executable first on PATH records the command
+    lines the real actor runs, so the wiring from the configuration is what is checked.
+    """
+    log = tmp_path / "docker.log"
+    fake = tmp_path / "bin" / "docker"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
+    monkeypatch.setenv(IMAGE_ENV, "prebuilt/sandbox:1")
+    _, run = bind_exec(mode="docker", memory_bytes=64 * _MIB)
+    assert run("echo hi").startswith("exit_code: 0")
+    started = next(line for line in log.read_text().splitlines() if line.startswith("run "))
+    assert f"--memory {64 * _MIB}b" in started
+    assert f"--shm-size {16 * _MIB}b" in started
+    assert f"--tmpfs /tmp:rw,exec,nosuid,nodev,mode=1777,size={48 * _MIB}" in started
 
 
 def test_container_name_is_docker_safe() -> None:

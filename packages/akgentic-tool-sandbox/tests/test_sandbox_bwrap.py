@@ -123,6 +123,33 @@ def test_read_only_paths_are_readable_not_writable(bind_exec: Bind, tmp_path: Pa
     assert not (shared / "new.txt").exists()
 
 
+_MIB = 1024 * 1024
+
+
+def test_scratch_filesystems_hold_no_more_than_the_memory_limit(bind_exec: Bind) -> None:
+    """The review's finding: /tmp and /dev/shm were unsized tmpfs mounts (half the host's
+    RAM each) and /dev a writable one, so files there held memory far past ``memory_bytes``.
+    Now /tmp and /dev/shm share the memory limit between them and /dev is read-only."""
+    _, run = bind_exec(mode="bwrap", memory_bytes=64 * _MIB)
+    fill = "; ".join(
+        f"head -c 100000000 /dev/zero > {target} 2>/dev/null; stat -c %s {target}"
+        for target in ("/tmp/fill", "/dev/shm/fill")
+    )
+    answer = run(f"bash -c '{fill}; echo x > /dev/fill'")
+    held = [int(line) for line in answer.split("--- stdout ---\n")[1].split("\n")[:2]]
+    assert held == [48 * _MIB, 16 * _MIB]  # three quarters and one quarter of 64 MiB
+    assert "/dev/fill: Read-only file system" in answer
+    # Devices in the read-only /dev still work.
+    assert run("bash -c 'echo gone > /dev/null && echo ok'").endswith("ok")
+
+
+def test_tmpfs_bytes_overrides_the_memory_limit(bind_exec: Bind) -> None:
+    _, run = bind_exec(mode="bwrap", tmpfs_bytes=8 * _MIB)
+    answer = run("bash -c 'head -c 20000000 /dev/zero > /tmp/f; stat -c %s /tmp/f'")
+    assert "No space left on device" in answer
+    assert answer.split("--- stdout ---\n")[1].startswith(str(6 * _MIB))
+
+
 def test_command_line_shape() -> None:
     argv = bwrap_argv(
         bwrap="/usr/bin/bwrap",
@@ -136,9 +163,17 @@ def test_command_line_shape() -> None:
         "/usr/bin/bwrap", "--die-with-parent", "--new-session", "--unshare-all",
         "--unshare-user", "--cap-drop", "ALL", "--hostname", "sandbox",
         "--ro-bind-try", "/etc/passwd", "/etc/passwd",
-        "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+        "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--tmpfs", "/tmp",
         "--bind", "/w/team", "/w/team", "--remount-ro", "/", "--chdir", "/w/team",
         "--", "/bin/bash", "-c", "ls -la",
+    ]  # fmt: skip
+    sized = bwrap_argv(
+        bwrap="bwrap", workspace_dir="/w", shell="sh", command="x", tmp_bytes=300, shm_bytes=100
+    )
+    start = sized.index("--dev")
+    assert sized[start : start + 12] == [
+        "--dev", "/dev", "--size", "100", "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+        "--size", "300", "--tmpfs", "/tmp",
     ]  # fmt: skip
     networked = bwrap_argv(bwrap="bwrap", workspace_dir="/w", shell="sh", command="x", network=True)
     assert networked.index("--share-net") == networked.index("--unshare-user") + 1

@@ -64,6 +64,9 @@ ALLOWED_COMMANDS: frozenset[str] = frozenset(
 # to start, to kill the group at the deadline and to drain the pipes.
 _RESULT_MARGIN_SECONDS = 5.0
 _MIB = 1024 * 1024
+_DEFAULT_SCRATCH_BYTES = 512 * _MIB
+_SHM_CAP_BYTES = 64 * _MIB
+_PAGE_BYTES = 4096
 
 # Process groups of the commands running right now, by request key (keys are uuid4, so
 # one table serves every sandbox in the process). Lets a stopping sandbox kill its
@@ -131,6 +134,14 @@ class SandboxSettings(BaseModel):
             "for root: run the sandbox under `run_as_uid` when the host process is root."
         ),
     )
+    tmpfs_bytes: int | None = Field(
+        default=None,
+        gt=0,
+        description=(
+            "Total size of the in-memory /tmp and /dev/shm of bwrap and docker. None: "
+            "memory_bytes, or 512 MiB when memory_bytes is None too."
+        ),
+    )
     network: bool = Field(default=False, description="Let isolating backends reach the network.")
     allowed_commands: list[str] = Field(default_factory=lambda: sorted(ALLOWED_COMMANDS))
     env: dict[str, str] = Field(
@@ -144,6 +155,19 @@ class SandboxSettings(BaseModel):
         default=None, ge=0, description="Run commands under this uid (needs root)."
     )
     run_as_gid: int | None = Field(default=None, ge=0, description="... and this gid.")
+
+    def scratch_sizes(self) -> tuple[int, int]:
+        """The sizes of the in-memory ``/tmp`` and ``/dev/shm``, in bytes.
+
+        Files in a tmpfs are memory that no rlimit counts, so the two share one budget:
+        ``tmpfs_bytes``, else ``memory_bytes`` (what one command may allocate anyway).
+        ``/dev/shm`` gets a quarter of it, at most 64 MiB (Docker's own default, enough
+        for the semaphores and queues of ``multiprocessing``); ``/tmp`` gets the rest. A
+        tmpfs of size 0 would be unlimited, so neither goes below one page.
+        """
+        budget = self.tmpfs_bytes or self.memory_bytes or _DEFAULT_SCRATCH_BYTES
+        shm = max(_PAGE_BYTES, min(_SHM_CAP_BYTES, budget // 4))
+        return max(_PAGE_BYTES, budget - shm), shm
 
 
 class SandboxConfig(BaseConfig, SandboxSettings):

@@ -3,16 +3,19 @@
 The sandbox sees a new root built from read-only binds of the system directories
 (``/usr`` and the ``/bin``, ``/lib``... links or directories next to it), a short list of
 ``/etc`` files programs need to run (users, name resolution, certificates, the dynamic
-linker cache; ``/etc/shadow`` and the like are deliberately absent), a private ``/tmp``,
-``/proc`` and ``/dev``, and the workspace, bound read-write at its own host path: it is the
-only place a command can write that outlives it. Every namespace is unshared (user, pid,
-network, ipc, uts, cgroup); the network one is shared back only when the configuration
-allows network access. Killing ``bwrap`` kills the whole sandbox: its init process is
+linker cache; ``/etc/shadow`` and the like are deliberately absent), a private ``/proc``,
+a read-only private ``/dev``, ``/tmp`` and ``/dev/shm`` on tmpfs mounts sized from the
+configuration (files there are memory: see ``SandboxSettings.scratch_sizes``), and the
+workspace, bound read-write at its own host path: it is the only place a command can write
+that outlives it. Every namespace is unshared (user, pid, network, ipc, uts, cgroup); the
+network one is shared back only when the configuration allows network access. Killing ``bwrap`` kills the whole sandbox: its init process is
 bound to it with ``--die-with-parent``, and the pid namespace dies with its init.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 import shutil
 import subprocess
@@ -55,6 +58,8 @@ BWRAP_ETC_PATHS: tuple[str, ...] = (
 _SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 _PROBE_TIMEOUT_SECONDS = 5.0
 
+logger = logging.getLogger(__name__)
+
 
 def _system_binds(dirs: Sequence[str]) -> list[str]:
     """Bind each existing system dir read-only; recreate a merged-/usr link as a link."""
@@ -77,8 +82,14 @@ def bwrap_argv(
     read_only_paths: Sequence[str] = (),
     system_dirs: Sequence[str] = BWRAP_SYSTEM_DIRS,
     etc_paths: Sequence[str] = BWRAP_ETC_PATHS,
+    tmp_bytes: int | None = None,
+    shm_bytes: int | None = None,
 ) -> list[str]:
-    """The full ``bwrap`` command line that runs ``command`` confined to ``workspace_dir``."""
+    """The full ``bwrap`` command line that runs ``command`` confined to ``workspace_dir``.
+
+    ``tmp_bytes`` and ``shm_bytes`` size the tmpfs of ``/tmp`` and ``/dev/shm`` (``None``:
+    the kernel's default, half the host's RAM, which is what bubblewrap < 0.7 gives).
+    """
     argv = [
         bwrap,
         "--die-with-parent",
@@ -92,7 +103,16 @@ def bwrap_argv(
     argv += _system_binds(system_dirs)
     for path in etc_paths:
         argv += ["--ro-bind-try", path, path]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    # --dev builds /dev on a tmpfs of its own, unsized (half the host's RAM) and writable:
+    # give /dev/shm a sized tmpfs of its own, then make the rest of /dev read-only (the
+    # device nodes in it, /dev/null included, stay writable: they are not files of it).
+    if shm_bytes is not None:
+        argv += ["--size", str(shm_bytes), "--tmpfs", "/dev/shm"]
+    argv += ["--remount-ro", "/dev"]
+    if tmp_bytes is not None:
+        argv += ["--size", str(tmp_bytes)]
+    argv += ["--tmpfs", "/tmp"]
     for path in read_only_paths:
         argv += ["--ro-bind", path, path]
     argv += ["--bind", workspace_dir, workspace_dir]
@@ -101,6 +121,33 @@ def bwrap_argv(
     argv += ["--remount-ro", "/", "--chdir", workspace_dir]
     argv += ["--", shell, "-c", command]
     return argv
+
+
+@functools.cache
+def supports_tmpfs_size(bwrap: str) -> bool:
+    """Whether this ``bwrap`` accepts ``--size`` (bubblewrap 0.7 and later).
+
+    Asked once per binary (``bwrap --help``), then remembered. Without it the scratch
+    filesystems cannot be sized: a warning is logged and they run unsized.
+    """
+    try:
+        done = subprocess.run(
+            [bwrap, "--help"],
+            capture_output=True,
+            text=True,
+            timeout=_PROBE_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    if "--size" in done.stdout:
+        return True
+    logger.warning(
+        "%s does not support --size (bubblewrap < 0.7): /tmp and /dev/shm in the sandbox "
+        "are not sized and can hold up to half the host's RAM; upgrade bubblewrap",
+        bwrap,
+    )
+    return False
 
 
 def sandbox_environment(workspace_dir: str) -> dict[str, str]:
@@ -135,12 +182,22 @@ class BwrapSandboxActor(SandboxActor):
             return False
         return done.returncode == 0
 
+    def _start_sandbox(self) -> None:
+        # Ask bwrap about --size now, once, rather than on the first command.
+        bwrap = shutil.which("bwrap")
+        if bwrap is not None:
+            supports_tmpfs_size(bwrap)
+
     def build_launch(self, command: str) -> LaunchSpec:
         bwrap = shutil.which("bwrap")
         if bwrap is None:
             raise FileNotFoundError("bwrap is not on PATH; install bubblewrap or use mode='local'")
         cfg = self.config
         workspace = str(Path(cfg.workspace_dir).resolve())
+        tmp_bytes: int | None = None
+        shm_bytes: int | None = None
+        if supports_tmpfs_size(bwrap):
+            tmp_bytes, shm_bytes = cfg.scratch_sizes()
         argv = bwrap_argv(
             bwrap=bwrap,
             workspace_dir=workspace,
@@ -148,5 +205,7 @@ class BwrapSandboxActor(SandboxActor):
             command=command,
             network=cfg.network,
             read_only_paths=cfg.read_only_paths,
+            tmp_bytes=tmp_bytes,
+            shm_bytes=shm_bytes,
         )
         return self._launch_spec(argv, command, sandbox_environment(workspace))

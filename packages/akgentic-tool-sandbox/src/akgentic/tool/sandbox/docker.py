@@ -3,7 +3,7 @@
 The container (``akgentic-sandbox-<team id>``) mounts the workspace at ``/workspace``, has
 no network unless the configuration allows it, drops every capability, and is capped as a
 whole by the configured limits (``--memory``, ``--pids-limit``, CPU and file-size
-ulimits). It is created lazily by the first command and removed when the sandbox actor
+ulimits, a sized tmpfs ``/tmp`` and ``/dev/shm``). It is created lazily by the first command and removed when the sandbox actor
 stops. Its image is ``akgentic-sandbox:latest``, built once from the ``sandbox.Dockerfile``
 shipped in this package; ``AKGENTIC_SANDBOX_IMAGE`` names a pre-built image instead and
 skips the build.
@@ -112,8 +112,16 @@ def docker_run_argv(
     cpu_seconds: int | None = None,
     file_size_bytes: int | None = None,
     read_only_paths: Sequence[str] = (),
+    tmp_bytes: int | None = None,
+    shm_bytes: int | None = None,
 ) -> list[str]:
-    """``docker run`` of the team's long-lived container."""
+    """``docker run`` of the team's long-lived container.
+
+    ``tmp_bytes`` puts ``/tmp`` on a tmpfs of that size (otherwise it is a directory of
+    the container's writable layer: host disk, unbounded); ``shm_bytes`` sizes
+    ``/dev/shm`` (Docker's default is 64 MiB). Both are charged to the ``--memory``
+    cgroup as well.
+    """
     argv = [docker, "run", "--detach", "--init", "--name", container]
     argv += ["--network", "bridge" if network else "none"]
     argv += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
@@ -126,6 +134,11 @@ def docker_run_argv(
     if file_size_bytes is not None:
         argv += ["--ulimit", f"fsize={file_size_bytes}:{file_size_bytes}"]
     argv += ["--ulimit", "core=0:0"]
+    if shm_bytes is not None:
+        argv += ["--shm-size", f"{shm_bytes}b"]
+    if tmp_bytes is not None:
+        # exec, like bwrap's /tmp: test runners and builds run scripts from there.
+        argv += ["--tmpfs", f"/tmp:rw,exec,nosuid,nodev,mode=1777,size={tmp_bytes}"]
     argv += ["--volume", f"{workspace_dir}:{CONTAINER_WORKSPACE}"]
     for path in read_only_paths:
         argv += ["--volume", f"{path}:{path}:ro"]
@@ -271,6 +284,7 @@ class DockerSandboxActor(SandboxActor):
         cfg = self.config
         image, build = sandbox_image()
         container = container_name(self.team_id)
+        tmp_bytes, shm_bytes = cfg.scratch_sizes()
         run_argv = docker_run_argv(
             docker,
             container=container,
@@ -282,6 +296,8 @@ class DockerSandboxActor(SandboxActor):
             cpu_seconds=cfg.cpu_seconds,
             file_size_bytes=cfg.file_size_bytes,
             read_only_paths=cfg.read_only_paths,
+            tmp_bytes=tmp_bytes,
+            shm_bytes=shm_bytes,
         )
         return DockerSetup(
             docker=docker, image=image, build=build, container=container, run_argv=run_argv
