@@ -8,8 +8,9 @@ a read-only private ``/dev``, ``/tmp`` and ``/dev/shm`` on tmpfs mounts sized fr
 configuration (files there are memory: see ``SandboxSettings.scratch_sizes``), and the
 workspace, bound read-write at its own host path: it is the only place a command can write
 that outlives it. Every namespace is unshared (user, pid, network, ipc, uts, cgroup); the
-network one is shared back only when the configuration allows network access. Killing ``bwrap`` kills the whole sandbox: its init process is
-bound to it with ``--die-with-parent``, and the pid namespace dies with its init.
+network one is shared back only when the configuration allows network access. Killing
+``bwrap`` kills the whole sandbox: its init process is bound to it with
+``--die-with-parent``, and the pid namespace dies with its init.
 """
 
 from __future__ import annotations

@@ -3,10 +3,10 @@
 The container (``akgentic-sandbox-<team id>``) mounts the workspace at ``/workspace``, has
 no network unless the configuration allows it, drops every capability, and is capped as a
 whole by the configured limits (``--memory``, ``--pids-limit``, CPU and file-size
-ulimits, a sized tmpfs ``/tmp`` and ``/dev/shm``). It is created lazily by the first command and removed when the sandbox actor
-stops. Its image is ``akgentic-sandbox:latest``, built once from the ``sandbox.Dockerfile``
-shipped in this package; ``AKGENTIC_SANDBOX_IMAGE`` names a pre-built image instead and
-skips the build.
+ulimits, a sized tmpfs ``/tmp`` and ``/dev/shm``). It is created lazily by the first
+command and removed when the sandbox actor stops. Its image is
+``akgentic-sandbox:latest``, built once from the ``sandbox.Dockerfile`` shipped in this
+package; ``AKGENTIC_SANDBOX_IMAGE`` names a pre-built image instead and skips the build.
 
 Image build and container start are slow, so they never run on the actor's thread: the
 first worker does them, under a process-wide lock, before its own command. Each command
