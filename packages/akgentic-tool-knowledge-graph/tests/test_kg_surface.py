@@ -21,8 +21,12 @@ from akgentic.tool.knowledge_graph._update import apply_update
 
 def test_public_names_are_pinned() -> None:
     assert sorted(kg.__all__) == [
+        "BATCH_MAX_ITEMS",
         "DEFAULT_KG_SCORE_THRESHOLD",
         "DEFAULT_KG_TOP_K",
+        "ENTITY_DESCRIPTION_MAX_CHARS",
+        "ENTITY_NAME_MAX_CHARS",
+        "ENTITY_TYPE_MAX_CHARS",
         "Entity",
         "EntityCreate",
         "EntityUpdate",
@@ -40,6 +44,12 @@ def test_public_names_are_pinned() -> None:
         "KnowledgeGraphTool",
         "ManageGraph",
         "MatchKind",
+        "OBSERVATIONS_PER_CALL_MAX",
+        "OBSERVATIONS_PER_ENTITY_MAX",
+        "OBSERVATION_MAX_CHARS",
+        "QUERY_MAX_CHARS",
+        "RELATION_DESCRIPTION_MAX_CHARS",
+        "RELATION_TYPE_MAX_CHARS",
         "Relation",
         "RelationCreate",
         "RelationDelete",

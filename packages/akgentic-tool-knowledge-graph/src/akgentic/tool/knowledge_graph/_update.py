@@ -12,7 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
-from akgentic.tool.knowledge_graph.models import Entity, ManageGraph, Relation, relation_key
+from akgentic.tool.knowledge_graph.models import (
+    OBSERVATIONS_PER_ENTITY_MAX,
+    Entity,
+    ManageGraph,
+    Relation,
+    relation_key,
+)
 from akgentic.tool.knowledge_graph.state import KnowledgeGraphState
 
 
@@ -99,6 +105,13 @@ def apply_update(state: KnowledgeGraphState, update: ManageGraph) -> UpdateOutco
         dropped = set(change.remove_observations)
         kept = [obs for obs in current.observations if obs not in dropped]
         observations = _unique([*kept, *change.add_observations])
+        if len(observations) > OBSERVATIONS_PER_ENTITY_MAX:
+            errors.append(
+                f"update_entities[{i}] {change.name!r}: observations would number "
+                f"{len(observations)}, at most {OBSERVATIONS_PER_ENTITY_MAX} per entity "
+                "(remove some with remove_observations, or fold them into the description)"
+            )
+            continue
         record.entity(change.name)
         state.put_entity(
             current.model_copy(

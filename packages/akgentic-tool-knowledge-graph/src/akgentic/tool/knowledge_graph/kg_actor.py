@@ -61,6 +61,9 @@ KG_COLLECTION = "knowledge-graph"
 _OVERVIEW_ROOTS = 50
 # How many entity (and relation) types the overview names, most frequent first.
 _OVERVIEW_TYPES = 30
+# Characters of a root entity's description shown in the overview (the rest via search):
+# the overview is in every teammate's prompt, so 50 full descriptions would weigh 50 kB.
+_OVERVIEW_DESCRIPTION_CHARS = 150
 
 
 class KnowledgeGraphConfig(DeltaToolConfig, VectorConsumerConfig):
@@ -222,7 +225,7 @@ def _render_overview(state: KnowledgeGraphState) -> str:
         for entity in roots[:_OVERVIEW_ROOTS]:
             text = f"- {entity.name} ({entity.entity_type})"
             if entity.description:
-                text += f": {entity.description}"
+                text += f": {_clip(entity.description, _OVERVIEW_DESCRIPTION_CHARS)}"
             lines.append(text)
         if len(roots) > _OVERVIEW_ROOTS:
             lines.append(f"- ... and {len(roots) - _OVERVIEW_ROOTS} more root entities")
@@ -232,6 +235,10 @@ def _render_overview(state: KnowledgeGraphState) -> str:
         "update_graph(...) to change them."
     )
     return "\n".join(lines)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _counts(counter: Counter[str]) -> str:

@@ -33,6 +33,7 @@ from akgentic.tool.knowledge_graph.kg_actor import (
 from akgentic.tool.knowledge_graph.models import (
     DEFAULT_KG_SCORE_THRESHOLD,
     DEFAULT_KG_TOP_K,
+    OBSERVATIONS_PER_CALL_MAX,
     EntityCreate,
     EntityUpdate,
     GraphSearchResult,
@@ -165,6 +166,10 @@ class KnowledgeGraphTool(ToolCard):
             created in the same call. Valid changes are applied even if others are
             rejected; rejected ones are listed in the error.
 
+            Limits: names 200 characters, types 100, entity descriptions 1000, relation
+            descriptions 500, observations 500 each and 1000 per entity; at most 500
+            items per list and 2000 observations per call.
+
             Args:
                 create_entities: New entities (name, entity_type, description,
                     observations, is_root).
@@ -188,6 +193,7 @@ class KnowledgeGraphTool(ToolCard):
                     "update_graph got no change: pass create_entities, update_entities, "
                     "delete_entities, create_relations or delete_relations"
                 )
+            _check_observation_total(batch)
             report = _call(lambda: card._graph().update_graph(batch))
             if report.errors:
                 raise RetriableError(
@@ -217,7 +223,7 @@ class KnowledgeGraphTool(ToolCard):
             cosine similarity, a match found both ways cosine + 0.5.
 
             Args:
-                query: Words to look for, or a question.
+                query: Words to look for, or a question (at most 500 characters).
                 mode: 'hybrid' (keyword and semantic), 'keyword' (substring match) or
                     'vector' (semantic only).
                 top_k: Maximum number of hits (default from the tool configuration).
@@ -282,6 +288,16 @@ def _validate[M: BaseModel](model: type[M], data: dict[str, Any]) -> M:
             f"{_location(err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
         )
         raise RetriableError(f"Invalid arguments: {problems}") from exc
+
+
+def _check_observation_total(batch: ManageGraph) -> None:
+    count = batch.observation_count()
+    if count > OBSERVATIONS_PER_CALL_MAX:
+        raise RetriableError(
+            f"Invalid arguments: observations: at most {OBSERVATIONS_PER_CALL_MAX} per "
+            f"update_graph call (created, added and removed together), got {count}; "
+            "nothing was changed, split the batch over several calls"
+        )
 
 
 def _plain(value: Any) -> Any:

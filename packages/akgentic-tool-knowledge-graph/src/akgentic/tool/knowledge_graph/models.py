@@ -3,18 +3,35 @@
 Stored items (:class:`Entity`, :class:`Relation`) are frozen. A change replaces the object
 instead of editing it, which is what lets a state snapshot share items with the live graph
 (copying only the containers) and lets a delta event hold them without defensive copies.
+
+Every text and list the model writes is bounded, by the constants below, in the input
+models (so the bounds appear in the tool schema the model sees, and an oversize argument
+refuses the whole call before anything changes). Two bounds depend on more than one
+argument and are checked elsewhere: ``OBSERVATIONS_PER_CALL_MAX`` by the tool, over the
+whole batch, and ``OBSERVATIONS_PER_ENTITY_MAX`` also when an update adds to the
+observations an entity already holds (that item is then rejected like any invalid item).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "BATCH_MAX_ITEMS",
     "DEFAULT_KG_SCORE_THRESHOLD",
     "DEFAULT_KG_TOP_K",
+    "ENTITY_DESCRIPTION_MAX_CHARS",
+    "ENTITY_NAME_MAX_CHARS",
+    "ENTITY_TYPE_MAX_CHARS",
+    "OBSERVATIONS_PER_CALL_MAX",
+    "OBSERVATIONS_PER_ENTITY_MAX",
+    "OBSERVATION_MAX_CHARS",
+    "QUERY_MAX_CHARS",
+    "RELATION_DESCRIPTION_MAX_CHARS",
+    "RELATION_TYPE_MAX_CHARS",
     "Entity",
     "EntityCreate",
     "EntityUpdate",
@@ -38,8 +55,40 @@ DEFAULT_KG_SCORE_THRESHOLD = 0.3
 SearchMode = Literal["hybrid", "keyword", "vector"]
 MatchKind = Literal["keyword", "vector", "both"]
 
-_NAME = Field(min_length=1, max_length=200, description="Unique entity name (its id).")
-_TYPE = Field(min_length=1, max_length=100, description="Entity type, e.g. 'Person'.")
+ENTITY_NAME_MAX_CHARS: Final = 200
+ENTITY_TYPE_MAX_CHARS: Final = 100
+ENTITY_DESCRIPTION_MAX_CHARS: Final = 1000
+RELATION_TYPE_MAX_CHARS: Final = 100
+RELATION_DESCRIPTION_MAX_CHARS: Final = 500
+# An observation is one short fact; a paragraph belongs in the description.
+OBSERVATION_MAX_CHARS: Final = 500
+# Far beyond what a model reads back usefully about one entity, and what search embeds.
+OBSERVATIONS_PER_ENTITY_MAX: Final = 1000
+# Observations created, added and removed together in one update_graph call.
+OBSERVATIONS_PER_CALL_MAX: Final = 2000
+# Items per list argument of one update_graph call (the benchmark's batches hold 100).
+BATCH_MAX_ITEMS: Final = 500
+# Search text: a question or a few words, never a document.
+QUERY_MAX_CHARS: Final = 500
+
+_NAME = Field(
+    min_length=1,
+    max_length=ENTITY_NAME_MAX_CHARS,
+    description=f"Unique entity name (its id); at most {ENTITY_NAME_MAX_CHARS} characters.",
+)
+_TYPE = Field(
+    min_length=1,
+    max_length=ENTITY_TYPE_MAX_CHARS,
+    description=f"Entity type, e.g. 'Person'; at most {ENTITY_TYPE_MAX_CHARS} characters.",
+)
+# A reference to an entity by name: any name the graph could hold.
+EntityName = Annotated[str, Field(min_length=1, max_length=ENTITY_NAME_MAX_CHARS)]
+Observation = Annotated[str, Field(max_length=OBSERVATION_MAX_CHARS)]
+RelationType = Annotated[str, Field(min_length=1, max_length=RELATION_TYPE_MAX_CHARS)]
+_OBSERVATIONS_NOTE = (
+    f"at most {OBSERVATIONS_PER_ENTITY_MAX} per entity, "
+    f"each at most {OBSERVATION_MAX_CHARS} characters"
+)
 
 
 def relation_key(from_entity: str, relation_type: str, to_entity: str) -> str:
@@ -95,9 +144,11 @@ class EntityCreate(BaseModel):
 
     name: str = _NAME
     entity_type: str = _TYPE
-    description: str = Field(default="", max_length=1000)
-    observations: list[str] = Field(
-        default_factory=list, description="Short facts about the entity."
+    description: str = Field(default="", max_length=ENTITY_DESCRIPTION_MAX_CHARS)
+    observations: list[Observation] = Field(
+        default_factory=list,
+        max_length=OBSERVATIONS_PER_ENTITY_MAX,
+        description=f"Short facts about the entity; {_OBSERVATIONS_NOTE}.",
     )
     is_root: bool = Field(
         default=False, description="Mark top-level entities shown in the graph overview."
@@ -107,12 +158,18 @@ class EntityCreate(BaseModel):
 class EntityUpdate(BaseModel):
     """Changes to an existing entity; fields left out are kept."""
 
-    name: str = Field(min_length=1, description="Name of the entity to change.")
-    entity_type: str | None = Field(default=None, min_length=1, max_length=100)
-    description: str | None = Field(default=None, max_length=1000)
-    add_observations: list[str] = Field(default_factory=list)
-    remove_observations: list[str] = Field(
-        default_factory=list, description="Observations to drop (exact text)."
+    name: EntityName = Field(description="Name of the entity to change.")
+    entity_type: str | None = Field(default=None, min_length=1, max_length=ENTITY_TYPE_MAX_CHARS)
+    description: str | None = Field(default=None, max_length=ENTITY_DESCRIPTION_MAX_CHARS)
+    add_observations: list[Observation] = Field(
+        default_factory=list,
+        max_length=OBSERVATIONS_PER_ENTITY_MAX,
+        description=f"Observations to add; the entity then holds {_OBSERVATIONS_NOTE}.",
+    )
+    remove_observations: list[Observation] = Field(
+        default_factory=list,
+        max_length=OBSERVATIONS_PER_ENTITY_MAX,
+        description="Observations to drop (exact text).",
     )
     is_root: bool | None = None
 
@@ -120,18 +177,18 @@ class EntityUpdate(BaseModel):
 class RelationCreate(BaseModel):
     """A new relation; both entities must exist (or be created in the same call)."""
 
-    from_entity: str = Field(min_length=1)
-    to_entity: str = Field(min_length=1)
-    relation_type: str = Field(min_length=1, max_length=100, description="e.g. 'works_at'.")
-    description: str = Field(default="", max_length=500)
+    from_entity: EntityName
+    to_entity: EntityName
+    relation_type: RelationType = Field(description="e.g. 'works_at'.")
+    description: str = Field(default="", max_length=RELATION_DESCRIPTION_MAX_CHARS)
 
 
 class RelationDelete(BaseModel):
     """Identifies the relation to delete."""
 
-    from_entity: str
-    to_entity: str
-    relation_type: str
+    from_entity: EntityName
+    to_entity: EntityName
+    relation_type: RelationType
 
 
 class ManageGraph(BaseModel):
@@ -142,13 +199,13 @@ class ManageGraph(BaseModel):
     applied even when others are rejected; the rejected ones are reported by position.
     """
 
-    create_entities: list[EntityCreate] = Field(default_factory=list)
-    update_entities: list[EntityUpdate] = Field(default_factory=list)
-    delete_entities: list[str] = Field(
-        default_factory=list, description="Names of entities to delete."
+    create_entities: list[EntityCreate] = Field(default_factory=list, max_length=BATCH_MAX_ITEMS)
+    update_entities: list[EntityUpdate] = Field(default_factory=list, max_length=BATCH_MAX_ITEMS)
+    delete_entities: list[EntityName] = Field(
+        default_factory=list, max_length=BATCH_MAX_ITEMS, description="Names of entities to delete."
     )
-    create_relations: list[RelationCreate] = Field(default_factory=list)
-    delete_relations: list[RelationDelete] = Field(default_factory=list)
+    create_relations: list[RelationCreate] = Field(default_factory=list, max_length=BATCH_MAX_ITEMS)
+    delete_relations: list[RelationDelete] = Field(default_factory=list, max_length=BATCH_MAX_ITEMS)
 
     def item_count(self) -> int:
         """Number of individual changes requested."""
@@ -160,11 +217,21 @@ class ManageGraph(BaseModel):
             + len(self.delete_relations)
         )
 
+    def observation_count(self) -> int:
+        """Observations the batch carries: created, added and removed together."""
+        return sum(len(e.observations) for e in self.create_entities) + sum(
+            len(u.add_observations) + len(u.remove_observations) for u in self.update_entities
+        )
+
 
 class SearchQuery(BaseModel):
     """A graph search over entities and relations."""
 
-    query: str = Field(min_length=1, description="Words to look for, or a question.")
+    query: str = Field(
+        min_length=1,
+        max_length=QUERY_MAX_CHARS,
+        description=f"Words to look for, or a question; at most {QUERY_MAX_CHARS} characters.",
+    )
     mode: SearchMode = Field(
         default="hybrid",
         description=(
