@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from akgentic.tool.core.testing import eventually
+from akgentic.tool.sandbox._quota import disk_usage
 from akgentic.tool.sandbox.tool import ExecTool
 
 Bind = Callable[..., tuple[ExecTool, Callable[[str], str]]]
@@ -171,4 +172,31 @@ def test_fork_bomb_is_bounded_by_nproc_and_the_timeout(
     answer = run(f"bash -c ':(){{ :|:& }};: # {marker}'")
     assert answer.startswith(("exit_code:", "SandboxError: TimeoutExpired:")), answer
     eventually(lambda: not running(marker), timeout=10)
+    assert run("echo alive") == "exit_code: 0\n--- stdout ---\nalive"
+
+
+@pytest.mark.parametrize("mode", ["local", "bwrap"])
+def test_workspace_quota_stops_a_disk_filler(
+    mode: str, bind_exec: Bind, bwrap_works: bool, workspaces_root: Path
+) -> None:
+    """The review's finding: one command wrote 2 GB into the shared workspace, in files each
+    below the file-size limit. Now the growth is watched and the command killed past it."""
+    if mode == "bwrap" and not bwrap_works:
+        pytest.skip("bubblewrap cannot create namespaces here")
+    _, run = bind_exec(
+        mode=mode, workspace_id="quota", workspace_quota_bytes=5_000_000, timeout_seconds=10
+    )
+    filler = "bash -c 'while :; do head -c 1000000 /dev/zero > fill-$RANDOM$RANDOM; done'"
+    answer = run(filler)
+    assert answer.startswith(
+        f"SandboxError: WorkspaceQuotaExceeded: Command {filler!r} was killed after it grew "
+        "the workspace by "
+    ), answer
+    assert "past the workspace quota of 4.768 MiB (5000000 bytes) per command" in answer
+    written, _ = disk_usage(str(workspaces_root / "quota"))
+    assert 5_000_000 < written < 500_000_000
+    # A single file larger than the quota is stopped by the kernel, at the quota exactly.
+    answer = run("bash -c 'rm -f fill-*; head -c 8000000 /dev/zero > one.bin; echo rc=$?'")
+    assert "rc=153" in answer or "File size limit exceeded" in answer, answer
+    assert (workspaces_root / "quota" / "one.bin").stat().st_size == 5_000_000
     assert run("echo alive") == "exit_code: 0\n--- stdout ---\nalive"

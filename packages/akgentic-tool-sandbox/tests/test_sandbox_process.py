@@ -12,6 +12,7 @@ import pytest
 
 from akgentic.tool.core.testing import eventually
 from akgentic.tool.sandbox._process import LaunchSpec, SandboxLaunchError, run_process
+from akgentic.tool.sandbox._quota import disk_usage
 
 BASH = "/bin/bash"
 
@@ -150,3 +151,50 @@ def test_preexec_fallback_applies_the_same_limits(tmp_path: Path) -> None:
     )
     # bash reports the file size in 1024-byte blocks.
     assert done.stdout.split() == ["7", "512", "0"]
+
+
+# --- workspace quota -------------------------------------------------------------------
+
+_FILLER = "while :; do head -c 1000000 /dev/zero > fill-$RANDOM$RANDOM; done"
+
+
+@pytest.mark.parametrize("prelude", ["", "exec >/dev/null 2>&1; "], ids=["pipes", "closed"])
+def test_quota_kills_a_command_that_keeps_filling_the_workspace(
+    tmp_path: Path, prelude: str
+) -> None:
+    """Many files, each far below RLIMIT_FSIZE: only the growth of the workspace stops it,
+    including after the command closed its pipes (the wait that follows is watched too)."""
+    outcome = run_process(
+        spec(prelude + _FILLER, tmp_path, timeout_seconds=10, workspace_quota_bytes=5_000_000)
+    )
+    assert not outcome.timed_out
+    assert outcome.exit_code is None
+    assert outcome.quota_breach is not None
+    assert outcome.quota_breach.quota_bytes == 5_000_000
+    assert outcome.quota_breach.growth_bytes > 5_000_000
+    assert outcome.duration_seconds < 5
+    written, _ = disk_usage(str(tmp_path))
+    # Overshoot is what it writes between two checks: tens of MB here, not gigabytes.
+    assert written < 500_000_000
+
+
+def test_quota_counts_growth_not_what_was_already_there(tmp_path: Path) -> None:
+    (tmp_path / "existing.bin").write_bytes(b"\1" * 8_000_000)
+    command = "cat existing.bin > /dev/null; rm existing.bin; head -c 4000000 /dev/zero > new.bin"
+    outcome = run_process(spec(command, tmp_path, workspace_quota_bytes=5_000_000))
+    assert outcome.exit_code == 0
+    assert outcome.quota_breach is None
+
+
+def test_disk_usage_counts_allocated_blocks_once(tmp_path: Path) -> None:
+    empty, complete = disk_usage(str(tmp_path))
+    assert complete
+    data = tmp_path / "data.bin"
+    data.write_bytes(b"\1" * 1_000_000)
+    (tmp_path / "hard").hardlink_to(data)
+    (tmp_path / "to-root").symlink_to("/")
+    with open(tmp_path / "sparse.bin", "wb") as sparse:
+        sparse.truncate(10**10)  # 10 GB apparent, nothing allocated
+    used, complete = disk_usage(str(tmp_path))
+    assert complete
+    assert 1_000_000 <= used - empty < 1_100_000

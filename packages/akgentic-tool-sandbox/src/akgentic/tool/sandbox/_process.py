@@ -10,7 +10,10 @@ Every backend ends up here: it turns the model's command into an argv (``bash -c
   pipe. Each stream keeps its head and its tail up to the cap; the middle is dropped and
   counted, so the marker can say how much is missing;
 - the deadline is enforced here, on this thread, by killing the group: the caller is never
-  left waiting longer than ``timeout_seconds`` plus a short drain grace.
+  left waiting longer than ``timeout_seconds`` plus a short drain grace;
+- so is the workspace quota: with ``workspace_quota_bytes`` set, the working directory is
+  measured before the command and watched while it runs (see ``_quota``), and the group
+  is killed once the command has grown it past the quota.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ import time
 from collections.abc import Callable
 
 from pydantic import BaseModel, Field
+
+from akgentic.tool.sandbox._quota import QuotaBreach, WorkspaceWatcher
 
 __all__ = [
     "LaunchSpec",
@@ -61,6 +66,9 @@ class LaunchSpec(BaseModel):
     file_size_bytes: int | None = None
     address_space_bytes: int | None = None
     max_processes: int | None = None
+    workspace_quota_bytes: int | None = Field(
+        default=None, description="How much the command may grow ``cwd`` (disk blocks)."
+    )
     uid: int | None = None
     gid: int | None = None
 
@@ -74,6 +82,7 @@ class ProcessOutcome(BaseModel):
     stdout_omitted_bytes: int = 0
     stderr_omitted_bytes: int = 0
     timed_out: bool = False
+    quota_breach: QuotaBreach | None = None
     duration_seconds: float
 
 
@@ -216,6 +225,10 @@ def run_process(
         raise SandboxLaunchError(
             f"FileNotFoundError: program {spec.argv[0]!r} not found or not executable"
         )
+    # Measured before the command starts (inside its deadline): the baseline of its growth.
+    watcher = None
+    if spec.workspace_quota_bytes is not None:
+        watcher = WorkspaceWatcher(spec.cwd, spec.workspace_quota_bytes, clock=clock)
     limits = _limits(spec)
     prefix = _prlimit_prefix(limits)
     argv = spec.argv if prefix is None else [*prefix, *spec.argv]
@@ -252,6 +265,7 @@ def run_process(
     deadline = started + spec.timeout_seconds
     drain_until: float | None = None
     timed_out = False
+    breach: QuotaBreach | None = None
     try:
         while selector.get_map():
             now = clock()
@@ -262,6 +276,9 @@ def run_process(
                     drain_until = now + _DRAIN_GRACE_SECONDS
                 elif now >= deadline:
                     timed_out = True
+                    _kill_group(proc.pid)
+                    drain_until = now + _DRAIN_GRACE_SECONDS
+                elif watcher is not None and (breach := watcher.check()) is not None:
                     _kill_group(proc.pid)
                     drain_until = now + _DRAIN_GRACE_SECONDS
             elif now >= drain_until:
@@ -283,24 +300,48 @@ def run_process(
         selector.close()
         # Both pipes closed (or the grace ran out): make sure nothing of the group survives,
         # including a command that closed its pipes but kept running.
-        if proc.poll() is None and not timed_out and drain_until is None:
-            deadline_left = max(0.0, deadline - clock())
-            try:
-                proc.wait(timeout=deadline_left)
-            except subprocess.TimeoutExpired:
-                timed_out = True
+        if proc.poll() is None and drain_until is None:
+            timed_out, breach = _await_exit(proc, deadline, watcher, clock)
         _kill_group(proc.pid)
         proc.stdout.close()
         proc.stderr.close()
         proc.wait()
 
-    exit_code = None if timed_out else proc.returncode
+    stopped = timed_out or breach is not None
     return ProcessOutcome(
-        exit_code=exit_code,
+        exit_code=None if stopped else proc.returncode,
         stdout=buffers[out_fd].render(),
         stderr=buffers[err_fd].render(),
         stdout_omitted_bytes=buffers[out_fd].omitted,
         stderr_omitted_bytes=buffers[err_fd].omitted,
         timed_out=timed_out,
+        quota_breach=breach,
         duration_seconds=round(clock() - started, 3),
     )
+
+
+def _await_exit(
+    proc: subprocess.Popen[bytes],
+    deadline: float,
+    watcher: WorkspaceWatcher | None,
+    clock: Callable[[], float],
+) -> tuple[bool, QuotaBreach | None]:
+    """Wait for a command that closed its pipes: ``(timed_out, breach)`` when it had to stop.
+
+    Waits in slices of one poll so that the quota is still watched: closing stdout and
+    stderr must not switch the watcher off. (``Popen.wait`` notices the exit within a
+    millisecond or so, which matters: most commands get here, closing their pipes a
+    moment before they exit.)
+    """
+    while True:
+        now = clock()
+        if now >= deadline:
+            return True, None
+        try:
+            proc.wait(timeout=min(_POLL_SECONDS, deadline - now))
+        except subprocess.TimeoutExpired:
+            pass
+        else:
+            return False, None
+        if watcher is not None and (breach := watcher.check()) is not None:
+            return False, breach

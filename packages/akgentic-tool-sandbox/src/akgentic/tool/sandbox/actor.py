@@ -35,6 +35,7 @@ from akgentic.tool.sandbox._process import (
     kill_process_group,
     run_process,
 )
+from akgentic.tool.sandbox._quota import QuotaBreach
 
 __all__ = [
     "ALLOWED_COMMANDS",
@@ -64,6 +65,7 @@ ALLOWED_COMMANDS: frozenset[str] = frozenset(
 # to start, to kill the group at the deadline and to drain the pipes.
 _RESULT_MARGIN_SECONDS = 5.0
 _MIB = 1024 * 1024
+_GIB = 1024 * _MIB
 _DEFAULT_SCRATCH_BYTES = 512 * _MIB
 _SHM_CAP_BYTES = 64 * _MIB
 _PAGE_BYTES = 4096
@@ -134,6 +136,14 @@ class SandboxSettings(BaseModel):
             "for root: run the sandbox under `run_as_uid` when the host process is root."
         ),
     )
+    workspace_quota_bytes: int | None = Field(
+        default=_GIB,
+        gt=0,
+        description=(
+            "How much one command may grow the workspace (disk blocks, watched while it "
+            "runs; the command is killed past it). Also caps RLIMIT_FSIZE. Not for docker."
+        ),
+    )
     tmpfs_bytes: int | None = Field(
         default=None,
         gt=0,
@@ -198,6 +208,7 @@ class ExecResult(BaseModel):
     stderr: str = ""
     truncated: bool = False
     timed_out: bool = False
+    quota_exceeded: bool = False
     duration_seconds: float = 0.0
     error: str | None = Field(
         default=None,
@@ -213,6 +224,8 @@ class ExecResult(BaseModel):
                 f"SandboxError: TimeoutExpired: Command {command!r} timed out after "
                 f"{_format_seconds(timeout)}s"
             )
+        elif outcome.quota_breach is not None:
+            error = _quota_message(command, outcome.quota_breach)
         return cls(
             command=command,
             exit_code=outcome.exit_code,
@@ -220,6 +233,7 @@ class ExecResult(BaseModel):
             stderr=outcome.stderr,
             truncated=bool(outcome.stdout_omitted_bytes or outcome.stderr_omitted_bytes),
             timed_out=outcome.timed_out,
+            quota_exceeded=outcome.quota_breach is not None,
             duration_seconds=outcome.duration_seconds,
             error=error,
         )
@@ -242,6 +256,33 @@ class ExecResult(BaseModel):
 
 def _format_seconds(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _format_bytes(value: int) -> str:
+    """``1.5 GiB (1610612736 bytes)``: readable, and exact for whoever compares numbers."""
+    scaled, unit = float(value), "bytes"
+    for next_unit in ("KiB", "MiB", "GiB", "TiB"):
+        if scaled < 1024:
+            break
+        scaled, unit = scaled / 1024, next_unit
+    if unit == "bytes":
+        return f"{value} bytes"
+    return f"{scaled:.4g} {unit} ({value} bytes)"
+
+
+def _quota_message(command: str, breach: QuotaBreach) -> str:
+    return (
+        f"SandboxError: WorkspaceQuotaExceeded: Command {command!r} was killed after it grew "
+        f"the workspace by {_format_bytes(breach.growth_bytes)}, past the workspace quota of "
+        f"{_format_bytes(breach.quota_bytes)} per command (workspace_quota_bytes). What it "
+        "wrote is still there: delete what you do not need, and write less per command."
+    )
+
+
+def _smallest(*limits: int | None) -> int | None:
+    """The tightest of the limits that are set (``None`` when none is)."""
+    present = [limit for limit in limits if limit is not None]
+    return min(present) if present else None
 
 
 def check_command(command: str, allowed: Collection[str]) -> str | None:
@@ -389,9 +430,12 @@ class SandboxActor(DeferredResultActor[SandboxConfig, BaseState, str, ExecResult
             timeout_seconds=cfg.timeout_seconds,
             max_output_bytes=cfg.max_output_bytes,
             cpu_seconds=cfg.cpu_seconds,
-            file_size_bytes=cfg.file_size_bytes,
+            # No single file can be larger than the quota without breaking it: let the
+            # kernel stop that one exactly, before the watcher would.
+            file_size_bytes=_smallest(cfg.file_size_bytes, cfg.workspace_quota_bytes),
             address_space_bytes=cfg.memory_bytes,
             max_processes=cfg.max_processes,
+            workspace_quota_bytes=cfg.workspace_quota_bytes,
             uid=cfg.run_as_uid,
             gid=cfg.run_as_gid,
         )
