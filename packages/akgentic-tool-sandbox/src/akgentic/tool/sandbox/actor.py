@@ -161,6 +161,14 @@ class SandboxSettings(BaseModel):
         default_factory=list,
         description="Extra host paths the isolating backends (bwrap, docker) expose read-only.",
     )
+    protect_agent_process: bool = Field(
+        default=True,
+        description=(
+            "local mode, Linux: mark the agent process non-dumpable so commands of the same "
+            "user cannot read its /proc environ or memory (also no core dumps, no same-user "
+            "debugger)."
+        ),
+    )
     run_as_uid: int | None = Field(
         default=None, ge=0, description="Run commands under this uid (needs root)."
     )
