@@ -160,10 +160,11 @@ def test_docker_run_bounds_the_container_scratch_space(
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
     monkeypatch.setenv(IMAGE_ENV, "prebuilt/sandbox:1")
-    _, run = bind_exec(mode="docker", memory_bytes=64 * _MIB)
+    _, run = bind_exec(mode="docker", memory_bytes=64 * _MIB, workspace_quota_bytes=5000)
     assert run("echo hi").startswith("exit_code: 0")
     started = next(line for line in log.read_text().splitlines() if line.startswith("run "))
     assert f"--memory {64 * _MIB}b" in started
+    assert "--ulimit fsize=5000:5000" in started  # no file larger than the quota
     assert f"--shm-size {16 * _MIB}b" in started
     assert f"--tmpfs /tmp:rw,exec,nosuid,nodev,mode=1777,size={48 * _MIB}" in started
 

@@ -39,6 +39,7 @@ from akgentic.tool.sandbox.actor import (
     ExecWorker,
     SandboxActor,
     _format_seconds,
+    _smallest,
     _track,
     _untrack,
     cancelled_result,
@@ -294,7 +295,9 @@ class DockerSandboxActor(SandboxActor):
             memory_bytes=cfg.memory_bytes,
             max_processes=cfg.max_processes,
             cpu_seconds=cfg.cpu_seconds,
-            file_size_bytes=cfg.file_size_bytes,
+            # The quota itself is not watched here (see the README); one file at least
+            # cannot pass it.
+            file_size_bytes=_smallest(cfg.file_size_bytes, cfg.workspace_quota_bytes),
             read_only_paths=cfg.read_only_paths,
             tmp_bytes=tmp_bytes,
             shm_bytes=shm_bytes,
