@@ -23,9 +23,10 @@ class Member:
 
 
 def members() -> list[Member]:
-    """Every distribution of the workspace (packages and meta), sorted by name."""
+    """Every distribution of the workspace (packages and the code-free metas), sorted by path."""
     found = []
-    for path in sorted([*ROOT.glob("packages/*/pyproject.toml"), META]):
+    paths = [*ROOT.glob("packages/*/pyproject.toml"), *ROOT.glob("meta/*/pyproject.toml")]
+    for path in sorted(paths):
         data = tomllib.loads(path.read_text())
         project = data["project"]
         found.append(Member(project["name"], project["version"], path, data))

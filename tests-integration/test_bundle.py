@@ -14,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+AGENT_VERSION = "1.6.8"  # the akgentic-agent release the bundle's `agent` extra pins
 UV = [PYTHON, "-m", "uv"]
 
 PROBE = r"""
@@ -74,7 +75,7 @@ def bundle_python(dist_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
 def test_every_distribution_builds(dist_dir: Path) -> None:
     members = _members()
-    assert len(members) == 12
+    assert len(members) == 13
     for name, version in members.items():
         stem = name.replace("-", "_")
         assert len(list(dist_dir.glob(f"{stem}-{version}-*.whl"))) == 1, name
@@ -85,7 +86,9 @@ def test_bundle_installs_our_builds_and_imports(bundle_python: Path) -> None:
     result = subprocess.run([str(bundle_python), "-c", PROBE], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    expected = _members()
+    # every akgentic-* distribution is one of ours, but for the consumer layer the bundle
+    # brings from the index (which resolves its akgentic-tool/akgentic-llm needs to ours)
+    expected = _members() | {"akgentic-agent": AGENT_VERSION}
     assert report["ours"] == expected
     # Installed from the wheel into the venv, not an editable path into this checkout.
     assert report["tool_init"].startswith(report["prefix"])
@@ -181,3 +184,37 @@ def test_one_tool_extra_brings_only_what_it_needs(dist_dir: Path, tmp_path: Path
     assert not dists & unrelated
     assert report["card"] == "PlanningTool"
     assert "pip install akgentic-tool-workspace" in report["missing_error"]
+
+
+COMPAT_PROBE = r"""
+import importlib.metadata as md, json
+import akgentic.tool
+from akgentic.tool.planning import PlanningTool
+from akgentic.tool.workspace import WorkspaceTool
+files = [str(f) for f in md.distribution("akgentic-tool").files or []]
+versions = {d.metadata["Name"].lower(): d.version for d in md.distributions()}
+print(json.dumps({"versions": versions, "compat_files": files, "tool_init": akgentic.tool.__file__}))
+"""
+
+
+def test_the_former_single_distribution_name_brings_the_split_packages(
+    dist_dir: Path, tmp_path: Path
+) -> None:
+    """`pip install akgentic-tool` resolves to our code-free 2.0.0 and every split package."""
+    python = _venv(tmp_path / "compat-venv")
+    members = _members()
+    _install(python, dist_dir, f"akgentic-tool=={members['akgentic-tool']}", ours_first=False)
+    result = subprocess.run([str(python), "-c", COMPAT_PROBE], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    versions = report["versions"]
+    assert versions["akgentic-tool"] == "2.0.0"
+    for name, version in members.items():
+        if name.startswith("akgentic-tool-"):
+            assert versions[name] == version, name
+    assert "akgentic-framework" not in versions
+    # the compat wheel holds metadata only: no module of its own can shadow the split packages
+    assert not [f for f in report["compat_files"] if f.endswith(".py")]
+    installed = Path(report["tool_init"]).read_text()
+    source = (ROOT / "packages/akgentic-tool-core/src/akgentic/tool/__init__.py").read_text()
+    assert installed == source
