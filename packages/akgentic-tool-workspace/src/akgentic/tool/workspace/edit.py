@@ -11,13 +11,14 @@ import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from itertools import accumulate
 
 from pydantic import BaseModel, Field
+from rapidfuzz.distance import Indel, LCSseq
 
 __all__ = [
     "EDIT_STRATEGIES",
+    "FUZZY_WORK_BUDGET",
     "AmbiguousEditError",
     "EditError",
     "EditItem",
@@ -107,6 +108,45 @@ _TIE_MARGIN = 0.02
 _FUZZY_MAX_CHARS = 10_000
 # The least similarity worth pointing at when nothing matched.
 _HINT_SCORE = 0.6
+# A single-line target scores the best-bounded lines first; past the ones that can still pass
+# the threshold, at most this many more are aligned only to improve the not-found hint.
+_HINT_TRIES = 3
+
+#: The most work one `EditMatcher.apply` call may spend on similarity (the block-anchor and
+#: fuzzy strategies), in character comparisons: every score of strings `a` and `b` costs
+#: `len(a) * len(b)` (whatever the algorithm really does), every string built for scoring its
+#: length, and every candidate place looked at `_CANDIDATE_COST`. Input length caps alone do
+#: not bound the work, since a target is compared with many places of the file. At rapidfuzz's
+#: speed (bit-parallel, a few tens of milliseconds per 10^9 comparisons) the budget stands for
+#: well under a second under the workspace lock.
+FUZZY_WORK_BUDGET = 3_000_000_000
+_CANDIDATE_COST = 2_000
+# A long line is scored in overlapping pieces at least this long (see `_piece_width`), each
+# charged _PIECE_COST on top of its comparisons.
+_MIN_STEP = 256
+_PIECE_COST = 200
+
+
+class _BudgetSpentError(Exception):
+    """The similarity work of one `apply` call would go over its budget."""
+
+
+class _Budget:
+    """Counts the similarity work of one `apply` call and stops it at `limit`."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.spent = 0
+
+    @property
+    def left(self) -> int:
+        return self.limit - self.spent
+
+    def charge(self, units: int) -> None:
+        """Account for `units` of work about to be done; refuse it when it does not fit."""
+        if units > self.left:
+            raise _BudgetSpentError
+        self.spent += units
 
 
 def _unescape(text: str) -> str:
@@ -179,8 +219,9 @@ class _Lines:
     found with `str.find` rather than by stripping and indexing every line.
     """
 
-    def __init__(self, content: str) -> None:
+    def __init__(self, content: str, budget: _Budget) -> None:
         self.content = content
+        self.budget = budget
         self.lines = content.split("\n")
         # _lengths[i] = total length of lines 0..i (newlines excluded), so line i starts at
         # _lengths[i - 1] + i.
@@ -214,6 +255,11 @@ class _Lines:
                 position = content.find(key, position + 1)
             self._where[key] = found
         return self._where[key]
+
+    def span_length(self, first: int, count: int) -> int:
+        """Characters (newlines included) of the `count` lines from `first`, in O(1)."""
+        start, end = self.span(first, first + count - 1)
+        return end - start
 
     def span(self, first: int, last: int) -> tuple[int, int]:
         """Character span of lines first..last (inclusive), without the final newline."""
@@ -266,8 +312,14 @@ def _same_dedented(window: list[str], old_lines: list[str]) -> bool:
     return True
 
 
-def _ratio(a: str, b: str) -> float:
-    return SequenceMatcher(None, a, b, autojunk=False).ratio()
+def _ratio(a: str, b: str, floor: float = 0.0) -> float:
+    """Similarity in [0, 1]: 2 * LCS / (len(a) + len(b)), 0.0 when below `floor`.
+
+    This is difflib's `ratio` with the longest common subsequence in place of difflib's
+    greedy matching blocks, computed by rapidfuzz in C++ (bit-parallel, about 64 character
+    pairs per machine word) instead of Python's quadratic-ish `SequenceMatcher`.
+    """
+    return Indel.normalized_similarity(a, b, score_cutoff=floor)
 
 
 _TOKEN_RE = re.compile(r"\w{3,}|[^\w\s]{3,}")
@@ -279,13 +331,22 @@ class EditMatcher:
     The strategies are tried in the order of `EDIT_STRATEGIES`; the first one that finds
     anything decides. When it finds more than one place and `replace_all` is false, the edit
     is refused rather than guessed (`AmbiguousEditError`). The last two strategies score
-    similarity with `difflib.SequenceMatcher.ratio` and accept a match at `threshold` or above.
+    similarity (2 * longest common subsequence / total length, see `_ratio`) and accept a match
+    at `threshold` or above. Their work is bounded by `work_budget` character comparisons per
+    call (see `FUZZY_WORK_BUDGET`); when a target would need more, the edit fails with an
+    `EditNotFoundError` asking for an exact copy. `last_work` holds the work the last call did.
     """
 
-    def __init__(self, threshold: float = 0.85) -> None:
+    def __init__(self, threshold: float = 0.85, *, work_budget: int = FUZZY_WORK_BUDGET) -> None:
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        if work_budget < 0:
+            raise ValueError(f"work_budget must be >= 0, got {work_budget}")
         self.threshold = threshold
+        self.work_budget = work_budget
+        self.last_work = 0
+        # below this score a window is neither a match nor worth naming in the not-found hint
+        self._floor = min(threshold, _HINT_SCORE)
 
     def apply(self, content: str, old: str, new: str, *, replace_all: bool = False) -> EditResult:
         """Return `content` with `old` replaced by `new`, or raise an `EditError`."""
@@ -298,10 +359,22 @@ class EditMatcher:
             raise EditError("old_string and new_string are identical; nothing would change")
 
         # Fast path: an exact, unique match needs no line bookkeeping at all.
+        self.last_work = 0
         occurrences = content.count(old)
         if occurrences == 1 or (occurrences > 1 and replace_all):
             return self._exact(content, old, new, replace_all=replace_all)
-        doc = _Lines(content)
+        doc = _Lines(content, _Budget(self.work_budget))
+        try:
+            return self._cascade(doc, old, new, occurrences, replace_all=replace_all)
+        except _BudgetSpentError:
+            raise EditNotFoundError(self._too_costly_message()) from None
+        finally:
+            self.last_work = doc.budget.spent
+
+    def _cascade(
+        self, doc: _Lines, old: str, new: str, occurrences: int, *, replace_all: bool
+    ) -> EditResult:
+        content = doc.content
         if occurrences > 1:
             spans = []
             position = content.find(old)
@@ -398,7 +471,9 @@ class EditMatcher:
             if not candidates:
                 continue
             last = min(candidates, key=lambda line: abs(line - (first + count - 1)))
-            score = _ratio(doc.stripped(first + 1, last - first - 1), middle)
+            doc.budget.charge(_CANDIDATE_COST + doc.span_length(first + 1, last - first - 1))
+            text = doc.stripped(first + 1, last - first - 1)
+            score = self._score(doc, text, middle)
             doc.note_closest(score, first)
             if score >= self.threshold:
                 start, end = doc.span(first, last)
@@ -406,6 +481,18 @@ class EditMatcher:
                 replacement = _reindent(new_core, old_lines, window)
                 spans.append(_Span(start, end, replacement, score))
         return sorted(spans, key=lambda span: -span.score)
+
+    def _score(self, doc: _Lines, text: str, target: str) -> float:
+        """`_ratio` of two strings, charged to the budget; 0.0 below the hint floor.
+
+        `2 * min / sum` of the lengths bounds the ratio from above, so strings too different
+        in length to reach the floor cost nothing.
+        """
+        shorter, total = min(len(text), len(target)), len(text) + len(target)
+        if 2 * shorter < self._floor * total:
+            return 0.0
+        doc.budget.charge(len(text) * len(target))
+        return _ratio(text, target, self._floor)
 
     def _fuzzy(self, doc: _Lines, old: str, new: str) -> list[_Span]:
         """Similarity over line windows (or inside one line for a single-line target)."""
@@ -418,16 +505,46 @@ class EditMatcher:
         total = len(doc.lines) - count + 1
         if total <= 0:
             return []
-        starts = (
-            range(total)
-            if total <= _EXHAUSTIVE_WINDOWS
-            else self._likely_windows(doc, old_lines, total)
-        )
+        starts = self._fuzzy_starts(doc, old_lines, total, len(target))
         if count == 1:
             spans = self._fuzzy_single_line(doc, old_core, new_core, target, starts)
         else:
             spans = self._fuzzy_windows(doc, old_lines, new_core, target, starts)
         return sorted(spans, key=lambda span: -span.score)
+
+    def _fuzzy_starts(
+        self, doc: _Lines, old_lines: list[str], total: int, size: int
+    ) -> Sequence[int] | range:
+        """Every window when there are few and scoring them all fits half the budget.
+
+        Otherwise only the windows that share the most rare words with the target. The
+        other half of the budget is for aligning and re-scoring the best ones.
+        """
+        count = len(old_lines)
+        if total <= _EXHAUSTIVE_WINDOWS:
+            estimate = sum(
+                self._window_cost(doc.span_length(first, count), count, size)
+                for first in range(total)
+            )
+            if estimate <= doc.budget.left // 2:
+                return range(total)
+        return self._likely_windows(doc, old_lines, total)
+
+    def _window_cost(self, length: int, count: int, size: int) -> int:
+        """About what scoring a window of `length` characters costs (an upper bound).
+
+        A window longer than `reach` is skipped by length, unless it is one line, which may
+        hold the target as a fragment: that line is scored in overlapping pieces (up to
+        `_FUZZY_MAX_CHARS`).
+        """
+        if count > 1:
+            reach = int(size * (2 - self._floor) / self._floor) + 1
+            return _CANDIDATE_COST + length + min(length, reach) * size
+        length = min(length, _FUZZY_MAX_CHARS)
+        width = self._piece_width(size)
+        step = max(size, _MIN_STEP)
+        pieces = 1 + max(0, -(-(length - width) // step))
+        return _CANDIDATE_COST + length + pieces * (_PIECE_COST + min(length, width) * size)
 
     def _fuzzy_windows(
         self,
@@ -438,14 +555,10 @@ class EditMatcher:
         starts: Sequence[int] | range,
     ) -> list[_Span]:
         count = len(old_lines)
-        size = len(target)
         spans: list[_Span] = []
         for first in starts:
-            text = doc.stripped(first, count)
-            # 2*min/(sum) bounds the ratio from above: skip windows that cannot reach it
-            if 2 * min(size, len(text)) < _HINT_SCORE * (size + len(text)):
-                continue
-            score = _ratio(text, target)
+            doc.budget.charge(_CANDIDATE_COST + doc.span_length(first, count))
+            score = self._score(doc, doc.stripped(first, count), target)
             doc.note_closest(score, first)
             if score >= self.threshold:
                 start, end = doc.span(first, first + count - 1)
@@ -467,36 +580,95 @@ class EditMatcher:
         trail = old_core[len(old_core.rstrip()) :]
         if trail and replacement.endswith(trail):
             replacement = replacement[: len(replacement) - len(trail)]
-        size = len(target)
         spans: list[_Span] = []
-        for number in starts:
-            line = doc.lines[number].strip()
-            # (scores down to _HINT_SCORE are still computed: they feed the not-found hint)
-            if len(line) < size and 2 * len(line) < _HINT_SCORE * (size + len(line)):
-                continue
-            if len(line) > _FUZZY_MAX_CHARS:
-                continue  # minified code or data: SequenceMatcher would take seconds
-            matcher = SequenceMatcher(None, line, target, autojunk=False)
-            blocks = [block for block in matcher.get_matching_blocks() if block.size]
-            if not blocks:
-                continue
-            # Two guesses at the slice of the line the target stands for: from the first to
-            # the last matching block, and the target's length around the longest block.
-            longest = max(blocks, key=lambda block: block.size)
-            head = max(0, longest.a - longest.b)
-            regions = {
-                (
-                    max(0, blocks[0].a - blocks[0].b),
-                    min(len(line), blocks[-1].a + size - blocks[-1].b),
-                ),
-                (head, min(len(line), head + size)),
-            }
-            score, begin, end = max((_ratio(line[b:e], target), b, e) for b, e in regions)
+        best, tries = 0.0, 0
+        # Branch and bound: align the most promising lines first; once no line left can reach
+        # the threshold, a few more are aligned only if they could improve the hint.
+        for bound, number, line, origin in self._line_bounds(doc, target, starts):
+            if bound < self.threshold and (bound <= best or tries >= _HINT_TRIES):
+                break
+            tries += bound < self.threshold
+            piece = line[origin : origin + self._piece_width(len(target))]
+            score, begin, end = self._best_slice(doc, piece, target)
+            best = max(best, score)
             doc.note_closest(score, number)
             if score >= self.threshold:
-                offset = doc.start(number) + len(_indent_of(doc.lines[number]))
+                offset = doc.start(number) + len(_indent_of(doc.lines[number])) + origin
                 spans.append(_Span(offset + begin, offset + end, replacement, score))
         return spans
+
+    def _piece_width(self, size: int) -> int:
+        """Width of the overlapping pieces a long line is cut into for a `size`-long target.
+
+        A slice longer than `reach` cannot score the floor against the target, so every slice
+        worth scoring lies inside one piece of `step + reach` characters cut every `step`.
+        """
+        reach = int(size * (2 - self._floor) / self._floor) + 1
+        return max(size, _MIN_STEP) + reach
+
+    def _line_bounds(
+        self, doc: _Lines, target: str, starts: Sequence[int] | range
+    ) -> list[tuple[float, int, str, int]]:
+        """(score bound, line number, stripped line, start of its best piece), best first.
+
+        No slice of a text can score above 2C / (C + len(target)), C being the length of the
+        longest common subsequence of the text and the target: one cheap bit-parallel pass,
+        where aligning is the costly part. A line much longer than the target is cut into
+        overlapping pieces (see `_piece_width`) so that the bound stays tight and the
+        alignment stays local: over a whole long line, a short target's characters can be
+        picked one by one from anywhere.
+        """
+        size = len(target)
+        width = self._piece_width(size)
+        step = max(size, _MIN_STEP)
+        bounds: list[tuple[float, int, str, int]] = []
+        for number in starts:
+            raw = doc.lines[number]
+            doc.budget.charge(_CANDIDATE_COST + len(raw))
+            line = raw.strip()
+            # (scores down to the hint floor still count: they feed the not-found hint)
+            if len(line) < size and 2 * len(line) < self._floor * (size + len(line)):
+                continue
+            if len(line) > _FUZZY_MAX_CHARS:
+                continue  # minified code or data: left to the exact strategies
+            common, origin = 0, 0
+            for begin in range(0, max(1, len(line) - width + step), step):
+                piece = line[begin : begin + width]
+                doc.budget.charge(_PIECE_COST + len(piece) * size)
+                found = LCSseq.similarity(piece, target)
+                if found > common:
+                    common, origin = found, begin
+            bound = 2 * common / (common + size) if common else 0.0
+            if bound >= self._floor:
+                bounds.append((bound, number, line, origin))
+        bounds.sort(key=lambda item: (-item[0], item[1]))
+        return bounds
+
+    def _best_slice(self, doc: _Lines, line: str, target: str) -> tuple[float, int, int]:
+        """The best-scoring slice of `line` for `target`: (score, begin, end)."""
+        size = len(target)
+        doc.budget.charge(len(line) * size)
+        blocks = [block for block in Indel.opcodes(line, target).as_matching_blocks() if block.size]
+        if not blocks:
+            return 0.0, 0, 0
+        # Two guesses at the slice of the line the target stands for: the target's length
+        # around the longest matching block, and the span of the blocks aligned about like it
+        # (a subsequence alignment may pair a few stray characters farther away; a shift of
+        # more than the edits the threshold allows marks them).
+        longest = max(blocks, key=lambda block: block.size)
+        shift = longest.a - longest.b
+        slack = max(2, int(size * (1 - self.threshold)) + 1)
+        near = [block for block in blocks if abs(block.a - block.b - shift) <= slack]
+        head = max(0, shift)
+        regions = {
+            (max(0, near[0].a - near[0].b), min(len(line), near[-1].a + size - near[-1].b)),
+            (head, min(len(line), head + size)),
+        }
+        scored = []
+        for begin, end in sorted(regions):
+            doc.budget.charge((end - begin) * size)
+            scored.append((_ratio(line[begin:end], target), begin, end))
+        return max(scored, key=lambda item: item[0])
 
     @staticmethod
     def _likely_windows(doc: _Lines, old_lines: list[str], total: int) -> list[int]:
@@ -504,7 +676,7 @@ class EditMatcher:
 
         Each probe is a `str.find` loop, which runs in C, and a probe seen more than
         `_PROBE_CAP` times is dropped as uninformative, so ranking a 5,000-line file costs a few
-        milliseconds; only the best-ranked windows are then scored with `SequenceMatcher`.
+        milliseconds; only the best-ranked windows are then scored.
         A window similar enough to pass the threshold keeps most of the target's words (a
         typo breaks one), so it ranks near the top.
         """
@@ -552,6 +724,15 @@ class EditMatcher:
             f"old_string matches {len(spans)} places ({strategy} match at lines {shown}{more}); "
             "add surrounding lines to old_string so it matches exactly one place, "
             "or set replace_all=true to change every one of them"
+        )
+
+    def _too_costly_message(self) -> str:
+        return (
+            "old_string was not found as written, and it is too long, or too many places of "
+            "the file look like it, for a fuzzy match (the similarity search stopped after "
+            f"{self.work_budget:,} character comparisons). Read those lines of the file again "
+            "and copy the text to replace exactly, or give a shorter old_string of a few "
+            "distinctive lines."
         )
 
     def _not_found_message(self, doc: _Lines) -> str:

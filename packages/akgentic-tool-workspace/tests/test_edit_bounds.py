@@ -1,0 +1,156 @@
+"""The similarity stages of the edit cascade do bounded work, whatever the target and file.
+
+A security review found a one-character typo in a 9,000-character one-line `old_string`
+keeping `workspace_edit` busy for minutes under the workspace lock (SequenceMatcher over many
+long candidates). These tests replay those inputs and assert on the work counter of
+`EditMatcher` (`last_work`, in character comparisons) rather than on time: the edit either
+lands in the right place or fails with a clear `EditNotFoundError`, within `work_budget`.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from akgentic.tool.errors import RetriableError
+from akgentic.tool.workspace import EditMatcher, EditNotFoundError, Filesystem
+from akgentic.tool.workspace.edit import FUZZY_WORK_BUDGET
+
+_WORDS = (
+    *("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda"),
+    *("omicron", "sigma", "upsilon", "omega", "compute", "value", "index", "buffer"),
+    *("result", "parse", "token", "render", "layout", "cursor"),
+)
+_GLUE = " ,.;()=+-_0123456789"
+
+
+def _varied(rng: random.Random, size: int) -> str:
+    """`size` characters of word-like text that never repeats at length."""
+    parts: list[str] = []
+    length = 0
+    while length < size:
+        part = rng.choice(_WORDS) + rng.choice(_GLUE)
+        parts.append(part)
+        length += len(part)
+    return "".join(parts)[:size]
+
+
+def _typo(text: str, at: int) -> str:
+    """`text` with the character at `at` replaced by one it does not hold there."""
+    return text[:at] + ("Q" if text[at] != "Q" else "Z") + text[at + 1 :]
+
+
+def _lines(seed: int, count: int, size: int) -> list[str]:
+    rng = random.Random(seed)
+    return [_varied(rng, size) for _ in range(count)]
+
+
+def _apply_bounded(matcher: EditMatcher, lines: list[str], old: str, new: str) -> str:
+    content = "\n".join(lines) + "\n"
+    try:
+        result = matcher.apply(content, old, new)
+    finally:
+        assert 0 < matcher.last_work <= matcher.work_budget
+    assert result.strategy == "fuzzy"
+    return result.content
+
+
+@pytest.mark.parametrize(("count", "size", "index"), [(1, 9_000, 0), (20, 9_000, 13)])
+def test_a_typo_in_a_long_one_line_target_is_fixed_within_the_budget(
+    count: int, size: int, index: int
+) -> None:
+    lines = _lines(1, count, size)
+    matcher = EditMatcher()
+    content = _apply_bounded(matcher, lines, _typo(lines[index], size // 2), "REPLACED")
+    assert content == "\n".join([*lines[:index], "REPLACED", *lines[index + 1 :]]) + "\n"
+    assert matcher.work_budget == FUZZY_WORK_BUDGET
+
+
+def test_two_hundred_lines_of_two_thousand_characters() -> None:
+    lines = _lines(2, 200, 2_000)
+    matcher = EditMatcher()
+    content = _apply_bounded(matcher, lines, _typo(lines[150], 700), "REPLACED")
+    assert content.split("\n")[150] == "REPLACED"
+    assert content.count("REPLACED") == 1
+
+
+def test_a_long_multi_line_target_with_typos_is_found_within_the_budget() -> None:
+    lines = _lines(3, 200, 2_000)
+    old = _typo(_typo("\n".join(lines[100:104]), 5_000), 10)  # the first line differs too
+    matcher = EditMatcher()
+    content = _apply_bounded(matcher, lines, old, "A\nB")
+    assert content == "\n".join([*lines[:100], "A", "B", *lines[104:]]) + "\n"
+
+
+def test_a_short_fragment_inside_long_lines_is_aligned_in_place() -> None:
+    lines = _lines(4, 300, 9_000)
+    fragment = lines[200][3_000:3_060]
+    matcher = EditMatcher()
+    content = _apply_bounded(matcher, lines, _typo(fragment, 30), "<FIXED>")
+    assert content.split("\n")[200] == lines[200][:3_000] + "<FIXED>" + lines[200][3_060:]
+
+
+def test_many_look_alike_long_lines_stop_at_the_budget_with_a_clear_error() -> None:
+    base = _lines(5, 1, 9_000)[0]
+    rng = random.Random(5)
+    lines = [_typo(base, rng.randrange(9_000)) for _ in range(30)]
+    matcher = EditMatcher()
+    with pytest.raises(EditNotFoundError) as caught:
+        matcher.apply("\n".join(lines) + "\n", _typo(base, 4_500), "x")
+    message = str(caught.value)
+    assert "too long" in message
+    assert "copy the text to replace exactly" in message
+    assert matcher.last_work <= FUZZY_WORK_BUDGET
+
+
+def test_a_small_budget_refuses_the_fuzzy_stage_but_not_the_exact_ones() -> None:
+    lines = _lines(6, 50, 9_000)
+    content = "\n".join(lines) + "\n"
+    starved = EditMatcher(work_budget=10_000)
+    with pytest.raises(EditNotFoundError, match="too long"):
+        starved.apply(content, _typo(lines[7], 100), "x")
+    assert starved.last_work <= 10_000
+    # exact, indentation and whitespace matching of the same long target do no similarity work
+    none = EditMatcher(work_budget=0)
+    assert none.apply(content, lines[7], "x").strategy == "exact"
+    indented = "\n".join("    " + line for line in lines[7:9])
+    assert none.apply(content, indented, "x").strategy == "indentation_flexible"
+    spaced = lines[7].replace(" ", "  ")
+    assert none.apply(content, spaced, "x").strategy == "whitespace_normalized"
+    assert none.last_work == 0
+
+
+def test_a_realistic_typo_in_a_five_line_block_of_a_large_file() -> None:
+    lines = [
+        text
+        for i in range(1_000)
+        for text in (
+            f"    def method_{i}(self, arg_{i % 13}):",
+            f"        return self.value_{i} + arg_{i % 13}",
+        )
+    ]
+    old = "\n".join(lines[1_200:1_205]).replace("def", "dfe", 1).replace("return", "retrun", 1)
+    matcher = EditMatcher()
+    content = _apply_bounded(matcher, lines, old, "    pass")
+    assert content.split("\n")[1_199:1_202] == [lines[1_199], "    pass", lines[1_205]]
+    assert matcher.last_work < FUZZY_WORK_BUDGET // 1_000  # a normal edit is nowhere near
+
+
+def test_filesystem_edit_of_a_real_file_is_bounded(tmp_path: Path) -> None:
+    lines = _lines(7, 20, 9_000)
+    target = tmp_path / "data.txt"
+    target.write_text("\n".join(lines) + "\n")
+    workspace = Filesystem(tmp_path)
+    matcher = EditMatcher()
+    report = workspace.edit("data.txt", _typo(lines[13], 4_500), "REPLACED", matcher=matcher)
+    assert "line 14" in report
+    assert "fuzzy" in report
+    assert target.read_text().split("\n")[13] == "REPLACED"
+    assert 0 < matcher.last_work <= FUZZY_WORK_BUDGET
+    # a search that would go over the budget fails as a retriable error and writes nothing
+    before = target.read_text()
+    with pytest.raises(RetriableError, match="data.txt: .*too long"):
+        workspace.edit("data.txt", _typo(lines[3], 10), "x", matcher=EditMatcher(work_budget=1_000))
+    assert target.read_text() == before
