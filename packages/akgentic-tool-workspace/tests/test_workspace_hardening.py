@@ -3,6 +3,7 @@ catastrophic regexes. Each test reproduces one and checks the workspace holds.""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import ctypes
 import ctypes.util
@@ -21,6 +22,10 @@ from akgentic.tool.workspace import EditItem, Filesystem, WorkspaceTool
 from .conftest import Tools, tools_of
 
 SECRET = "HOST-SECRET-7f3a"
+# A 1x1 PNG.
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
 _AT_FDCWD = -100
@@ -61,6 +66,9 @@ def swapper(ws: Path, host: Path, tmp_path: Path) -> Iterator[Callable[[], None]
     (ws / "d").mkdir()
     (ws / "d" / "secret").write_text("inside\n")
     (ws / "d" / "x.txt").write_text("inside\n")
+    (ws / "d" / "pic.png").write_bytes(PIXEL)
+    # the same name outside, marked: its bytes must never come back
+    (host / "pic.png").write_bytes(PIXEL + SECRET.encode())
     (ws / "link").symlink_to(host)
     stop = threading.Event()
 
@@ -102,6 +110,7 @@ def test_racing_symlink_swaps_never_reach_outside(
         lambda: tools["workspace_glob"]("**/secret"),
         lambda: tools["workspace_grep"]("HOST|inside", "d"),
         lambda: tools["workspace_grep"]("HOST|inside"),
+        lambda: tools["workspace_view"]("d/pic.png").data.decode("latin-1"),
         lambda: tools["workspace_mkdir"]("d/sub"),
         lambda: tools["workspace_delete"]("d/p.txt"),
         lambda: tools["workspace_delete"]("d/secret"),
