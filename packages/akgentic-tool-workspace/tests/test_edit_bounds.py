@@ -10,6 +10,7 @@ lands in the right place or fails with a clear `EditNotFoundError`, within `work
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,60 @@ def test_filesystem_edit_of_a_real_file_is_bounded(tmp_path: Path) -> None:
     with pytest.raises(RetriableError, match="data.txt: .*too long"):
         workspace.edit("data.txt", _typo(lines[3], 10), "x", matcher=EditMatcher(work_budget=1_000))
     assert target.read_text() == before
+
+
+# -- the cheap strategies stay linear in the file ---------------------------------------------
+
+
+def _regex_spans(content: str, old: str) -> list[tuple[int, int]]:
+    """What the whitespace-normalized strategy promises: the words joined by `\\s+`."""
+    pattern = re.compile(r"\s+".join(re.escape(token) for token in old.split()))
+    return [match.span() for match in pattern.finditer(content)]
+
+
+def test_whitespace_normalized_matches_what_a_whitespace_regex_would() -> None:
+    rng = random.Random(8)
+    pieces = ["ab", "a", "b", " ", "  ", "\n", "\t", "\u00a0", "\r\n", "c."]
+    checked = 0
+    for _ in range(3_000):
+        content = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 40)))
+        old = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 8)))
+        expected = _regex_spans(content, old)
+        if not old.split() or old == "N" or not expected or old in content:
+            continue
+        result = EditMatcher(work_budget=0).apply(content, old, "N", replace_all=True)
+        if result.strategy != "whitespace_normalized":
+            continue  # a stricter line strategy got there first
+        pieces_out, cursor = [], 0
+        for start, end in expected:
+            pieces_out += [content[cursor:start], "N"]
+            cursor = end
+        assert result.content == "".join([*pieces_out, content[cursor:]])
+        checked += 1
+    assert checked > 300
+
+
+def test_whitespace_matching_on_a_repetitive_file_is_one_pass() -> None:
+    """A regex with `\\s+` between 5,000 words retried that prefix at each of 200,000
+    positions of "a a a ..." (tens of seconds); the collapsed-text search is one pass."""
+    words = 200_000
+    content = "a " * words + "\n"
+    old = "a  " * 5_000 + "b"
+    with pytest.raises(EditNotFoundError):
+        EditMatcher(work_budget=0).apply(content, old, "x")
+    planted = "a " * 150_000 + "b\n" + "a " * (words - 150_000) + "\n"
+    result = EditMatcher(work_budget=0).apply(planted, old, "X")
+    assert result.strategy == "whitespace_normalized"
+    assert result.content == "a " * 145_000 + "X\n" + "a " * (words - 150_000) + "\n"
+
+
+def test_line_lookups_stay_linear_on_a_huge_one_line_file() -> None:
+    """Every occurrence of the first line's text in a 2,000,000-character line used to scan
+    back to the start of that line (quadratic); a line is now looked at once."""
+    content = "x" * 2_000_000 + "\n"
+    with pytest.raises(EditNotFoundError):
+        EditMatcher(work_budget=0).apply(content, "x\ny\nz", "q")
+    text = "x = 1; y = x\n    x = 1\n    y = 2\nz = x = 1\n"
+    result = EditMatcher(work_budget=0).apply(text, "x = 1\ny = 2", "x = 3\ny = 4")
+    assert result.strategy == "indentation_flexible"
+    assert result.content == "x = 1; y = x\n    x = 3\n    y = 4\nz = x = 1\n"

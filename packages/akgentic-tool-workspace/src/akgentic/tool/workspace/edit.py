@@ -211,6 +211,44 @@ def _reindent(new: str, old_lines: Sequence[str], window: Sequence[str]) -> str:
     return "\n".join(out)
 
 
+_WHITESPACE_RUN = re.compile(r"\s+")
+# Skip a given number of (token, whitespace run) pairs in one C-level match; possessive
+# quantifiers so that a run is never split in two to make up the count.
+_SKIPS = tuple((count, re.compile(rf"(?:\S*+\s++){{{count}}}")) for count in (1024, 32, 1))
+
+
+class _Flattened:
+    """`content` with every whitespace run replaced by one space, and the way back.
+
+    Looking for `old_string`'s words joined by single spaces in `text` is one `str.find`
+    pass, where a regex with `\\s+` between the words may retry a long prefix at every
+    position (seconds on a repetitive file). Offsets are mapped back to `content` by
+    counting the runs before them, skipped in C by `_SKIPS`, so the offsets must be asked
+    for in increasing order.
+    """
+
+    def __init__(self, content: str) -> None:
+        self.content = content
+        self.text = _WHITESPACE_RUN.sub(" ", content)
+        self._counted = 0  # `text` has `_spaces` spaces before `_counted`
+        self._spaces = 0
+        self._runs = 0  # `content` has `_runs` whitespace runs before `_offset`
+        self._offset = 0
+
+    def original(self, position: int) -> int:
+        """Offset in `content` of the non-blank character at `position` of `text`."""
+        self._spaces += self.text.count(" ", self._counted, position)
+        self._counted = position
+        for count, skip in _SKIPS:
+            while self._spaces - self._runs >= count:
+                match = skip.match(self.content, self._offset)
+                assert match is not None  # `text` has one space per run of `content`
+                self._offset = match.end()
+                self._runs += count
+        token_start = self.text.rfind(" ", 0, position) + 1
+        return self._offset + position - token_start
+
+
 class _Lines:
     """Line views of one content string, shared by the strategies of one `apply` call.
 
@@ -227,6 +265,7 @@ class _Lines:
         # _lengths[i - 1] + i.
         self._lengths = list(accumulate(map(len, self.lines)))
         self._where: dict[str, list[int]] = {}
+        self._flat: _Flattened | None = None
         self.closest: tuple[float, int] = (0.0, -1)  # best sub-threshold fuzzy score, line
 
     def start(self, line: int) -> int:
@@ -245,16 +284,25 @@ class _Lines:
             position = content.find(key)
             while position != -1:
                 line_start = content.rfind("\n", 0, position) + 1
-                if not content[line_start:position].strip(" \t"):
-                    after = position + len(key)
-                    line_end = content.find("\n", after)
-                    if not content[after : len(content) if line_end == -1 else line_end].strip(
-                        " \t\r"
-                    ):
-                        found.append(self.line_of(line_start))
-                position = content.find(key, position + 1)
+                line_end = content.find("\n", position)
+                line_end = len(content) if line_end == -1 else line_end
+                if not content[line_start:position].strip(" \t") and not content[
+                    position + len(key) : line_end
+                ].strip(" \t\r"):
+                    found.append(self.line_of(line_start))
+                # Only the first occurrence on a line can be the line's whole text (a later
+                # one has `key`, which starts with a non-blank, before it): go to the next
+                # line, which keeps the search linear even on a huge one-line file.
+                position = content.find(key, line_end + 1) if line_end < len(content) else -1
             self._where[key] = found
         return self._where[key]
+
+    @property
+    def flat(self) -> _Flattened:
+        """The content with whitespace runs collapsed (built on first use)."""
+        if self._flat is None:
+            self._flat = _Flattened(self.content)
+        return self._flat
 
     def span_length(self, first: int, count: int) -> int:
         """Characters (newlines included) of the `count` lines from `first`, in O(1)."""
@@ -430,11 +478,20 @@ class EditMatcher:
 
     @staticmethod
     def _whitespace_normalized(doc: _Lines, old: str, new: str) -> list[_Span]:
+        """`old_string`'s words separated by any whitespace (as `\\s+` would match)."""
         tokens = old.split()
         if not tokens:
             return []
-        pattern = re.compile(r"\s+".join(re.escape(token) for token in tokens))
-        return [_Span(m.start(), m.end(), new) for m in pattern.finditer(doc.content)]
+        needle = " ".join(tokens)
+        flat = doc.flat
+        spans: list[_Span] = []
+        position = flat.text.find(needle)
+        while position != -1:
+            start = flat.original(position)
+            end = flat.original(position + len(needle) - 1) + 1
+            spans.append(_Span(start, end, new))
+            position = flat.text.find(needle, position + len(needle))
+        return spans
 
     def _escape_normalized(self, doc: _Lines, old: str, new: str) -> list[_Span]:
         plain_old = _unescape(old)
