@@ -192,7 +192,7 @@ def test_whitespace_matching_on_a_repetitive_file_is_one_pass() -> None:
     """A regex with `\\s+` between 5,000 words retried that prefix at each of 200,000
     positions of "a a a ..." (tens of seconds); the collapsed-text search is one pass."""
     words = 200_000
-    content = "a " * words + "\n"
+    content = "b " + "a " * words + "\n"  # every word of old_string is in the file
     old = "a  " * 5_000 + "b"
     with pytest.raises(EditNotFoundError):
         EditMatcher(work_budget=0).apply(content, old, "x")

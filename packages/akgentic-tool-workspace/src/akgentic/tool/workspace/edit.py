@@ -211,7 +211,9 @@ def _reindent(new: str, old_lines: Sequence[str], window: Sequence[str]) -> str:
     return "\n".join(out)
 
 
-_WHITESPACE_RUN = re.compile(r"\s+")
+# The whitespace-normalized strategy first checks that this many of old_string's longest
+# words occur in the file at all.
+_WORDS_CHECKED = 8
 # Skip a given number of (token, whitespace run) pairs in one C-level match; possessive
 # quantifiers so that a run is never split in two to make up the count.
 _SKIPS = tuple((count, re.compile(rf"(?:\S*+\s++){{{count}}}")) for count in (1024, 32, 1))
@@ -229,7 +231,10 @@ class _Flattened:
 
     def __init__(self, content: str) -> None:
         self.content = content
-        self.text = _WHITESPACE_RUN.sub(" ", content)
+        # (str.split is several times faster than re.sub(r"\s+", " ", ...) and agrees with
+        # `\s` on what whitespace is; a leading run still counts as one space)
+        lead = " " if content[:1].isspace() else ""
+        self.text = lead + " ".join(content.split())
         self._counted = 0  # `text` has `_spaces` spaces before `_counted`
         self._spaces = 0
         self._runs = 0  # `content` has `_runs` whitespace runs before `_offset`
@@ -481,6 +486,12 @@ class EditMatcher:
         """`old_string`'s words separated by any whitespace (as `\\s+` would match)."""
         tokens = old.split()
         if not tokens:
+            return []
+        # A word missing from the file rules a match out without building the collapsed
+        # text (the usual case when old_string has a typo); the longest words are the
+        # likeliest to be missing, and checking a few bounds the cost.
+        longest = sorted(set(tokens), key=len, reverse=True)[:_WORDS_CHECKED]
+        if any(token not in doc.content for token in longest):
             return []
         needle = " ".join(tokens)
         flat = doc.flat
