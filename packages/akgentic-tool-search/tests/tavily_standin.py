@@ -83,16 +83,18 @@ class FakeTavily:
             }
         if path == "/extract":
             urls = body.get("urls")
-            url = urls[0] if isinstance(urls, list) else str(urls)
-            if url in self.pages:
-                return 200, {
-                    "results": [{"url": url, "raw_content": self.pages[url], "images": []}],
-                    "failed_results": [],
-                    "response_time": 0.01,
-                }
+            asked = [str(u) for u in urls] if isinstance(urls, list) else [str(urls)]
             return 200, {
-                "results": [],
-                "failed_results": [{"url": url, "error": "Failed to fetch url"}],
+                "results": [
+                    {"url": url, "raw_content": self.pages[url], "images": []}
+                    for url in asked
+                    if url in self.pages
+                ],
+                "failed_results": [
+                    {"url": url, "error": "Failed to fetch url"}
+                    for url in asked
+                    if url not in self.pages
+                ],
                 "response_time": 0.01,
             }
         if path == "/crawl":

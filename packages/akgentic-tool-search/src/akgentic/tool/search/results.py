@@ -32,6 +32,11 @@ class WebPage(BaseModel):
         default=None,
         description="Pass this as `offset` to read the next part; null when the page is done.",
     )
+    error: str | None = Field(
+        default=None,
+        description="Why the page could not be read (only when several `urls` were asked "
+        "for; `content` is then empty).",
+    )
 
 
 class CrawledPage(BaseModel):

@@ -20,7 +20,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
 from pydantic import Field
@@ -56,6 +56,15 @@ Topic = Literal["general", "news", "finance"]
 TimeRange = Literal["day", "week", "month", "year"]
 Depth = Literal["basic", "advanced"]
 
+# Default timeouts per capability, in seconds: Tavily's own defaults for extract and crawl
+# (a crawl visits many pages, so it gets much longer than a single search or fetch).
+_SEARCH_TIMEOUT = 30
+_FETCH_TIMEOUT = 30
+_CRAWL_TIMEOUT = 150
+_MAX_TIMEOUT = 600.0
+_MAX_CRAWL_DEPTH = 5
+_MAX_FETCH_URLS = 20
+
 
 class MissingTavilyKeyError(RuntimeError):
     """SearchTool's tools were built while ``TAVILY_API_KEY`` was unset or empty.
@@ -74,8 +83,15 @@ class WebSearch(BaseToolParam):
     snippet_chars: int = Field(
         default=800, ge=50, le=10_000, description="Longest snippet kept per result."
     )
-    search_depth: Depth = Field(
-        default="basic", description="Tavily search depth; 'advanced' costs more credits."
+    search_depth: Depth | None = Field(
+        default=None,
+        description=(
+            "Tavily search depth used when the model does not choose one; None means "
+            "Tavily's default, 'basic'. 'advanced' costs more credits."
+        ),
+    )
+    timeout: float = Field(
+        default=_SEARCH_TIMEOUT, gt=0, le=_MAX_TIMEOUT, description="Seconds one search may take."
     )
 
 
@@ -88,32 +104,84 @@ class WebFetch(BaseToolParam):
         le=200_000,
         description="Size of the window of page text one call returns.",
     )
-    extract_depth: Depth = Field(default="basic", description="Tavily extraction depth.")
+    extract_depth: Depth | None = Field(
+        default=None,
+        description="Tavily extraction depth used when the model does not choose one "
+        "(None: Tavily's default, 'basic').",
+    )
+    timeout: float = Field(
+        default=_FETCH_TIMEOUT,
+        gt=0,
+        le=_MAX_TIMEOUT,
+        description="Seconds one extraction may take (Tavily's own `timeout`, also the HTTP "
+        "timeout).",
+    )
 
 
 class WebCrawl(BaseToolParam):
-    """Configuration of ``web_crawl``."""
+    """Configuration of ``web_crawl``.
+
+    ``limit``, ``max_depth`` and ``max_breadth`` are Tavily's crawl parameters: each is the
+    value sent when the model does not ask for less, and the most the model may ask for.
+    """
 
     max_pages: int = Field(default=10, ge=1, le=100, description="Most pages one crawl returns.")
-    max_depth: int = Field(default=2, ge=1, le=5, description="Deepest link depth allowed.")
+    limit: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="Tavily's name for the page cap: when set, it replaces `max_pages`.",
+    )
+    max_depth: int | None = Field(
+        default=2,
+        ge=1,
+        le=_MAX_CRAWL_DEPTH,
+        description=f"Deepest link depth allowed (None: up to {_MAX_CRAWL_DEPTH}).",
+    )
+    max_breadth: int | None = Field(
+        default=None,
+        ge=1,
+        le=500,
+        description="Most links followed per page (None: Tavily's default, unless the model "
+        "asks for fewer).",
+    )
     page_chars: int = Field(
         default=3_000, ge=200, le=50_000, description="Longest text kept per crawled page."
     )
-    extract_depth: Depth = Field(default="basic", description="Tavily extraction depth.")
+    extract_depth: Depth | None = Field(
+        default=None,
+        description="Tavily extraction depth used when the model does not choose one "
+        "(None: Tavily's default, 'basic').",
+    )
+    timeout: float = Field(
+        default=_CRAWL_TIMEOUT,
+        gt=0,
+        le=_MAX_TIMEOUT,
+        description="Seconds one crawl may take (Tavily's own `timeout`, also the HTTP timeout).",
+    )
+
+    @property
+    def page_cap(self) -> int:
+        """The most pages one crawl returns: ``limit`` when set, else ``max_pages``."""
+        return self.limit if self.limit is not None else self.max_pages
 
 
 class SearchTool(ToolCard):
     """Web search, fetch and crawl through the Tavily API.
 
     Every capability is on by default; pass ``False`` to remove one, or a param object to
-    tune its limits. ``timeout_seconds`` bounds each request to Tavily.
+    tune its limits. Each capability has its own ``timeout``; ``timeout_seconds``, when
+    set, is a ceiling over all three.
     """
 
     web_search: bool | WebSearch = True
     web_fetch: bool | WebFetch = True
     web_crawl: bool | WebCrawl = True
-    timeout_seconds: float = Field(
-        default=30.0, gt=0, le=120, description="Per-request timeout for calls to Tavily."
+    timeout_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        le=_MAX_TIMEOUT,
+        description="Ceiling on every request's timeout (None: each capability's own timeout).",
     )
 
     def get_tools(self) -> list[Callable[..., Any]]:
@@ -121,6 +189,12 @@ class SearchTool(ToolCard):
 
     def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
         return {type(param): fn for param, fn in self._bind() if param.exposes(COMMAND)}
+
+    def _timeout(self, configured: float) -> float:
+        """A capability's timeout under the card-wide ceiling."""
+        if self.timeout_seconds is None:
+            return configured
+        return min(configured, self.timeout_seconds)
 
     def _bind(self) -> list[tuple[BaseToolParam, Callable[..., Any]]]:
         params: list[BaseToolParam] = [
@@ -146,10 +220,10 @@ class SearchTool(ToolCard):
         return bound
 
     def _search_tool(self, param: WebSearch, clients: TavilyClients) -> Callable[..., Any]:
-        timeout = self.timeout_seconds
+        configured_timeout = self._timeout(param.timeout)
         cap = param.max_results
         snippet_chars = param.snippet_chars
-        depth = param.search_depth
+        configured_depth = param.search_depth
 
         def web_search(
             query: str,
@@ -157,6 +231,7 @@ class SearchTool(ToolCard):
             topic: Topic = "general",
             time_range: TimeRange | None = None,
             include_domains: list[str] | None = None,
+            search_depth: Depth | None = None,
         ) -> list[SearchResult]:
             """Search the web. Returns the title, URL and a relevant snippet of each hit.
 
@@ -166,8 +241,9 @@ class SearchTool(ToolCard):
                 topic: "general", or "news" for recent reporting, or "finance".
                 time_range: Only pages from the last "day", "week", "month" or "year".
                 include_domains: Only search these domains (e.g. ["python.org"]).
+                search_depth: "basic" (default) or "advanced" (deeper, costs more).
             """
-            text = query.strip()
+            text = _arg_str("web_search", "query", query).strip()
             if not text:
                 raise RetriableError("web_search needs a non-empty query.")
             if len(text) > 400:
@@ -178,6 +254,10 @@ class SearchTool(ToolCard):
             if max_results < 1:
                 raise RetriableError("web_search max_results must be at least 1.")
             count = min(max_results, cap)
+            depth = (
+                _depth("web_search", "search_depth", search_depth) or configured_depth or "basic"
+            )
+            timeout = configured_timeout
             answer = call_tavily(
                 "web_search",
                 timeout,
@@ -204,82 +284,159 @@ class SearchTool(ToolCard):
         return web_search
 
     def _fetch_tool(self, param: WebFetch, clients: TavilyClients) -> Callable[..., Any]:
-        timeout = self.timeout_seconds
+        configured_timeout = self._timeout(param.timeout)
         window = param.max_chars
-        depth = param.extract_depth
+        configured_depth = param.extract_depth
         cache: OrderedDict[str, str] = OrderedDict()
         lock = threading.Lock()
 
-        def extract(url: str) -> str:
+        def extract(
+            urls: list[str], depth: Depth | None, timeout: float
+        ) -> dict[str, str | RetriableError]:
+            """Text of each URL (from the cache when known), or why it could not be read."""
+            found: dict[str, str | RetriableError] = {}
             with lock:
-                if url in cache:
-                    cache.move_to_end(url)
-                    return cache[url]
+                for url in urls:
+                    if url in cache:
+                        cache.move_to_end(url)
+                        found[url] = cache[url]
+            missing = [url for url in urls if url not in found]
+            if not missing:
+                return found
             answer = call_tavily(
                 "web_fetch",
                 timeout,
                 lambda: clients.get().extract(
-                    url, extract_depth=depth, format="markdown", timeout=timeout
+                    missing if len(missing) > 1 else missing[0],
+                    extract_depth=depth,
+                    format="markdown",
+                    timeout=timeout,
                 ),
             )
-            pages = _records(answer, "results")
-            if not pages:
-                failed = _records(answer, "failed_results")
-                reason = _text(failed[0].get("error")) if failed else "no content was extracted"
-                raise RetriableError(
-                    f"web_fetch could not read {url}: {reason}. Check the URL, or use "
-                    "web_search to find another page with the same information."
-                )
-            content = _text(pages[0].get("raw_content"))
-            with lock:
-                cache[url] = content
-                while len(cache) > _PAGE_CACHE_SIZE:
-                    cache.popitem(last=False)
-            return content
+            pages = {
+                _text(p.get("url")): _text(p.get("raw_content"))
+                for p in _records(answer, "results")
+            }
+            failures = {
+                _text(f.get("url")): _text(f.get("error"))
+                for f in _records(answer, "failed_results")
+            }
+            for url in missing:
+                if url in pages or (len(missing) == 1 and len(pages) == 1):
+                    # A provider may normalise the URL it echoes; with one URL asked, the one
+                    # page returned is that URL's.
+                    content = pages.get(url, next(iter(pages.values()), ""))
+                    found[url] = content
+                    with lock:
+                        cache[url] = content
+                        while len(cache) > _PAGE_CACHE_SIZE:
+                            cache.popitem(last=False)
+                else:
+                    reason = failures.get(url) or "no content was extracted"
+                    found[url] = RetriableError(
+                        f"web_fetch could not read {url}: {reason}. Check the URL, or use "
+                        "web_search to find another page with the same information."
+                    )
+            return found
 
-        def web_fetch(url: str, offset: int = 0) -> WebPage:
-            """Read the text of a web page (extracted, as markdown), one window at a time.
-
-            Long pages come back in parts: when `next_offset` is set in the answer, call
-            again with that `offset` to read on.
-
-            Args:
-                url: The absolute http(s) URL of the page.
-                offset: Character offset to start reading from (0 for the beginning).
-            """
-            target = _check_url("web_fetch", url)
-            if offset < 0:
-                raise RetriableError("web_fetch offset must be 0 or more.")
-            content = extract(target)
+        def page_window(url: str, content: str, offset: int) -> WebPage:
             total = len(content)
             if offset > total:
                 raise RetriableError(
-                    f"web_fetch offset {offset} is past the end of {target} "
+                    f"web_fetch offset {offset} is past the end of {url} "
                     f"({total} characters); use an offset below {total}."
                 )
             end = min(offset + window, total)
             return WebPage(
-                url=target,
+                url=url,
                 content=content[offset:end],
                 offset=offset,
                 total_chars=total,
                 next_offset=end if end < total else None,
             )
 
+        def web_fetch(
+            url: str | None = None,
+            offset: int = 0,
+            urls: list[str] | None = None,
+            extract_depth: Depth | None = None,
+            timeout: float | None = None,
+        ) -> WebPage | list[WebPage]:
+            """Read the text of a web page (extracted, as markdown), one window at a time.
+
+            Give `url` for one page. Long pages come back in parts: when `next_offset` is
+            set in the answer, call again with that `offset` to read on. Give `urls`
+            instead to read the first window of several pages at once (a list comes back).
+
+            Args:
+                url: The absolute http(s) URL of the page.
+                offset: Character offset to start reading from (0 for the beginning).
+                urls: Several absolute http(s) URLs (at most 20), instead of `url`.
+                extract_depth: "basic" (default) or "advanced" (for hard-to-read pages).
+                timeout: Seconds to wait at most (capped by the tool's configuration).
+            """
+            if (url is None) == (urls is None):
+                raise RetriableError(
+                    "web_fetch needs exactly one of `url` (one page) or `urls` (a list of pages)."
+                )
+            if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+                raise RetriableError("web_fetch offset must be a whole number, 0 or more.")
+            depth = (
+                _depth("web_fetch", "extract_depth", extract_depth) or configured_depth or "basic"
+            )
+            bound = _bounded_timeout("web_fetch", timeout, configured_timeout)
+            if url is not None:
+                target = _check_url("web_fetch", _arg_str("web_fetch", "url", url))
+                result = extract([target], depth, bound)[target]
+                if isinstance(result, RetriableError):
+                    raise result
+                return page_window(target, result, offset)
+            if not isinstance(urls, list) or not urls:
+                raise RetriableError("web_fetch `urls` must be a non-empty list of URLs.")
+            if len(urls) > _MAX_FETCH_URLS:
+                raise RetriableError(
+                    f"web_fetch reads at most {_MAX_FETCH_URLS} URLs per call, got {len(urls)}; "
+                    "split them over several calls."
+                )
+            if offset:
+                raise RetriableError(
+                    "web_fetch `offset` applies to a single `url`; with `urls` every page "
+                    "starts at 0. Page on with `url` and `offset`."
+                )
+            targets = list(
+                dict.fromkeys(
+                    _check_url("web_fetch", _arg_str("web_fetch", "urls", u)) for u in urls
+                )
+            )
+            results = extract(targets, depth, bound)
+            errors = [r for r in results.values() if isinstance(r, RetriableError)]
+            if len(errors) == len(targets):
+                raise RetriableError(" ".join(str(e) for e in errors))
+            return [
+                page_window(target, result, 0)
+                if not isinstance(result, RetriableError)
+                else WebPage(url=target, content="", offset=0, total_chars=0, error=str(result))
+                for target, result in results.items()
+            ]
+
         return web_fetch
 
     def _crawl_tool(self, param: WebCrawl, clients: TavilyClients) -> Callable[..., Any]:
-        timeout = self.timeout_seconds
-        page_cap = param.max_pages
-        depth_cap = param.max_depth
+        configured_timeout = self._timeout(param.timeout)
+        page_cap = param.page_cap
+        depth_cap = param.max_depth if param.max_depth is not None else _MAX_CRAWL_DEPTH
+        breadth_cap = param.max_breadth
         page_chars = param.page_chars
-        extract_depth = param.extract_depth
+        configured_depth = param.extract_depth
 
         def web_crawl(
             url: str,
             instructions: str | None = None,
             max_depth: int = 1,
             limit: int = page_cap,
+            max_breadth: int | None = None,
+            extract_depth: Depth | None = None,
+            timeout: float | None = None,
         ) -> CrawlResult:
             """Crawl a site from a starting URL and return the text of the pages reached.
 
@@ -290,22 +447,45 @@ class SearchTool(ToolCard):
                 instructions: What to look for, in plain words (guides which links are followed).
                 max_depth: How many links away from `url` to go (capped by configuration).
                 limit: Most pages to return (capped by configuration).
+                max_breadth: Most links to follow from each page (capped by configuration).
+                extract_depth: "basic" (default) or "advanced" (for hard-to-read pages).
+                timeout: Seconds to wait at most (capped by the tool's configuration).
             """
-            target = _check_url("web_crawl", url)
-            if max_depth < 1 or limit < 1:
-                raise RetriableError("web_crawl max_depth and limit must both be at least 1.")
+            target = _check_url("web_crawl", _arg_str("web_crawl", "url", url))
+            for name, value in (("max_depth", max_depth), ("limit", limit)):
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    raise RetriableError(
+                        f"web_crawl {name} must be a whole number, at least 1 "
+                        "(max_depth and limit must both be at least 1)."
+                    )
+            if max_breadth is not None and (
+                isinstance(max_breadth, bool) or not isinstance(max_breadth, int) or max_breadth < 1
+            ):
+                raise RetriableError("web_crawl max_breadth must be a whole number, at least 1.")
+            breadth = (
+                max_breadth
+                if breadth_cap is None
+                else min(max_breadth, breadth_cap)
+                if max_breadth is not None
+                else breadth_cap
+            )
+            depth = (
+                _depth("web_crawl", "extract_depth", extract_depth) or configured_depth or "basic"
+            )
+            bound = _bounded_timeout("web_crawl", timeout, configured_timeout)
             pages_wanted = min(limit, page_cap)
             answer = call_tavily(
                 "web_crawl",
-                timeout,
+                bound,
                 lambda: clients.get().crawl(
                     target,
                     max_depth=min(max_depth, depth_cap),
+                    max_breadth=breadth,
                     limit=pages_wanted,
                     instructions=instructions or None,
-                    extract_depth=extract_depth,
+                    extract_depth=depth,
                     format="markdown",
-                    timeout=timeout,
+                    timeout=bound,
                 ),
             )
             records = _records(answer, "results")
@@ -325,6 +505,27 @@ class SearchTool(ToolCard):
             )
 
         return web_crawl
+
+
+def _arg_str(action: str, name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise RetriableError(f"{action} `{name}` must be text, got {type(value).__name__}.")
+    return value
+
+
+def _depth(action: str, name: str, value: Any) -> Depth | None:
+    if value is None or value in ("basic", "advanced"):
+        return cast(Depth | None, value)
+    raise RetriableError(f"{action} {name} must be 'basic' or 'advanced', got {value!r}.")
+
+
+def _bounded_timeout(action: str, asked: Any, configured: float) -> float:
+    """The model's ``timeout`` argument, never above the configured one."""
+    if asked is None:
+        return configured
+    if isinstance(asked, bool) or not isinstance(asked, int | float) or asked <= 0:
+        raise RetriableError(f"{action} timeout must be a number of seconds above 0.")
+    return min(float(asked), configured)
 
 
 def _clients_from_environment() -> TavilyClients:
