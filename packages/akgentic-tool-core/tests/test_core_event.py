@@ -61,19 +61,23 @@ def test_seq_starts_at_one() -> None:
         ToolStateEvent(tool_id="#X", seq=0, payload=TaggedDelta(removed=[]))
 
 
-def test_commands_announcement_round_trips() -> None:
+def test_commands_announcement_round_trips(tool_agent: ToolTestAgent) -> None:
     event = CommandsAnnouncedEvent(
-        agent_name="@Alice",
+        agent=tool_agent.myAddress,
         commands=[
             CommandDescriptor(
                 name="hire_member",
                 description="Hire",
                 args=[CommandArg(name="role", type="str", required=True)],
+                tool_card="TeamTool",
             )
         ],
     )
     back = _round_trip(event)
-    assert back == event
+    assert isinstance(back, CommandsAnnouncedEvent)
+    assert back.commands == event.commands
+    assert back.agent.agent_id == tool_agent.myAddress.agent_id
+    assert back.agent_name == "@Tester"
 
 
 def test_event_reaches_the_orchestrator_stream(

@@ -9,7 +9,15 @@ withdrawn: asking for them raises ``ImportError`` naming their current home.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # What type checkers see at the old path; at run time the module ``__getattr__`` below
+    # resolves these names and warns.
+    from akgentic.tool.core.event import CommandArg as CommandArg
+    from akgentic.tool.core.event import CommandDescriptor as CommandDescriptor
+    from akgentic.tool.core.event import CommandsAnnouncedEvent as CommandsAnnouncedEvent
+    from akgentic.tool.core.event import ToolStateEvent as ToolStateEvent
 
 __all__: list[str] = []
 

@@ -8,43 +8,92 @@ model. A line such as ``/register_notification "check CI" 120`` or
 
 from __future__ import annotations
 
+import functools
 import inspect
+import json
 import shlex
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from akgentic.tool.core.event import CommandArg, CommandDescriptor
 from akgentic.tool.errors import CommandNotRecognized, RetriableError
 
-__all__ = ["CommandRegistry"]
+__all__ = ["CommandEntry", "CommandRegistry", "describe_command", "render_result", "retry_wrapped"]
 
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 
 
+type CommandEntry = (
+    Callable[..., Any]
+    | tuple[str, Callable[..., Any]]
+    | tuple[CommandDescriptor, Callable[..., Any]]
+)
+"""One item given to :class:`CommandRegistry`: a callable (named after ``__name__``), a
+``(name, callable)`` pair, or a ``(CommandDescriptor, callable)`` pair whose descriptor supplies
+the name and the tool card."""
+
+
 class CommandRegistry:
-    """Commands by name. Built by ``ToolFactory`` from every card's ``get_commands()``."""
+    """Commands by name. Built by ``ToolFactory`` from every card's ``get_commands()``.
 
-    def __init__(self, commands: Iterable[Callable[..., Any]] = ()) -> None:
+    Args:
+        entries: The commands: callables, ``(name, callable)`` or ``(descriptor, callable)``
+            pairs, or a mapping of name to callable.
+        retry_exception: The agent framework's retry exception (pydantic-ai's ``ModelRetry``).
+            :meth:`callable` hands out commands that raise it in place of a
+            ``RetriableError``, like the tools ``ToolFactory`` wraps.
+    """
+
+    def __init__(
+        self,
+        entries: Iterable[CommandEntry] | Mapping[str, Callable[..., Any]] = (),
+        *,
+        retry_exception: type[Exception] | None = None,
+    ) -> None:
         self._commands: dict[str, Callable[..., Any]] = {}
-        for fn in commands:
-            self.register(fn)
+        self._cards: dict[str, str] = {}
+        self.retry_exception = retry_exception
+        items: Iterable[Any] = entries.items() if isinstance(entries, Mapping) else entries
+        for entry in items:
+            if isinstance(entry, tuple):
+                head, fn = entry
+                if isinstance(head, CommandDescriptor):
+                    self.register(fn, head.name, tool_card=head.tool_card)
+                else:
+                    self.register(fn, head)
+            else:
+                self.register(entry)
 
-    def register(self, fn: Callable[..., Any], name: str | None = None) -> None:
-        """Add ``fn`` under ``name`` (default: its ``__name__``); a duplicate name is an error."""
+    def register(
+        self, fn: Callable[..., Any], name: str | None = None, *, tool_card: str | None = None
+    ) -> None:
+        """Add ``fn`` under ``name`` (default: its ``__name__``); a duplicate name is an error.
+
+        ``tool_card`` is the name the command is announced under (see
+        :meth:`descriptors`); by default the class ``fn`` is bound to, else its module.
+        """
         key = (name or fn.__name__).lstrip("/")
         if key in self._commands:
             raise ValueError(f"command {key!r} is registered twice; give one of them another name")
         self._commands[key] = fn
+        self._cards[key] = tool_card or _owner_name(fn)
 
     def names(self) -> list[str]:
         """Registered command names, in registration order."""
         return list(self._commands)
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name.lstrip("/") in self._commands
+        return isinstance(name, str) and self.has(name)
+
+    def has(self, name: str) -> bool:
+        """Whether a command is registered as ``name`` (a leading ``/`` is ignored)."""
+        return name.lstrip("/") in self._commands
 
     def get(self, name: str) -> Callable[..., Any]:
         """The callable registered as ``name``; raises :class:`CommandNotRecognized`."""
@@ -55,6 +104,15 @@ class CommandRegistry:
             raise CommandNotRecognized(
                 f"unknown command {name!r}; available commands: {known}"
             ) from None
+
+    def callable(self, name: str) -> Callable[..., Any]:
+        """The command ``name``, ready to call with typed arguments from agent code.
+
+        With a ``retry_exception`` set, a ``RetriableError`` raised by the command comes out
+        as that exception (the same conversion ``ToolFactory`` applies to tools). Raises
+        :class:`CommandNotRecognized` for a name nobody registered.
+        """
+        return retry_wrapped(self.get(name), self.retry_exception)
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call the command ``name`` with already-typed arguments."""
@@ -76,13 +134,98 @@ class CommandRegistry:
         args, kwargs = _bind_tokens(fn, tokens[0].lstrip("/"), tokens[1:])
         return fn(*args, **kwargs)
 
+    def dispatch(self, text: str) -> str:
+        """Run a line a human typed (``/name arg key=value``) and answer with text.
+
+        The leading word decides: when it names no registered command,
+        :class:`CommandNotRecognized` is raised and nothing runs, so the caller can hand the
+        text to the model instead. Once the command is identified, every failure the user
+        can fix (a line that does not parse, a missing or mistyped argument, a
+        ``RetriableError`` or ``retry_exception`` raised by the command) comes back as the
+        answer text. Other exceptions are bugs and propagate. A result that is not text is
+        rendered: ``None`` as a short confirmation, models, lists and dicts as JSON.
+        """
+        words = text.split(maxsplit=1)
+        if not words:
+            raise CommandNotRecognized("empty command line")
+        name = words[0].lstrip("/")
+        if not name or name not in self._commands:
+            known = ", ".join(sorted(self._commands)) or "none"
+            raise CommandNotRecognized(f"unknown command {words[0]!r}; available commands: {known}")
+        fixable: tuple[type[Exception], ...] = (RetriableError,)
+        if self.retry_exception is not None:
+            fixable = (RetriableError, self.retry_exception)
+        try:
+            result = self.execute(text)
+        except fixable as exc:
+            return f"/{name} failed: {exc}"
+        return render_result(name, result)
+
     def descriptors(self) -> list[CommandDescriptor]:
         """A description of every command, for announcement to UIs and other agents."""
-        return [describe_command(name, fn) for name, fn in self._commands.items()]
+        return [
+            describe_command(name, fn, tool_card=self._cards[name])
+            for name, fn in self._commands.items()
+        ]
 
 
-def describe_command(name: str, fn: Callable[..., Any]) -> CommandDescriptor:
-    """Describe ``fn`` from its signature and docstring (Google-style ``Args:`` section)."""
+def retry_wrapped(
+    fn: Callable[..., Any], retry_exception: type[Exception] | None
+) -> Callable[..., Any]:
+    """``fn`` raising ``retry_exception`` where it raised ``RetriableError`` (sync or async).
+
+    Without a ``retry_exception`` ``fn`` is returned as is. The wrapper keeps ``fn``'s name,
+    docstring and signature, which is what an agent framework reads to build a tool schema.
+    """
+    retry = retry_exception
+    if retry is None:
+        return fn
+
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except RetriableError as exc:
+                raise retry(str(exc)) from exc
+
+        return async_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except RetriableError as exc:
+            raise retry(str(exc)) from exc
+
+    return wrapper
+
+
+def render_result(name: str, result: Any) -> str:
+    """A command's return value as the text answered to a human."""
+    if isinstance(result, str):
+        return result
+    if result is None:
+        return f"/{name} done."
+    if isinstance(result, BaseModel | list | tuple | dict | set):
+        return json.dumps(to_jsonable_python(result), indent=2, default=str)
+    return str(result)
+
+
+def _owner_name(fn: Callable[..., Any]) -> str:
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not isinstance(owner, types.ModuleType):
+        return type(owner).__name__
+    return str(getattr(fn, "__module__", None) or "commands")
+
+
+def describe_command(name: str, fn: Callable[..., Any], tool_card: str = "") -> CommandDescriptor:
+    """Describe ``fn`` from its signature and docstring (Google-style ``Args:`` section).
+
+    ``tool_card`` names where the command comes from (a card class); empty means the
+    class ``fn`` is bound to, else its module.
+    """
     summary, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
     hints = _type_hints(fn)
     args: list[CommandArg] = []
@@ -97,10 +240,12 @@ def describe_command(name: str, fn: Callable[..., Any]) -> CommandDescriptor:
                 type=_type_name(annotation),
                 required=required,
                 default=None if required else param.default,
-                description=arg_docs.get(param.name, ""),
+                description=arg_docs.get(param.name),
             )
         )
-    return CommandDescriptor(name=name, description=summary, args=args)
+    return CommandDescriptor(
+        name=name, description=summary, args=args, tool_card=tool_card or _owner_name(fn)
+    )
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:

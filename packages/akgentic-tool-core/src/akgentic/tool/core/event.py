@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_serializer
 
+from akgentic.core.actor_address import ActorAddress
 from akgentic.core.messages.message import Message
 from akgentic.core.utils.serializer import SerializableBaseModel, serialize_type
 
@@ -45,7 +46,7 @@ class CommandArg(SerializableBaseModel):
     type: str = Field(description="The annotation, rendered as text (e.g. 'int', 'str | None').")
     required: bool
     default: Any = None
-    description: str = ""
+    description: str | None = None
 
 
 class CommandDescriptor(SerializableBaseModel):
@@ -54,10 +55,22 @@ class CommandDescriptor(SerializableBaseModel):
     name: str
     description: str = ""
     args: list[CommandArg] = Field(default_factory=list)
+    tool_card: str = Field(
+        description="Where the command comes from: the card's class name, or for a command "
+        "an agent added itself, the agent's class name."
+    )
 
 
 class CommandsAnnouncedEvent(SerializableBaseModel):
-    """An agent's announcement of the commands its tools expose (for UIs and `/` menus)."""
+    """An agent's announcement of the commands its tools expose (for UIs and `/` menus).
 
-    agent_name: str | None = None
+    An agent emits it once, when it starts, through ``notify_event``.
+    """
+
+    agent: ActorAddress = Field(description="The agent that answers these commands.")
     commands: list[CommandDescriptor] = Field(default_factory=list)
+
+    @property
+    def agent_name(self) -> str:
+        """The announcing agent's name (``@Alice``)."""
+        return self.agent.name

@@ -8,17 +8,14 @@ request, which keeps tool code free of any LLM framework import.
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.commands import CommandRegistry
+from akgentic.tool.core.commands import CommandRegistry, retry_wrapped
 from akgentic.tool.core.dependencies import order_cards
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.params import BaseToolParam
-from akgentic.tool.errors import RetriableError
 
 __all__ = ["ToolFactory"]
 
@@ -80,34 +77,30 @@ class ToolFactory:
         """Every card's pydantic-ai toolsets."""
         return [toolset for card in self.tool_cards for toolset in card.get_toolsets()]
 
+    def get_command_registry(
+        self, extra_commands: Sequence[Callable[..., Any]] | None = None
+    ) -> CommandRegistry:
+        """A new registry of every card's commands, plus ``extra_commands``.
+
+        Each card's commands are announced under the card's class name; an extra command
+        (the agent's own ``compact``, say) under the class it is bound to. The registry
+        knows this factory's ``retry_exception``, so ``registry.callable(name)`` converts a
+        ``RetriableError`` as the tools do. Two commands with one name are refused.
+        """
+        registry = CommandRegistry(retry_exception=self.retry_exception)
+        for card in self.tool_cards:
+            for command in card.get_commands().values():
+                registry.register(command, tool_card=type(card).__name__)
+        for command in extra_commands or ():
+            registry.register(command)
+        return registry
+
     @property
     def commands(self) -> CommandRegistry:
-        """The commands by name, able to run `/`-command lines. Built on first use."""
+        """The cards' commands by name, able to run `/`-command lines. Built on first use."""
         if self._commands is None:
-            self._commands = CommandRegistry(self.get_commands().values())
+            self._commands = self.get_command_registry()
         return self._commands
 
     def _wrap(self, tool: Callable[..., Any]) -> Callable[..., Any]:
-        retry = self.retry_exception
-        if retry is None:
-            return tool
-
-        if inspect.iscoroutinefunction(tool):
-
-            @functools.wraps(tool)
-            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                try:
-                    return await tool(*args, **kwargs)
-                except RetriableError as exc:
-                    raise retry(str(exc)) from exc
-
-            return async_wrapper
-
-        @functools.wraps(tool)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return tool(*args, **kwargs)
-            except RetriableError as exc:
-                raise retry(str(exc)) from exc
-
-        return wrapper
+        return retry_wrapped(tool, self.retry_exception)
