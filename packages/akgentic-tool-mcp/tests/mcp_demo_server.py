@@ -171,6 +171,11 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
         return os.environ.get(name, "")
 
     @server.tool()
+    def cwd() -> str:
+        """The working directory of the server process."""
+        return os.getcwd()
+
+    @server.tool()
     def argv() -> list[str]:
         """The command-line arguments the server process was started with."""
         return sys.argv[1:]

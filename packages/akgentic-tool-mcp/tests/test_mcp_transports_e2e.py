@@ -26,7 +26,18 @@ from akgentic.tool.mcp import (
     MCPTool,
 )
 
-DEMO_TOOLS = {"add", "shout", "seen_authorization", "fail", "nap", "crash", "env", "pid", "argv"}
+DEMO_TOOLS = {
+    "add",
+    "shout",
+    "seen_authorization",
+    "fail",
+    "nap",
+    "crash",
+    "env",
+    "pid",
+    "argv",
+    "cwd",
+}
 
 
 def stdio_connection(**kwargs: object) -> MCPStdioConnectionConfig:

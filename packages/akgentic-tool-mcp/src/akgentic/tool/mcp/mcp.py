@@ -42,13 +42,17 @@ from pydantic_ai.mcp import CallToolFunc, MCPToolset, ToolResult
 
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.mcp._redact import mask_args, mask_url, redact_text
+from mcp import types as mcp_types
 
 __all__ = [
     "MCPConnectionConfig",
     "MCPConnectionError",
+    "MCPDiagnosticsConfig",
     "MCPHTTPConnectionConfig",
     "MCPStdioConnectionConfig",
     "MCPTool",
+    "list_mcp_tools",
+    "probe_mcp_connection",
 ]
 
 logger = logging.getLogger(__name__)
@@ -64,6 +68,33 @@ DEFAULT_STDIO_INIT_TIMEOUT = 60.0
 # Tool names that models accept are letters, digits, '_' and '-'; a prefix is joined to
 # each server tool name with '_', so it must keep to the same alphabet.
 _PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+_TIMEOUT_DOC = (
+    "The predecessor's name for init_timeout: seconds opening the connection (start and MCP "
+    "handshake) may take. When given it sets init_timeout."
+)
+
+
+def _timeout_sets_init_timeout(data: Any) -> Any:
+    """Stored configurations name the connection bound ``timeout``: it sets ``init_timeout``.
+
+    Both may be given (a dump of a validated config carries both) as long as they agree.
+    """
+    if not isinstance(data, dict) or data.get("timeout") is None:
+        return data
+    timeout = data["timeout"]
+    init = data.get("init_timeout")
+    if init is None:
+        return {**data, "init_timeout": timeout}
+    if init != timeout:
+        raise ValueError(
+            f"timeout={timeout!r} and init_timeout={init!r} disagree: timeout is the former "
+            "name of init_timeout, give one of them"
+        )
+    return data
 
 
 def _check_prefix(value: str | None) -> str | None:
@@ -93,7 +124,13 @@ class MCPHTTPConnectionConfig(BaseModel):
     bearer_token: str | None = Field(default=None, repr=False)
     read_timeout: float = Field(default=DEFAULT_READ_TIMEOUT, gt=0)
     init_timeout: float = Field(default=DEFAULT_HTTP_INIT_TIMEOUT, gt=0)
+    timeout: float | None = Field(default=None, gt=0, description=_TIMEOUT_DOC)
     tool_prefix: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_timeout(cls, data: Any) -> Any:
+        return _timeout_sets_init_timeout(data)
 
     @field_validator("url")
     @classmethod
@@ -133,14 +170,34 @@ class MCPStdioConnectionConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    transport: Literal["stdio"] = "stdio"
     stdio_command: str = Field(min_length=1, description="The executable to start.")
     stdio_args: list[str] = Field(default_factory=list)
     stdio_env: dict[str, str] | None = Field(
         default=None, repr=False, description="Extra environment variables for the subprocess."
     )
+    stdio_cwd: str | None = Field(
+        default=None,
+        description="Working directory of the subprocess (default: the agent process's own).",
+    )
+    bearer_token: str | None = Field(
+        default=None,
+        repr=False,
+        description="A token for the server, handed over in the variable `stdio_token_env_var`.",
+    )
+    stdio_token_env_var: str | None = Field(
+        default=None,
+        description="Name of the environment variable that carries `bearer_token` to the server.",
+    )
     read_timeout: float = Field(default=DEFAULT_READ_TIMEOUT, gt=0)
     init_timeout: float = Field(default=DEFAULT_STDIO_INIT_TIMEOUT, gt=0)
+    timeout: float | None = Field(default=None, gt=0, description=_TIMEOUT_DOC)
     tool_prefix: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_timeout(cls, data: Any) -> Any:
+        return _timeout_sets_init_timeout(data)
 
     @field_validator("stdio_command")
     @classmethod
@@ -153,6 +210,43 @@ class MCPStdioConnectionConfig(BaseModel):
     @classmethod
     def _valid_prefix(cls, value: str | None) -> str | None:
         return _check_prefix(value)
+
+    @field_validator("stdio_token_env_var")
+    @classmethod
+    def _valid_variable_name(cls, value: str | None) -> str | None:
+        if value is not None and not _ENV_NAME.match(value):
+            raise ValueError(
+                f"stdio_token_env_var {value!r} is not an environment variable name "
+                "(letters, digits and '_', not starting with a digit)"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _token_has_a_variable(self) -> Self:
+        if self.bearer_token is not None and self.stdio_token_env_var is None:
+            raise ValueError(
+                "a stdio server receives bearer_token in an environment variable: set "
+                "stdio_token_env_var to its name (e.g. 'ACME_TOKEN')"
+            )
+        if (
+            self.bearer_token is not None
+            and self.stdio_token_env_var is not None
+            and self.stdio_env
+            and self.stdio_token_env_var in self.stdio_env
+            and self.stdio_env[self.stdio_token_env_var] != self.bearer_token
+        ):
+            raise ValueError(
+                f"stdio_env also sets {self.stdio_token_env_var}, the variable that carries "
+                "bearer_token; give the token in one place"
+            )
+        return self
+
+    def subprocess_env(self) -> dict[str, str] | None:
+        """The extra environment the subprocess gets: ``stdio_env`` plus the token variable."""
+        env = dict(self.stdio_env) if self.stdio_env else {}
+        if self.bearer_token is not None and self.stdio_token_env_var is not None:
+            env[self.stdio_token_env_var] = self.bearer_token
+        return env or None
 
     def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
         for name, value in super().__repr_args__():
@@ -211,12 +305,69 @@ class MCPTool(ToolCard):
         return [toolset]
 
 
+class MCPDiagnosticsConfig(BaseModel):
+    """Settings of :func:`probe_mcp_connection` (how much of the tool list it reports)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_tools_to_print: int = Field(default=20, ge=0)
+
+    async def probe(self, connection: MCPConnectionConfig) -> str:
+        """:func:`probe_mcp_connection` with these settings."""
+        return await probe_mcp_connection(connection, max_tools_to_print=self.max_tools_to_print)
+
+
+async def list_mcp_tools(connection: MCPConnectionConfig) -> list[mcp_types.Tool]:
+    """Connect to the server, list its tools (the MCP ``Tool`` objects), disconnect.
+
+    ``tool_prefix`` is not applied: these are the server's own names. Raises
+    :class:`MCPConnectionError` when the server cannot be reached or started within the
+    connection's ``init_timeout``; the listing itself is bounded by ``read_timeout``.
+    """
+    toolset = _GuardedMCPToolset(
+        _build_transport(connection),
+        label=connection.describe(),
+        read_timeout=connection.read_timeout,
+        init_timeout=connection.init_timeout,
+    )
+    async with toolset:
+        try:
+            return await toolset.list_tools()
+        except Exception as exc:
+            raise MCPConnectionError(
+                f"could not list the tools of the {connection.describe()}: "
+                f"{type(exc).__name__}: {redact_text(str(exc))}"
+            ) from exc
+
+
+async def probe_mcp_connection(
+    connection: MCPConnectionConfig, *, max_tools_to_print: int = 20
+) -> str:
+    """Check that a server answers, and describe what it offers.
+
+    Returns a short report (also logged at INFO): the server, how many tools it lists and
+    the first ``max_tools_to_print`` of them with the first line of their description.
+    Failures raise :class:`MCPConnectionError`, as for :func:`list_mcp_tools`.
+    """
+    tools = await list_mcp_tools(connection)
+    lines = [f"{connection.describe()}: reachable, {len(tools)} tool(s)"]
+    for tool in tools[: max(0, max_tools_to_print)]:
+        summary = (tool.description or "").strip().splitlines()
+        lines.append(f"  - {tool.name}" + (f": {summary[0]}" if summary else ""))
+    if len(tools) > max_tools_to_print:
+        lines.append(f"  ... and {len(tools) - max(0, max_tools_to_print)} more")
+    report = "\n".join(lines)
+    logger.info("%s", report)
+    return report
+
+
 def _build_transport(connection: MCPConnectionConfig) -> ClientTransport:
     if isinstance(connection, MCPStdioConnectionConfig):
         return StdioTransport(
             command=connection.stdio_command,
             args=list(connection.stdio_args),
-            env=dict(connection.stdio_env) if connection.stdio_env else None,
+            env=connection.subprocess_env(),
+            cwd=connection.stdio_cwd,
             # Stop the subprocess when the toolset closes instead of keeping it for reuse:
             # nothing else would ever stop it.
             keep_alive=False,

@@ -35,11 +35,13 @@ import inspect
 import logging
 import re
 import secrets
+import time
 import webbrowser
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from html import escape
 from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -59,6 +61,7 @@ __all__ = [
     "AuthorizationCallback",
     "AuthorizationCode",
     "AuthorizationServerMetadata",
+    "OAuthCallbackHandler",
     "OAuthClient",
     "OAuthFlowError",
     "OAuthToken",
@@ -68,9 +71,13 @@ __all__ = [
     "authorize_mcp_server_sync",
     "discover_authorization_server",
     "exchange_code",
+    "get_mcp_token_with_oauth_if_needed",
+    "handle_mcp_oauth_flow",
     "listen_for_callback",
     "new_pkce_pair",
     "parse_www_authenticate",
+    "parse_www_authenticate_header",
+    "probe_mcp_with_oauth",
     "register_client",
     "request_authorization_code",
 ]
@@ -756,3 +763,232 @@ def _oauth_error(response: httpx.Response) -> str:
         # An unexpected JSON answer (a token with the wrong status...): its field names only.
         return f"(JSON with fields: {', '.join(sorted(map(str, data)))})"
     return redact_text(str(data)[:200])
+
+
+# -- the predecessor's helpers ------------------------------------------------------------
+#
+# akgentic-tool 1.6 offered synchronous helpers under these names. They are kept, working,
+# on top of the flow above: the token they return is a real access token (the predecessor
+# stopped at the authorization code), and the redirect listener keeps the same checks.
+
+
+def parse_www_authenticate_header(header_value: str) -> dict[str, str]:
+    """The predecessor's name for :func:`parse_www_authenticate`."""
+    return parse_www_authenticate(header_value)
+
+
+class _PendingRedirect:
+    """What :class:`OAuthCallbackHandler` waits for: the redirect carrying ``state``."""
+
+    def __init__(self, state: str) -> None:
+        self.state = state
+        self.params: dict[str, str] | None = None
+        self.rejected = 0
+
+    def accept(self, params: dict[str, str]) -> tuple[int, str, str]:
+        if self.params is not None:
+            return 400, "Nothing to authorize", _NOTHING_PENDING
+        if not _same_secret(params.get("state", ""), self.state):
+            self.rejected += 1
+            logger.warning("Turned away a request to the OAuth callback: wrong or missing state")
+            return 400, "Not accepted", _WRONG_STATE
+        self.params = params
+        if "error" in params:
+            return 200, "Authorization refused", "You can close this tab."
+        if not params.get("code"):
+            return 400, "Authorization failed", _NO_CODE
+        return 200, "Authorized", "Done: you can close this tab."
+
+
+class _CallbackServer(HTTPServer):
+    """A blocking HTTP server on 127.0.0.1 for one authorization redirect."""
+
+    def __init__(self, port: int, path: str, pending: _PendingRedirect) -> None:
+        super().__init__(("127.0.0.1", port), OAuthCallbackHandler)
+        self.callback_path = path
+        self.pending = pending
+
+
+class OAuthCallbackHandler(BaseHTTPRequestHandler):
+    """Request handler of the blocking redirect listener used by :func:`handle_mcp_oauth_flow`.
+
+    It serves a ``_CallbackServer``: a GET to the callback path hands its query to the
+    pending request, which takes it only when it carries the expected ``state`` (others
+    get an error page). Any other path is a 404. Log lines never include the query.
+    """
+
+    server: _CallbackServer
+
+    def do_GET(self) -> None:
+        parts = urlsplit(self.path)
+        if parts.path != self.server.callback_path:
+            self._reply(404, "Not found", "Nothing here.")
+            return
+        params = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        self._reply(*self.server.pending.accept(params))
+
+    def log_message(self, format: str, *args: Any) -> None:
+        # The default writes the request line, query (code, state) included, to stderr.
+        logger.debug("OAuth callback: %s %s", self.command, urlsplit(self.path).path)
+
+    def _reply(self, status: int, title: str, message: str) -> None:
+        body = _PAGE.format(title=escape(title), message=escape(message)).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def handle_mcp_oauth_flow(
+    auth_url: str,
+    callback_port: int = 8765,
+    auth_timeout: float = 300.0,
+    *,
+    open_browser: Callable[[str], Any] = webbrowser.open,
+) -> str:
+    """Send the user to ``auth_url`` and return the authorization code of the redirect.
+
+    The predecessor's browser step, blocking. ``auth_url`` is a complete authorization
+    request built by the caller; it must carry a ``state`` (only the redirect with that
+    state is taken) and be https unless it points at a loopback host. The redirect is
+    awaited on 127.0.0.1:``callback_port``, at the path of the request's ``redirect_uri``
+    (``/callback`` when it names none), for at most ``auth_timeout`` seconds. Returns the
+    code (exchange it with its PKCE verifier at the token endpoint, or use
+    :func:`authorize_mcp_server`, which does the whole flow); an ``error`` redirect or a
+    timeout raises :class:`OAuthFlowError`.
+    """
+    _require_secure(auth_url, "the authorization URL")
+    query = {k: v[0] for k, v in parse_qs(urlsplit(auth_url).query).items()}
+    state = query.get("state")
+    if not state:
+        raise OAuthFlowError(
+            "the authorization URL carries no state: without one the redirect cannot be "
+            "told apart from a forged request; add a random state parameter"
+        )
+    path = urlsplit(query["redirect_uri"]).path if query.get("redirect_uri") else ""
+    pending = _PendingRedirect(state)
+    deadline = time.monotonic() + auth_timeout
+    with _CallbackServer(callback_port, path or AuthorizationCallback.path, pending) as server:
+        if open_browser(auth_url) is False:
+            logger.warning("Could not open a browser; open this URL to authorize: %s", auth_url)
+        while pending.params is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise OAuthFlowError(
+                    f"no authorization arrived on 127.0.0.1:{callback_port} within "
+                    f"{auth_timeout:g} s"
+                )
+            server.timeout = remaining
+            server.handle_request()
+    params = pending.params
+    if "error" in params:
+        description = params.get("error_description", "")
+        raise OAuthFlowError(
+            f"authorization was refused: {params['error']}"
+            + (f" ({description})" if description else "")
+        )
+    code = params.get("code")
+    if not code:
+        raise OAuthFlowError("the authorization redirect carried no code")
+    return code
+
+
+def get_mcp_token_with_oauth_if_needed(
+    url: str,
+    bearer_token: str | None = None,
+    callback_port: int = 8765,
+    http_timeout: float = 10.0,
+    oauth_timeout: float = 300.0,
+    *,
+    open_browser: BrowserOpener = webbrowser.open,
+) -> str | None:
+    """The token to reach the MCP server at ``url`` with, running the OAuth flow if needed.
+
+    Blocking (runs its own event loop: call it from synchronous code). The server is asked
+    once, with ``bearer_token`` when one is given. Unless it answers 401, that token (or
+    ``None``: no token needed) is returned as it is. A 401 runs :func:`authorize_mcp_server`
+    (listener on ``callback_port``, ``oauth_timeout`` for the user, ``http_timeout`` per
+    HTTP request) and returns the new access token.
+    """
+    return asyncio.run(
+        _token_if_needed(
+            url,
+            bearer_token,
+            callback_port=callback_port,
+            http_timeout=http_timeout,
+            oauth_timeout=oauth_timeout,
+            open_browser=open_browser,
+        )
+    )
+
+
+def probe_mcp_with_oauth(
+    url: str,
+    bearer_token: str | None = None,
+    callback_port: int = 8765,
+    http_timeout: float = 10.0,
+    *,
+    open_browser: BrowserOpener = webbrowser.open,
+) -> str | None:
+    """Obtain a working token for the streamable-HTTP MCP server at ``url`` and prove it.
+
+    Blocking. Like :func:`get_mcp_token_with_oauth_if_needed` (the user gets 300 s in the
+    browser), then connects over MCP with the token and lists the server's tools (logged at
+    INFO). Returns the token (``None`` when the server needs none); a server that still
+    refuses raises ``MCPConnectionError``.
+    """
+    from akgentic.tool.mcp.mcp import MCPHTTPConnectionConfig, probe_mcp_connection
+
+    async def run() -> str | None:
+        token = await _token_if_needed(
+            url,
+            bearer_token,
+            callback_port=callback_port,
+            http_timeout=http_timeout,
+            oauth_timeout=300.0,
+            open_browser=open_browser,
+        )
+        connection = MCPHTTPConnectionConfig(url=url, bearer_token=token, init_timeout=http_timeout)
+        await probe_mcp_connection(connection)
+        return token
+
+    return asyncio.run(run())
+
+
+async def _token_if_needed(
+    url: str,
+    bearer_token: str | None,
+    *,
+    callback_port: int,
+    http_timeout: float,
+    oauth_timeout: float,
+    open_browser: BrowserOpener,
+) -> str | None:
+    _require_secure(url, "the MCP server URL")
+    async with httpx.AsyncClient(timeout=http_timeout, follow_redirects=True) as http:
+        headers = {"Accept": "application/json, text/event-stream"}
+        if bearer_token:
+            headers["Authorization"] = f"Bearer {bearer_token}"
+        try:
+            async with http.stream("GET", url, headers=headers) as response:
+                status = response.status_code
+                challenge = response.headers.get("www-authenticate", "")
+        except httpx.HTTPError as exc:
+            raise OAuthFlowError(f"GET {url} failed: {type(exc).__name__}: {exc}") from exc
+        if status != HTTPStatus.UNAUTHORIZED:
+            return bearer_token
+        if not challenge.strip().lower().startswith("bearer"):
+            raise OAuthFlowError(
+                f"{url} answered 401 without a Bearer challenge; it does not use OAuth, "
+                "so no token can be obtained for it here"
+            )
+        token = await authorize_mcp_server(
+            url,
+            open_browser=open_browser,
+            callback_port=callback_port,
+            timeout=oauth_timeout,
+            http_client=http,
+        )
+    return token.access_token
