@@ -19,6 +19,13 @@ def tools_of(card: WorkspaceTool) -> Tools:
     return {fn.__name__: fn for fn in card.get_tools()}
 
 
+@pytest.fixture(autouse=True)
+def _no_caption_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Image captions (DocumentReader.llm_client) never reach a real provider in tests."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
 @pytest.fixture
 def roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The workspaces root (AKGENTIC_WORKSPACES_ROOT) for this test."""

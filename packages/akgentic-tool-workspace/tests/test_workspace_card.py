@@ -15,6 +15,7 @@ from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace import (
+    ExpandMediaRefs,
     WorkspaceDelete,
     WorkspaceGlob,
     WorkspaceRead,
@@ -51,6 +52,7 @@ def _names(card: WorkspaceTool) -> set[str]:
 def test_public_surface_is_pinned() -> None:
     assert len(workspace_package.__all__) == len(set(workspace_package.__all__))
     assert set(workspace_package.__all__) == {
+        "ALL_TEXT_EXTENSIONS",
         "DEFAULT_MAX_FILE_BYTES",
         "DEFAULT_WORKSPACE_ID",
         "DOCUMENT_EXTENSIONS",
@@ -65,10 +67,16 @@ def test_public_surface_is_pinned() -> None:
         "EditMatcher",
         "EditNotFoundError",
         "EditResult",
+        "ExpandMediaRefs",
+        "FileEntry",
         "FilePatch",
+        "FileTypeReader",
         "Filesystem",
         "Hunk",
+        "MediaContent",
         "PatchError",
+        "Resource",
+        "ResourceType",
         "Workspace",
         "WorkspaceDelete",
         "WorkspaceEdit",
@@ -117,7 +125,8 @@ def test_channels_choose_tool_call_and_or_command(roots: Path) -> None:
     )
     assert "workspace_glob" not in _names(card)
     commands = card.get_commands()
-    assert set(commands) == {WorkspaceGlob, WorkspaceDelete}
+    # the media expansion is a command by default
+    assert set(commands) == {WorkspaceGlob, WorkspaceDelete, ExpandMediaRefs}
     (roots / "w" / "x.txt").write_text("x")
     assert commands[WorkspaceGlob]("*.txt") == "x.txt"
 
@@ -184,7 +193,7 @@ def test_card_conformance(roots: Path, tool_agent: ToolTestAgent) -> None:
             "workspace_read": [{"path": "../x"}, {"path": "missing"}, {"path": "/etc/passwd"}],
             "workspace_grep": [{"pattern": "("}, {"pattern": "x", "path": "\x00"}],
             "workspace_edit": [{"path": "nope", "old_string": "a", "new_string": "b"}],
-            "workspace_patch": [{"patch": "not a diff"}],
+            "workspace_patch": [{"patch_text": "not a diff"}],
             "workspace_delete": [{"path": "."}],
             "workspace_view": [{"path": "x.txt"}],
             "workspace_write": [{"path": "\ud800", "content": "x"}],

@@ -20,13 +20,19 @@ from akgentic.tool.workspace.edit import (
     parse_patch,
 )
 from akgentic.tool.workspace.readers import (
+    ALL_TEXT_EXTENSIONS,
     DOCUMENT_EXTENSIONS,
     IMAGE_EXTENSIONS,
     TEXT_EXTENSIONS,
     DocumentReader,
     DocumentReaderUnavailable,
+    FileTypeReader,
+    MediaContent,
 )
 from akgentic.tool.workspace.tool import (
+    ExpandMediaRefs,
+    Resource,
+    ResourceType,
     WorkspaceDelete,
     WorkspaceEdit,
     WorkspaceGlob,
@@ -43,12 +49,14 @@ from akgentic.tool.workspace.tool import (
 from akgentic.tool.workspace.workspace import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_WORKSPACE_ID,
+    FileEntry,
     Filesystem,
     Workspace,
     get_workspace,
 )
 
 __all__ = [
+    "ALL_TEXT_EXTENSIONS",
     "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_WORKSPACE_ID",
     "DOCUMENT_EXTENSIONS",
@@ -63,10 +71,16 @@ __all__ = [
     "EditMatcher",
     "EditNotFoundError",
     "EditResult",
+    "ExpandMediaRefs",
+    "FileEntry",
     "FilePatch",
+    "FileTypeReader",
     "Filesystem",
     "Hunk",
+    "MediaContent",
     "PatchError",
+    "Resource",
+    "ResourceType",
     "Workspace",
     "WorkspaceDelete",
     "WorkspaceEdit",

@@ -27,7 +27,7 @@ from typing import Any
 import regex as regex_module
 
 #: Longest line text shown in a grep result; longer lines are cut with an ellipsis.
-MAX_LINE_CHARS = 400
+MAX_LINE_CHARS = 2000
 
 # Sidecars written by this package: `.report.pdf.md` (converted document) and
 # `.photo.png.1568px.png` (resized image); they belong to their source, not to the listing.
@@ -396,6 +396,7 @@ def run_grep(
     *,
     limit: int,
     timeout: float,
+    max_line_chars: int = MAX_LINE_CHARS,
 ) -> GrepResult:
     """Search `sources` with ripgrep when given and usable, else with the Python engine.
 
@@ -412,7 +413,7 @@ def run_grep(
                 if use_rg:
                     assert rg is not None
                     try:
-                        hits += _ripgrep_batch(rg, batch, regex, deadline)
+                        hits += _ripgrep_batch(rg, batch, regex, deadline, max_line_chars)
                         continue
                     except RipgrepUnusable:
                         use_rg = False  # a pattern only Python understands: rerun in Python
@@ -585,7 +586,11 @@ def ripgrep_path() -> str | None:
 
 
 def _ripgrep_batch(
-    rg: str, batch: list[tuple[str, int]], regex: re.Pattern[str], deadline: _Deadline
+    rg: str,
+    batch: list[tuple[str, int]],
+    regex: re.Pattern[str],
+    deadline: _Deadline,
+    max_line_chars: int = MAX_LINE_CHARS,
 ) -> list[GrepHit]:
     """Run ripgrep over the files of `batch`, each named by its /proc/self/fd path."""
     args = [
@@ -597,8 +602,9 @@ def _ripgrep_batch(
         "--with-filename",
         "--no-heading",
         "--null",
-        # a line is shown cut to MAX_LINE_CHARS anyway: this bounds what a huge line costs
-        "--max-columns=4096",
+        # a line is shown cut to max_line_chars anyway: this bounds what a huge line costs
+        # (in bytes: up to 4 per character, so the cut always falls inside the preview)
+        f"--max-columns={max(4096, 4 * max_line_chars + 4)}",
         "--max-columns-preview",
     ]
     if regex.flags & re.IGNORECASE:
@@ -637,7 +643,9 @@ def _ripgrep_batch(
     return hits
 
 
-def format_hits(result: GrepResult, *, pattern: str, where: str) -> str:
+def format_hits(
+    result: GrepResult, *, pattern: str, where: str, max_line_chars: int = MAX_LINE_CHARS
+) -> str:
     """The text both engines return: `path:line:text`, then a footer when cut."""
     if not result.total:
         place = "the workspace" if where == "." else where
@@ -645,8 +653,8 @@ def format_hits(result: GrepResult, *, pattern: str, where: str) -> str:
     lines = []
     for hit in result.hits:
         text = hit.text.rstrip("\r")
-        if len(text) > MAX_LINE_CHARS:
-            text = text[:MAX_LINE_CHARS] + "…"
+        if len(text) > max_line_chars:
+            text = text[:max_line_chars] + "…"
         lines.append(f"{hit.path}:{hit.line}:{text}")
     if result.total > len(result.hits):
         lines.append(

@@ -4,41 +4,61 @@ Plain text is decoded directly. Office documents, PDFs and images go through Mar
 `docs` extra), and the Markdown it produces is cached next to the source in a hidden sidecar
 (`report.pdf` -> `.report.pdf.md`). The sidecar carries the source's modification time as
 its own, so any change to the source (a rewrite, a touch) makes the cache stale.
+
+Images (and the pictures inside slide decks) can also get a caption written by a vision
+model: `DocumentReader.llm_client` / `llm_model` choose it, as MarkItDown's own options do.
 """
 
 from __future__ import annotations
 
 import io
+import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from akgentic.tool.workspace._files import read_fresh_sidecar, write_sidecar
 
 __all__ = [
+    "ALL_TEXT_EXTENSIONS",
     "DOCS_INSTALL_HINT",
     "DOCUMENT_EXTENSIONS",
     "IMAGE_EXTENSIONS",
     "TEXT_EXTENSIONS",
     "DocumentReader",
     "DocumentReaderUnavailable",
+    "FileTypeReader",
+    "MediaContent",
     "document_sidecar",
 ]
 
-#: Extensions read as text without sniffing their content.
+_log = logging.getLogger(__name__)
+
+#: The common text formats, as akgentic-tool 1.6.4 listed them (kept equal for code that
+#: tests membership). Whether a file is text is decided by its content, never by this list.
 TEXT_EXTENSIONS: frozenset[str] = frozenset(
     {
-        ".txt", ".md", ".markdown", ".rst", ".adoc", ".org", ".tex", ".log",
-        ".py", ".pyi", ".ipynb", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx",
+        ".txt", ".md", ".rst", ".log", ".py", ".js", ".ts", ".html", ".xml", ".json",
+        ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv",
+    }
+)  # fmt: skip
+
+#: Every extension known to hold text (a superset of `TEXT_EXTENSIONS`: source code of many
+#: languages, markup, configuration); used to word the error about a "text" file holding
+#: binary data.
+ALL_TEXT_EXTENSIONS: frozenset[str] = TEXT_EXTENSIONS | frozenset(
+    {
+        ".markdown", ".adoc", ".org", ".tex",
+        ".pyi", ".ipynb", ".mjs", ".cjs", ".jsx", ".tsx",
         ".java", ".kt", ".kts", ".scala", ".go", ".rs", ".c", ".h", ".cc", ".cpp",
         ".hpp", ".cs", ".swift", ".m", ".rb", ".php", ".pl", ".lua", ".r", ".jl",
         ".sh", ".bash", ".zsh", ".fish", ".ps1", ".bat", ".sql", ".graphql",
-        ".html", ".htm", ".css", ".scss", ".sass", ".less", ".vue", ".svelte", ".xml",
-        ".svg", ".json", ".jsonl", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf",
-        ".env", ".properties", ".csv", ".tsv", ".dockerfile", ".mk", ".cmake", ".gradle",
+        ".htm", ".css", ".scss", ".sass", ".less", ".vue", ".svelte",
+        ".svg", ".jsonl", ".conf",
+        ".env", ".properties", ".tsv", ".dockerfile", ".mk", ".cmake", ".gradle",
         ".proto", ".tf", ".hcl", ".lock", ".gitignore", ".editorconfig",
     }
 )  # fmt: skip
@@ -60,41 +80,91 @@ class DocumentReaderUnavailable(ValueError):  # noqa: N818 - names the state, li
     """MarkItDown (the `docs` extra) is not installed."""
 
 
+class MediaContent(BaseModel):
+    """Raw media (an image) with its MIME type, as handed to a vision model.
+
+    The workspace's `_expand_media_refs` command returns these for the `!!pattern`
+    references of a message; the agent turns each into the model framework's binary part.
+    In JSON the bytes travel as base64.
+    """
+
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
+
+    data: bytes
+    media_type: str
+
+
+@runtime_checkable
+class FileTypeReader(Protocol):
+    """Something that turns the bytes of a file into text for the model.
+
+    `DocumentReader` is one. Any object with this method can be handed to
+    `Filesystem.read(..., reader=...)`; it is then called for the document formats
+    (`DOCUMENT_EXTENSIONS`) without any sidecar cache.
+    """
+
+    def extract_text(self, path: str | Path, content: bytes) -> str:
+        """The text of `content`, the bytes of the file named `path` (its extension decides)."""
+        ...
+
+
 def document_sidecar(source: Path) -> Path:
     """Where the Markdown of `source` is cached: a hidden sibling `.name.ext.md`."""
     return source.with_name(f".{source.name}.md")
 
 
+# The formats in which MarkItDown asks the vision model for a caption.
+_CAPTIONED = IMAGE_EXTENSIONS | {".pptx"}
+
+
 class DocumentReader(BaseModel):
-    """Converts binary documents to Markdown, caching the result in a sidecar file."""
+    """Converts binary documents to Markdown, caching the result in a sidecar file.
+
+    With `llm_client="openai"` (the default, as in akgentic-tool 1.6.4) images and the
+    pictures of slide decks also get a caption from `llm_model`, through the `openai`
+    package and the `OPENAI_API_KEY` / `OPENAI_BASE_URL` of the environment. When the
+    package or the key is missing, or the call fails, the document is converted without a
+    caption. `llm_client=None` keeps every file on this machine.
+    """
 
     use_sidecar: bool = Field(
         default=True, description="Cache conversions next to the source (.name.ext.md)."
+    )
+    llm_client: Literal["openai"] | None = Field(
+        default="openai", description="Vision model provider for image captions (None: off)."
+    )
+    llm_model: str = Field(
+        default="gpt-5.4-mini", description="Model that writes the image captions."
+    )
+    llm_timeout_seconds: float = Field(
+        default=60.0, gt=0, description="Time limit of one caption request."
     )
 
     def can_convert(self, path: Path) -> bool:
         """Whether `path` is a document format this reader converts."""
         return path.suffix.lower() in DOCUMENT_EXTENSIONS
 
-    def read(self, path: Path) -> str:
+    def extract_text(self, path: str | Path, content: bytes) -> str:
+        """The Markdown of `content`, the bytes of a document named `path` (no cache).
+
+        Raises `DocumentReaderUnavailable` without MarkItDown and `ValueError` for a file
+        that cannot be converted, like :meth:`read`.
+        """
+        name = Path(path).name
+        return self._convert_bytes(content, name, Path(name).suffix.lower())
+
+    def read(self, path: Path, *, regenerate: bool = False) -> str:
         """The Markdown text of `path`, from a fresh sidecar when there is one.
 
+        `regenerate` converts again even when the sidecar is fresh (and replaces it).
         Raises `DocumentReaderUnavailable` (a `ValueError`) with the install command when
         MarkItDown is missing, and `ValueError` when the file cannot be converted.
         """
-        source = path.stat()
-        sidecar = document_sidecar(path)
-        if self.use_sidecar:
-            cached = read_fresh_sidecar(sidecar, source.st_mtime_ns)
-            if cached is not None:
-                return cached.decode("utf-8", errors="replace")
-        text = self._convert(path)
-        if self.use_sidecar:
-            # A read-only workspace or a full disk only costs us the cache, not the read.
-            write_sidecar(sidecar, text.encode("utf-8"), source)
-        return text
+        return self.read_data(path.read_bytes(), path, path.stat(), regenerate=regenerate)
 
-    def read_data(self, data: bytes, path: Path, source: os.stat_result) -> str:
+    def read_data(
+        self, data: bytes, path: Path, source: os.stat_result, *, regenerate: bool = False
+    ) -> str:
         """Like :meth:`read`, for bytes the caller already read from `path` (stat `source`).
 
         The workspace reads a document through a descriptor it checked, then converts those
@@ -102,21 +172,30 @@ class DocumentReader(BaseModel):
         The sidecar is looked up and written next to `path` without following a link.
         """
         sidecar = document_sidecar(path)
-        if self.use_sidecar:
+        if self.use_sidecar and not regenerate:
             cached = read_fresh_sidecar(sidecar, source.st_mtime_ns)
             if cached is not None:
                 return cached.decode("utf-8", errors="replace")
         text = self._convert_bytes(data, path.name, path.suffix.lower())
         if self.use_sidecar:
+            # A read-only workspace or a full disk only costs us the cache, not the read.
             write_sidecar(sidecar, text.encode("utf-8"), source)
         return text
 
-    @staticmethod
-    def _convert(path: Path) -> str:
-        return DocumentReader._convert_bytes(path.read_bytes(), path.name, path.suffix.lower())
+    def _caption_options(self, suffix: str) -> dict[str, Any]:
+        """MarkItDown's `llm_client`/`llm_model` options for a file, when captions apply."""
+        if self.llm_client != "openai" or suffix not in _CAPTIONED:
+            return {}
+        if not os.environ.get("OPENAI_API_KEY"):
+            return {}
+        try:
+            import openai
+        except ImportError:
+            return {}
+        client = openai.OpenAI(timeout=self.llm_timeout_seconds, max_retries=1)
+        return {"llm_client": client, "llm_model": self.llm_model}
 
-    @staticmethod
-    def _convert_bytes(data: bytes, name: str, suffix: str) -> str:
+    def _convert_bytes(self, data: bytes, name: str, suffix: str) -> str:
         try:
             from markitdown import MarkItDown, StreamInfo
         except ImportError as exc:
@@ -125,21 +204,27 @@ class DocumentReader(BaseModel):
                 f"which is not installed. Install it with: {DOCS_INSTALL_HINT}"
             ) from exc
         _check_signature(data, name, suffix)
+        with _CONVERTER_LOCK:
+            converter = _CONVERTERS.get(MarkItDown)
+            if converter is None:
+                # building one loads every converter (~0.2-1.5 s): keep it per process
+                converter = _CONVERTERS[MarkItDown] = MarkItDown(enable_plugins=False)
+        info = StreamInfo(extension=suffix, filename=name)
+        options = self._caption_options(suffix)
+        if options:
+            try:
+                result = converter.convert_stream(io.BytesIO(data), stream_info=info, **options)
+                return str(result.text_content or "")
+            except Exception as exc:  # the caption request failed: convert without it
+                _log.warning("image caption for %s failed (%s); converting without it", name, exc)
         try:
-            with _CONVERTER_LOCK:
-                converter = _CONVERTERS.get(MarkItDown)
-                if converter is None:
-                    # building one loads every converter (~0.2-1.5 s): keep it per process
-                    converter = _CONVERTERS[MarkItDown] = MarkItDown(enable_plugins=False)
-            info = StreamInfo(extension=suffix, filename=name)
             result = converter.convert_stream(io.BytesIO(data), stream_info=info)
         except Exception as exc:  # MarkItDown wraps each converter's own failures
             raise ValueError(
                 f"could not convert {name} to text ({type(exc).__name__}: {exc}); "
                 "the file may be damaged or not what its extension says"
             ) from exc
-        text: str = result.text_content or ""
-        return text
+        return str(result.text_content or "")
 
 
 # The leading bytes each format must start with. MarkItDown falls back to reading anything

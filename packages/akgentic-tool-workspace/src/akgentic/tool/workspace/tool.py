@@ -1,24 +1,34 @@
 """WorkspaceTool: the card that gives agents a shared team directory.
 
-Each of the eleven capabilities is a field typed `bool | <Param>`: `False` removes it, `True`
-keeps its defaults, a param instance tunes it (and chooses its channels). `read_only=True`
-keeps the five reading capabilities only, whatever the write fields say.
+Each of the eleven tools is a field typed `bool | <Param>`: `False` removes it, `True` keeps
+its defaults, a param instance tunes it (and chooses its channels). `read_only=True` keeps
+the five reading capabilities only, whatever the write fields say. A twelfth capability,
+`expand_media_refs`, is a command (not a model tool): it turns the `!!pattern` references
+of a user's message into the workspace images they name.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
+import posixpath
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar, cast
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, ParamSpec, Self, TypeVar, cast
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr, model_validator
 from pydantic_ai.messages import BinaryContent
 
+from akgentic.core.utils.serializer import SerializableBaseModel
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, TOOL_CALL, Channels
+from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.params import BaseToolParam, resolve_param
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace._files import printable
+from akgentic.tool.workspace._media import MediaExpander, Part
 from akgentic.tool.workspace.edit import EditItem, EditMatcher
 from akgentic.tool.workspace.readers import DocumentReader
 from akgentic.tool.workspace.workspace import (
@@ -30,6 +40,9 @@ from akgentic.tool.workspace.workspace import (
 )
 
 __all__ = [
+    "ExpandMediaRefs",
+    "Resource",
+    "ResourceType",
     "WorkspaceDelete",
     "WorkspaceEdit",
     "WorkspaceGlob",
@@ -48,12 +61,40 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def _same_setting(data: Any, ours: str, theirs: str) -> Any:
+    """Make the two names of one setting agree in the input of a model validation.
+
+    One given: the other takes its value. Both given: they must be equal. Both fields then
+    hold the value, so a dump validates again.
+    """
+    if not isinstance(data, dict):
+        return data
+    if ours in data and theirs in data:
+        if data[ours] != data[theirs]:
+            raise ValueError(
+                f"{ours} and {theirs} name the same setting; give one of them "
+                f"(got {data[ours]!r} and {data[theirs]!r})"
+            )
+        return data
+    if ours in data:
+        return {**data, theirs: data[ours]}
+    if theirs in data:
+        return {**data, ours: data[theirs]}
+    return data
+
+
 class WorkspaceRead(BaseToolParam):
-    """`workspace_read`: numbered, paginated file reading; documents as Markdown."""
+    """`workspace_read`: numbered, paginated file reading; documents as Markdown.
+
+    `default_limit` is `page_lines` under its akgentic-tool 1.6.4 name (set either one).
+    Documents are converted when both `convert_documents` and `document_reader` allow it;
+    `document_reader` may also be a `DocumentReader` carrying its own settings (captions).
+    """
 
     page_lines: int = Field(
         default=2000, ge=1, description="Lines returned when no limit is given."
     )
+    default_limit: int = Field(default=2000, ge=1, description="Same setting as page_lines.")
     max_line_chars: int = Field(default=2000, ge=20, description="Longer lines are cut.")
     convert_documents: bool = Field(
         default=True, description="Convert PDF/DOCX/XLSX/PPTX/images with MarkItDown."
@@ -61,30 +102,56 @@ class WorkspaceRead(BaseToolParam):
     cache_conversions: bool = Field(
         default=True, description="Keep converted Markdown in a `.name.ext.md` sidecar."
     )
+    document_reader: DocumentReader | bool = Field(
+        default=True,
+        description="The document converter: True (default reader), False (none) or a reader.",
+    )
+    force_document_regeneration: bool = Field(
+        default=False,
+        description="Always convert documents again, ignoring (and replacing) the sidecar.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_page_size(cls, data: Any) -> Any:
+        return _same_setting(data, "page_lines", "default_limit")
 
 
 class WorkspaceList(BaseToolParam):
     """`workspace_list`: a directory listing, flat or as a tree."""
 
     max_entries: int = Field(default=500, ge=1, description="Entries shown before cutting.")
+    max_depth: int = Field(
+        default=1, ge=1, le=32, description="Depth listed when the call gives none (1: flat)."
+    )
 
 
 class WorkspaceGlob(BaseToolParam):
     """`workspace_glob`: files by glob pattern, newest first."""
 
-    max_results: int = Field(default=200, ge=1, description="Paths shown before cutting.")
+    max_results: int = Field(default=100, ge=1, description="Paths shown before cutting.")
 
 
 class WorkspaceGrep(BaseToolParam):
-    """`workspace_grep`: regex search through files."""
+    """`workspace_grep`: regex search through files.
 
-    max_matches: int = Field(default=200, ge=1, description="Matching lines shown.")
+    `max_results` is `max_matches` under its akgentic-tool 1.6.4 name (set either one).
+    """
+
+    max_matches: int = Field(default=100, ge=1, description="Matching lines shown.")
+    max_results: int = Field(default=100, ge=1, description="Same setting as max_matches.")
+    max_line_length: int = Field(default=2000, ge=20, description="Longer matching lines are cut.")
     use_ripgrep: bool = Field(
         default=True, description="Use `rg` when it is on PATH (False: always pure Python)."
     )
     timeout_seconds: float = Field(
         default=30.0, gt=0, description="Time limit of one search, either engine."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_match_limit(cls, data: Any) -> Any:
+        return _same_setting(data, "max_matches", "max_results")
 
 
 class WorkspaceView(BaseToolParam):
@@ -125,6 +192,65 @@ class WorkspaceDelete(BaseToolParam):
 
 class WorkspaceMkdir(BaseToolParam):
     """`workspace_mkdir`: create a directory with its parents."""
+
+
+class ExpandMediaRefs(BaseToolParam):
+    """`_expand_media_refs` (a command): `!!pattern` in a message attaches workspace images.
+
+    The agent calls it on each incoming message before the model sees it; see
+    `akgentic.tool.workspace._media` for the rules.
+    """
+
+    expose: set[Channels] = Field(default_factory=lambda: {COMMAND})
+    max_images: int = Field(default=8, ge=1, description="Images attached per message.")
+    max_image_bytes: int = Field(
+        default=5 * 1024 * 1024, ge=1, description="Largest image attached (after resizing)."
+    )
+    max_dimension: int = Field(
+        default=1568, ge=16, description="Longer side images are shrunk to (Pillow)."
+    )
+
+
+class ResourceType(StrEnum):
+    """How a `Resource`'s content is stored: text as is, an image as base64."""
+
+    TEXT = "text"
+    IMAGE = "image"
+
+
+class Resource(SerializableBaseModel):
+    """A file the card places in the workspace when it is first used.
+
+    `file_name` is a path relative to the workspace root; `content` is the text (`TEXT`) or
+    the base64 of the bytes (`IMAGE`). A file already at that path is left as it is, so a
+    restarted agent never undoes what the team changed.
+    """
+
+    file_name: str
+    content: str
+    file_type: ResourceType = ResourceType.TEXT
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
+        name = self.file_name
+        if not name or "\x00" in name or name.startswith("/"):
+            raise ValueError(f"file_name must be a relative path, got {name!r}")
+        if ".." in name.split("/") or posixpath.normpath(name) in (".", ""):
+            raise ValueError(f"file_name must name a file inside the workspace, got {name!r}")
+        if self.file_type is ResourceType.IMAGE:
+            self.to_bytes()
+        return self
+
+    def to_bytes(self) -> bytes:
+        """The bytes of the file: the text in UTF-8, or the decoded base64 of an image."""
+        if self.file_type is ResourceType.IMAGE:
+            try:
+                return base64.b64decode(self.content, validate=True)
+            except (binascii.Error, ValueError) as exc:
+                raise ValueError(
+                    f"resource {self.file_name!r}: an image's content must be base64 ({exc})"
+                ) from exc
+        return self.content.encode("utf-8")
 
 
 def _guarded(fn: Callable[P, R]) -> Callable[P, R]:
@@ -188,6 +314,14 @@ class WorkspaceTool(ToolCard):
     workspace_patch: bool | WorkspacePatch = True
     workspace_delete: bool | WorkspaceDelete = True
     workspace_mkdir: bool | WorkspaceMkdir = True
+    expand_media_refs: bool | ExpandMediaRefs = True
+
+    resources: list[Resource] = Field(
+        default_factory=list,
+        description="Files placed in the workspace when the card is first used (if absent).",
+    )
+
+    _seeded: set[Path] = PrivateAttr(default_factory=set)
 
     def resolved_workspace_id(self) -> str:
         """The directory name this card works in (see the class docstring)."""
@@ -197,8 +331,25 @@ class WorkspaceTool(ToolCard):
         return str(team_id) if team_id is not None else DEFAULT_WORKSPACE_ID
 
     def get_workspace(self) -> Filesystem:
-        """The workspace directory, created when missing."""
-        return get_workspace(self.resolved_workspace_id(), max_file_bytes=self.max_file_bytes)
+        """The workspace directory, created when missing, with the `resources` placed in it."""
+        workspace = get_workspace(self.resolved_workspace_id(), max_file_bytes=self.max_file_bytes)
+        if self.resources and workspace.root not in self._seeded:
+            for resource in self.resources:
+                workspace.write_if_absent(resource.file_name, resource.to_bytes())
+            self._seeded.add(workspace.root)
+        return workspace
+
+    @property
+    def workspace(self) -> Filesystem:
+        """The card's `Filesystem` (same as :meth:`get_workspace`)."""
+        return self.get_workspace()
+
+    def observer(self, observer: ToolObserver) -> Self:
+        """Attach the carrying agent, then place the `resources` in its workspace."""
+        super().observer(observer)
+        if self.resources:
+            self.get_workspace()
+        return self
 
     def get_tools(self) -> list[Callable[..., Any]]:
         return [fn for _, fn in self._capabilities(TOOL_CALL)]
@@ -216,6 +367,7 @@ class WorkspaceTool(ToolCard):
             (resolve_param(self.workspace_glob, WorkspaceGlob), _glob_tool),
             (resolve_param(self.workspace_grep, WorkspaceGrep), _grep_tool),
             (resolve_param(self.workspace_view, WorkspaceView), _view_tool),
+            (resolve_param(self.expand_media_refs, ExpandMediaRefs), _expand_media_command),
         ]
         if not self.read_only:
             builders += [
@@ -237,12 +389,28 @@ class WorkspaceTool(ToolCard):
 # Each builder reads every field of its param at bind time and closes over the workspace.
 
 
-def _read_tool(param: WorkspaceRead, ws: Filesystem) -> Callable[..., str]:
-    reader = DocumentReader(use_sidecar=param.cache_conversions)
-    converter = reader if param.convert_documents else None
-    page, max_chars = param.page_lines, param.max_line_chars
+def _document_reader(param: WorkspaceRead) -> DocumentReader | None:
+    """The converter `workspace_read` uses, or None when conversion is off."""
+    if not param.convert_documents or param.document_reader is False:
+        return None
+    if param.document_reader is True:
+        return DocumentReader(use_sidecar=param.cache_conversions)
+    if param.cache_conversions:
+        return param.document_reader
+    return param.document_reader.model_copy(update={"use_sidecar": False})
 
-    def workspace_read(path: str, offset: int = 0, limit: int | None = None) -> str:
+
+def _read_tool(param: WorkspaceRead, ws: Filesystem) -> Callable[..., str]:
+    converter = _document_reader(param)
+    page, max_chars = param.page_lines, param.max_line_chars
+    always_regenerate = param.force_document_regeneration
+
+    def workspace_read(
+        path: str,
+        offset: int = 0,
+        limit: int | None = None,
+        force_document_regeneration: bool = False,
+    ) -> str:
         """Read a file from the workspace, with line numbers.
 
         PDF, Word, Excel, PowerPoint and image files are returned as Markdown text.
@@ -252,16 +420,25 @@ def _read_tool(param: WorkspaceRead, ws: Filesystem) -> Callable[..., str]:
             path: File path relative to the workspace root, e.g. 'src/app.py'.
             offset: Number of lines to skip (0 starts at the first line).
             limit: Maximum number of lines to return (default: one page).
+            force_document_regeneration: Convert a document again instead of using the
+                Markdown cached from an earlier read.
         """
-        return ws.read(path, offset, limit or page, max_line_chars=max_chars, reader=converter)
+        return ws.read(
+            path,
+            offset,
+            limit or page,
+            max_line_chars=max_chars,
+            reader=converter,
+            regenerate=always_regenerate or force_document_regeneration,
+        )
 
     return workspace_read
 
 
 def _list_tool(param: WorkspaceList, ws: Filesystem) -> Callable[..., str]:
-    max_entries = param.max_entries
+    max_entries, default_depth = param.max_entries, param.max_depth
 
-    def workspace_list(path: str = ".", depth: int = 1) -> str:
+    def workspace_list(path: str = ".", depth: int = default_depth) -> str:
         """List a workspace directory: directories end with '/', files show their size.
 
         Args:
@@ -293,6 +470,7 @@ def _glob_tool(param: WorkspaceGlob, ws: Filesystem) -> Callable[..., str]:
 
 def _grep_tool(param: WorkspaceGrep, ws: Filesystem) -> Callable[..., str]:
     max_matches, timeout = param.max_matches, param.timeout_seconds
+    max_line_length = param.max_line_length
     engine: GrepEngine = "auto" if param.use_ripgrep else "python"
 
     def workspace_grep(
@@ -317,6 +495,7 @@ def _grep_tool(param: WorkspaceGrep, ws: Filesystem) -> Callable[..., str]:
             max_matches=max_matches,
             engine=engine,
             timeout_seconds=timeout,
+            max_line_chars=max_line_length,
         )
 
     return workspace_grep
@@ -347,7 +526,7 @@ def _write_tool(param: WorkspaceWrite, ws: Filesystem) -> Callable[..., str]:
             path: File path relative to the workspace root.
             content: The complete new content of the file.
         """
-        return ws.write(path, content)
+        return ws.write(path, content=content)
 
     return workspace_write
 
@@ -393,7 +572,7 @@ def _multi_edit_tool(param: WorkspaceMultiEdit, ws: Filesystem) -> Callable[...,
 
 
 def _patch_tool(param: WorkspacePatch, ws: Filesystem) -> Callable[..., str]:
-    def workspace_patch(patch: str) -> str:
+    def workspace_patch(patch_text: str) -> str:
         """Apply a unified diff (the format of `diff -u` and `git diff`) to the workspace.
 
         The patch may touch several files and have several hunks per file; '--- /dev/null'
@@ -401,9 +580,9 @@ def _patch_tool(param: WorkspacePatch, ws: Filesystem) -> Callable[..., str]:
         nothing changes, and the error names the hunk that did not fit.
 
         Args:
-            patch: The unified diff text, with '--- a/file' / '+++ b/file' headers.
+            patch_text: The unified diff text, with '--- a/file' / '+++ b/file' headers.
         """
-        return ws.patch(patch)
+        return ws.patch(patch_text)
 
     return workspace_patch
 
@@ -430,3 +609,32 @@ def _mkdir_tool(param: WorkspaceMkdir, ws: Filesystem) -> Callable[..., str]:
         return ws.mkdir(path)
 
     return workspace_mkdir
+
+
+def _expand_media_command(param: ExpandMediaRefs, ws: Filesystem) -> Callable[[str], list[Part]]:
+    max_dimension = param.max_dimension
+
+    def load(path: str) -> tuple[bytes, str]:
+        data, media_type, _ = ws.image(path, max_dimension=max_dimension)
+        return data, media_type
+
+    def find(pattern: str, limit: int) -> tuple[list[str], int, int]:
+        return ws.find_images(pattern, limit=limit)
+
+    expander = MediaExpander(
+        find, load, max_images=param.max_images, max_image_bytes=param.max_image_bytes
+    )
+
+    def _expand_media_refs(text: str) -> list[Part]:
+        """Attach the workspace images a message names with `!!<glob>` (e.g. `!!shots/*.png`).
+
+        Returns the message as parts: text, and a `MediaContent` after each reference for
+        every image it matched. A message without references comes back as `[text]`;
+        references that attach nothing keep a note saying why.
+
+        Args:
+            text: The message text.
+        """
+        return expander.expand(text)
+
+    return _expand_media_refs

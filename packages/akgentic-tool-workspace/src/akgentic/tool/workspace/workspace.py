@@ -9,6 +9,7 @@ refused call leaves the workspace exactly as it was.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import errno
 import functools
@@ -21,6 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO, Literal, ParamSpec, Protocol, TypeVar, runtime_checkable
 
+from pydantic import BaseModel
 from pydantic_ai.messages import BinaryContent
 
 from akgentic.tool.core.confined import ConfinedRoot, Located, describe_mode
@@ -61,15 +63,17 @@ from akgentic.tool.workspace.edit import (
     parse_patch,
 )
 from akgentic.tool.workspace.readers import (
+    ALL_TEXT_EXTENSIONS,
     DOCUMENT_EXTENSIONS,
     IMAGE_EXTENSIONS,
-    TEXT_EXTENSIONS,
     DocumentReader,
+    FileTypeReader,
 )
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_WORKSPACE_ID",
+    "FileEntry",
     "Filesystem",
     "GrepEngine",
     "Workspace",
@@ -94,11 +98,26 @@ _MAX_TREE_DEPTH = 32
 # How much of a file is sniffed for a NUL byte (as git and grep do).
 _SNIFF = 8192
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# How many files one media reference may glob through before its images are picked.
+_MEDIA_SCAN_LIMIT = 10_000
+
+
+class FileEntry(BaseModel):
+    """One entry of a directory, as `Filesystem.list` returns it."""
+
+    name: str
+    is_dir: bool
+    size: int
 
 
 @runtime_checkable
 class Workspace(Protocol):
-    """What the workspace tools need from a storage backend."""
+    """What the workspace tools need from a storage backend.
+
+    `exists`, `list`, `read_bytes` and `write(path, data)` are the programmatic side (the
+    names akgentic-tool 1.6.4 gave them); the other methods back the model's tools and
+    return the text the model sees.
+    """
 
     @property
     def root(self) -> Path:
@@ -112,8 +131,13 @@ class Workspace(Protocol):
         limit: int = 2000,
         *,
         max_line_chars: int = 2000,
-        reader: DocumentReader | None = None,
+        reader: DocumentReader | FileTypeReader | None = None,
+        regenerate: bool = False,
     ) -> str: ...
+
+    def read_bytes(self, path: str) -> bytes: ...
+
+    def exists(self, path: str) -> bool: ...
 
     def list_dir(self, path: str = ".", depth: int = 1, *, max_entries: int = 500) -> str: ...
 
@@ -129,11 +153,14 @@ class Workspace(Protocol):
         max_matches: int = 200,
         engine: GrepEngine = "auto",
         timeout_seconds: float = 30.0,
+        max_line_chars: int = 2000,
     ) -> str: ...
 
     def view(self, path: str, *, max_dimension: int = 1568) -> BinaryContent: ...
 
-    def write(self, path: str, content: str) -> str: ...
+    def write(
+        self, path: str, data: str | bytes | None = None, *, content: str | None = None
+    ) -> str: ...
 
     def edit(
         self,
@@ -155,12 +182,26 @@ class Workspace(Protocol):
 
     def mkdir(self, path: str) -> str: ...
 
+    def list(self, path: str = "") -> builtins.list[FileEntry]: ...
 
-def get_workspace(workspace_id: str, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Filesystem:
+
+def get_workspace(
+    workspace_id: str | None = None,
+    *,
+    workspace_name: str | None = None,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> Filesystem:
     """The `Filesystem` of `workspace_id` under `AKGENTIC_WORKSPACES_ROOT` (created if needed).
 
-    Raises `ValueError` for an id that would leave the root (a configuration error).
+    `workspace_name` is the same argument under its akgentic-tool 1.6.4 name; give one of
+    the two. Raises `ValueError` for an id that would leave the root (a configuration error).
     """
+    if workspace_name is not None:
+        if workspace_id is not None and workspace_id != workspace_name:
+            raise TypeError("give workspace_id or workspace_name, not two different names")
+        workspace_id = workspace_name
+    if workspace_id is None:
+        raise TypeError("get_workspace() needs the workspace_id (or workspace_name)")
     return Filesystem(resolve_workspace_dir(workspace_id), max_file_bytes=max_file_bytes)
 
 
@@ -215,8 +256,26 @@ class Filesystem:
     processes sharing a directory are not coordinated.
     """
 
-    def __init__(self, root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
-        self._root = root.resolve()
+    def __init__(
+        self,
+        base_path: Path | str | None = None,
+        workspace_name: str | None = None,
+        *,
+        root: Path | str | None = None,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    ) -> None:
+        """A workspace in the directory `root` (or `base_path`), which must exist.
+
+        `Filesystem(base_path, workspace_name)` is the akgentic-tool 1.6.4 form: the
+        directory `workspace_name` under `base_path`, created when missing; the name must
+        stay inside `base_path` (`ValueError` otherwise).
+        """
+        if root is not None and base_path is not None:
+            raise TypeError("give the directory as root or as base_path, not both")
+        directory = Path(root if root is not None else base_path or ".")
+        if workspace_name is not None:
+            directory = _named_directory(directory, workspace_name)
+        self._root = directory.resolve()
         self._confined = ConfinedRoot(self._root)
         self._lock = _workspace_lock(self._root)
         self.max_file_bytes = max_file_bytes
@@ -325,9 +384,14 @@ class Filesystem:
         limit: int = 2000,
         *,
         max_line_chars: int = 2000,
-        reader: DocumentReader | None = None,
+        reader: DocumentReader | FileTypeReader | None = None,
+        regenerate: bool = False,
     ) -> str:
-        """Numbered lines `offset+1 .. offset+limit` of a file (documents as Markdown)."""
+        """Numbered lines `offset+1 .. offset+limit` of a file (documents as Markdown).
+
+        `reader` converts documents (None: refused); `regenerate` converts a document again
+        even when its cached Markdown is fresh.
+        """
         if offset < 0:
             raise RetriableError(f"offset must be 0 or more, got {offset}")
         if limit < 1:
@@ -335,7 +399,7 @@ class Filesystem:
         with self._existing_file(path) as loc:
             suffix = Path(loc.name or "").suffix.lower()
             if suffix in DOCUMENT_EXTENSIONS:
-                text, note = self._read_document(loc, path, suffix, reader)
+                text, note = self._read_document(loc, path, suffix, reader, regenerate)
                 page = split_page(text, offset, limit)
                 return format_page(page, path, offset, max_line_chars, note)
             fd, _ = self._open(loc, path)
@@ -345,7 +409,8 @@ class Filesystem:
                 text = self._small_text(handle, path)
                 page = split_page(text, offset, limit)
             elif looks_binary(head):
-                kind = "has a text extension but holds" if suffix in TEXT_EXTENSIONS else "holds"
+                text_ext = suffix in ALL_TEXT_EXTENSIONS
+                kind = "has a text extension but holds" if text_ext else "holds"
                 raise RetriableError(
                     f"{path} {kind} binary data (NUL bytes) and is not a document format "
                     f"workspace_read converts ({_DOCUMENT_NAMES})"
@@ -362,7 +427,12 @@ class Filesystem:
         return decode_text(data, strict=False).text
 
     def _read_document(
-        self, loc: Located, path: str, suffix: str, reader: DocumentReader | None
+        self,
+        loc: Located,
+        path: str,
+        suffix: str,
+        reader: DocumentReader | FileTypeReader | None,
+        regenerate: bool,
     ) -> tuple[str, str]:
         if reader is None:
             raise RetriableError(
@@ -370,7 +440,10 @@ class Filesystem:
             )
         data, info = self._read_bytes(loc, path)
         try:
-            text = reader.read_data(data, loc.pinned(), info)
+            if isinstance(reader, DocumentReader):
+                text = reader.read_data(data, loc.pinned(), info, regenerate=regenerate)
+            else:
+                text = reader.extract_text(loc.relative, data)
         except ValueError as exc:
             raise RetriableError(str(exc)) from exc
         note = f"{path} converted to Markdown"
@@ -422,17 +495,7 @@ class Filesystem:
 
     def glob(self, pattern: str, path: str = ".", *, max_results: int = 200) -> str:
         """Files matching a glob (`**`, `{a,b}`), newest first."""
-        if not pattern or "\x00" in pattern:
-            raise RetriableError("pattern must be a non-empty glob such as '**/*.py'")
-        if pattern.startswith("/") or any(part == ".." for part in pattern.split("/")):
-            raise RetriableError(
-                f"glob {pattern!r} must stay inside the searched directory: "
-                "no leading '/' and no '..'"
-            )
-        try:
-            expand_braces(pattern)
-        except BraceExpansionError as exc:
-            raise RetriableError(f"{exc}; use fewer brace alternatives") from exc
+        _check_glob(pattern)
         start, shown = self._start_dir(path)
         try:
             found, total = glob_files(start, shown, pattern, limit=max_results)
@@ -455,8 +518,12 @@ class Filesystem:
         max_matches: int = 200,
         engine: GrepEngine = "auto",
         timeout_seconds: float = 30.0,
+        max_line_chars: int = 2000,
     ) -> str:
-        """Lines matching a regular expression, as `path:line:text`, sorted by path."""
+        """Lines matching a regular expression, as `path:line:text`, sorted by path.
+
+        Lines longer than `max_line_chars` are cut (and end with "…").
+        """
         if not pattern:
             raise RetriableError("pattern must be a non-empty regular expression")
         try:
@@ -489,12 +556,21 @@ class Filesystem:
             else:
                 sources = self._file_source(loc, path)
             try:
-                result = run_grep(rg, sources, regex, limit=max_matches, timeout=timeout_seconds)
+                result = run_grep(
+                    rg,
+                    sources,
+                    regex,
+                    limit=max_matches,
+                    timeout=timeout_seconds,
+                    max_line_chars=max_line_chars,
+                )
             except GrepTimeout as exc:
                 raise RetriableError(
                     f"{exc}; narrow the search with path or include, or a more specific pattern"
                 ) from exc
-        return format_hits(result, pattern=pattern, where=loc.relative)
+        return format_hits(
+            result, pattern=pattern, where=loc.relative, max_line_chars=max_line_chars
+        )
 
     def _file_source(self, loc: Located, path: str) -> GrepSources:
         fd, _ = self._open(loc, path)
@@ -505,12 +581,20 @@ class Filesystem:
 
     def view(self, path: str, *, max_dimension: int = 1568) -> BinaryContent:
         """The image at `path` as `BinaryContent` for a vision model."""
+        prepared, media_type, relative = self.image(path, max_dimension=max_dimension)
+        return BinaryContent(data=prepared, media_type=media_type, identifier=relative)
+
+    def image(self, path: str, *, max_dimension: int = 1568) -> tuple[bytes, str, str]:
+        """The image at `path` prepared for a vision model: (bytes, media type, its path).
+
+        Shrunk to `max_dimension` on its longer side when Pillow is installed (see
+        `workspace_view`); a file that is not an image of a supported format is refused.
+        """
         with self._existing_file(path) as loc:
             suffix = Path(loc.name or "").suffix.lower()
             if suffix not in MEDIA_TYPES:
-                kinds = ", ".join(sorted(ext[1:] for ext in MEDIA_TYPES))
                 raise RetriableError(
-                    f"{path} is not an image workspace_view can show ({kinds}); "
+                    f"{path} is not an image workspace_view can show ({_IMAGE_KINDS}); "
                     "use workspace_read for text and documents"
                 )
             data, info = self._read_bytes(loc, path)
@@ -518,7 +602,46 @@ class Filesystem:
                 prepared, media_type = prepare_image_data(data, loc.pinned(), max_dimension, info)
             except ImageError as exc:
                 raise RetriableError(str(exc)) from exc
-            return BinaryContent(data=prepared, media_type=media_type, identifier=loc.relative)
+            return prepared, media_type, loc.relative
+
+    def find_images(self, pattern: str, *, limit: int) -> tuple[builtins.list[str], int, int]:
+        """Images matching the glob `pattern` from the root, newest first.
+
+        Returns (up to `limit` image paths, how many images matched, how many other files
+        matched). The pattern follows `workspace_glob`'s rules and stays inside the root.
+        """
+        _check_glob(pattern)
+        start, shown = self._start_dir(".")
+        try:
+            found, _ = glob_files(start, shown, pattern, limit=_MEDIA_SCAN_LIMIT)
+        finally:
+            os.close(start)
+        images = [
+            item.relative
+            for item in found
+            if posixpath.splitext(item.relative)[1].lower() in MEDIA_TYPES
+        ]
+        return images[:limit], len(images), len(found) - len(images)
+
+    # -- the programmatic interface ---------------------------------------------------------
+
+    def exists(self, path: str) -> bool:
+        """Whether `path` names an entry inside the workspace (a symlink is resolved).
+
+        A path leaving the workspace is refused (`RetriableError`), as everywhere else.
+        """
+        try:
+            loc = self._confined.locate(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        with loc:
+            return loc.lstat() is not None
+
+    def read_bytes(self, path: str) -> bytes:
+        """The whole content of a regular file (refused above `max_file_bytes`)."""
+        with self._existing_file(path) as loc:
+            data, _ = self._read_bytes(loc, path)
+        return data
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -535,23 +658,49 @@ class Filesystem:
         return self._locate(path, missing=f"cannot create {path}", create_dirs=True)
 
     @_serialized
-    def write(self, path: str, content: str) -> str:
-        """Create or overwrite a text file, keeping an existing file's line endings."""
+    def write(
+        self, path: str, data: str | bytes | None = None, *, content: str | None = None
+    ) -> str:
+        """Create or overwrite a file; returns what was done, in words.
+
+        Text (`data` as `str`, or `content`, the tool's name for it) keeps an existing text
+        file's line endings, BOM and encoding. Bytes are written exactly as given.
+        """
+        if (data is None) == (content is None):
+            raise TypeError("write() takes the new content once: as data or as content")
+        new = data if data is not None else content
+        assert new is not None
         with self._locate_for_create(path) as loc:
             info = loc.lstat()
             if loc.name is None or (info is not None and stat.S_ISDIR(info.st_mode)):
                 raise RetriableError(f"{path} is a directory; give a file path to write")
             if info is not None and not stat.S_ISREG(info.st_mode):
                 raise RetriableError(_special_message(path, info.st_mode))
-            original = self._read_text_strict(loc, path) if info is not None else None
-            data = original.encode(content) if original is not None else content.encode("utf-8")
+            original: TextFile | None = None
+            if isinstance(new, bytes):
+                encoded = new
+            else:
+                original = self._read_text_strict(loc, path) if info is not None else None
+                encoded = original.encode(new) if original is not None else new.encode("utf-8")
+            self._check_size(path, len(encoded))
+            atomic_write(loc.pinned(), encoded)
+            shown = self._show(loc)
+        how = "Created" if info is None else "Overwrote"
+        if isinstance(new, bytes):
+            return f"{how} {shown}: {len(encoded)} bytes."
+        lines = new.count("\n") + (1 if new and not new.endswith("\n") else 0)
+        endings = " (kept its CRLF line endings)" if original and original.crlf else ""
+        return f"{how} {shown}: {lines} lines, {len(encoded)} bytes{endings}."
+
+    @_serialized
+    def write_if_absent(self, path: str, data: bytes) -> bool:
+        """Create the file `path` with `data` unless something exists there; True if created."""
+        with self._locate_for_create(path) as loc:
+            if loc.name is None or loc.lstat() is not None:
+                return False
             self._check_size(path, len(data))
             atomic_write(loc.pinned(), data)
-            shown = self._show(loc)
-        lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-        how = "Created" if original is None else "Overwrote"
-        endings = " (kept its CRLF line endings)" if original and original.crlf else ""
-        return f"{how} {shown}: {lines} lines, {len(data)} bytes{endings}."
+        return True
 
     def _check_size(self, path: str, size: int) -> None:
         if size > self.max_file_bytes:
@@ -769,8 +918,67 @@ class Filesystem:
                 ) from None
             return f"Created directory {self._show(loc)}."
 
+    def list(self, path: str = "") -> builtins.list[FileEntry]:
+        """The entries of the directory `path` ("" is the root): directories first, by name.
+
+        Internal files (cached conversions, temporary files of a write) are left out;
+        `size` is in bytes (a symlink's own size; it is not followed).
+        """
+        not_found = f"Directory not found: {path}"
+        with self._locate(path or ".", missing=not_found) as loc:
+            info = loc.lstat()
+            if info is None or not stat.S_ISDIR(info.st_mode):
+                raise RetriableError(not_found if info is None else f"{path} is not a directory")
+            directory = self._open_dir(loc, path)
+        entries: builtins.list[FileEntry] = []
+        try:
+            with os.scandir(directory) as scan:
+                for entry in scan:
+                    if is_internal_at(directory, entry.name):
+                        continue
+                    try:
+                        status = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue  # removed since the listing
+                    is_dir = stat.S_ISDIR(status.st_mode)
+                    entries.append(FileEntry(name=entry.name, is_dir=is_dir, size=status.st_size))
+        finally:
+            os.close(directory)
+        entries.sort(key=lambda entry: (not entry.is_dir, entry.name))
+        return entries
+
 
 # -- helpers --------------------------------------------------------------------------------
+
+_IMAGE_KINDS = ", ".join(sorted(ext[1:] for ext in MEDIA_TYPES))
+
+
+def _named_directory(base: Path, name: str) -> Path:
+    """`base/name`, created when missing; `name` must stay strictly inside `base`."""
+    if not name or "\x00" in name:
+        raise ValueError(f"workspace_name must be a non-empty name, got {name!r}")
+    top = base.resolve()
+    candidate = (top / name).resolve()
+    if candidate == top or not candidate.is_relative_to(top):
+        raise ValueError(
+            f"workspace_name {name!r} resolves outside {top}; use a plain relative name"
+        )
+    candidate.mkdir(parents=True, exist_ok=True)
+    return candidate
+
+
+def _check_glob(pattern: str) -> None:
+    """Refuse a glob that is empty, leaves the searched directory or expands too far."""
+    if not pattern or "\x00" in pattern:
+        raise RetriableError("pattern must be a non-empty glob such as '**/*.py'")
+    if pattern.startswith("/") or any(part == ".." for part in pattern.split("/")):
+        raise RetriableError(
+            f"glob {pattern!r} must stay inside the searched directory: no leading '/' and no '..'"
+        )
+    try:
+        expand_braces(pattern)
+    except BraceExpansionError as exc:
+        raise RetriableError(f"{exc}; use fewer brace alternatives") from exc
 
 
 def _special_message(path: str, mode: int) -> str:
