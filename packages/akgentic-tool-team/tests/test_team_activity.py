@@ -64,7 +64,11 @@ def test_rows_carry_six_fields_and_no_derivation_keys() -> None:
         "started_at",
         "suspect",
     }
-    assert set(TeamActivityReport.model_fields) == {"generated_at", "members"}
+    assert set(TeamActivityReport.model_fields) == {
+        "generated_at",
+        "members",
+        "pending_summaries",
+    }
 
 
 def test_members_busy_in_a_handler_are_reported_while_the_caller_is_busy_too(

@@ -67,23 +67,31 @@ def test_roster_prompt_lists_members_and_hireable_profiles(
     spawn(actor_system, orchestrator, "@Ann", role="Developer")
     spawn(actor_system, orchestrator, "#SomeToolActor", role="Tool")
     spawn(actor_system, orchestrator, "@Human", role="Human", agent_class=GatedUserProxy)
-    (prompt,) = factory_for(tool_agent).get_system_prompts()
-    text = prompt()
+    roster, profiles = factory_for(tool_agent).get_system_prompts()
+    assert (roster.__name__, profiles.__name__) == ("team_roster", "role_profiles")
+    text = roster()
     assert "You are @Tester (Tester)." in text
     assert "- @Ann (Developer)" in text
     assert "- @Human (Human, human)" in text
     assert "#SomeToolActor" not in text
     assert "- @Tester" not in text  # yourself, once, at the top
+    text = profiles()
     assert "- Developer: Does developer work. Skills: python, testing." in text
     assert "- Reviewer: Does reviewer work." in text
     assert "Auditor" not in text  # in the catalog but not open for hiring
 
 
 def test_roster_prompt_for_an_empty_team(tool_agent: ToolTestAgent) -> None:
-    (prompt,) = factory_for(tool_agent).get_system_prompts()
-    text = prompt()
-    assert "No other members yet." in text
-    assert text.endswith("## Profiles you can hire\nNone.")
+    roster, profiles = factory_for(tool_agent).get_system_prompts()
+    assert roster().endswith("No other members yet.")
+    assert profiles() == "## Profiles you can hire\nNone."
+
+
+def test_role_profiles_can_be_switched_off(tool_agent: ToolTestAgent, catalog: None) -> None:
+    factory = factory_for(tool_agent, TeamTool(get_role_profiles=False))
+    assert [p.__name__ for p in factory.get_system_prompts()] == ["team_roster"]
+    assert "Developer" not in factory.get_system_prompts()[0]()
+    assert "role_profiles" not in factory.commands.names()
 
 
 # -- hiring -----------------------------------------------------------------------------------
@@ -151,11 +159,15 @@ def test_hire_member_command_with_a_name(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent, catalog: None
 ) -> None:
     commands = factory_for(tool_agent).commands
-    assert commands.execute("/hire_member Reviewer @Rita") == "Hired @Rita (Reviewer)."
-    assert commands.execute("/hire_member Reviewer") == "Hired @Reviewer (Reviewer)."
+    rita = commands.execute("/hire_member Reviewer @Rita")
+    assert isinstance(rita, ActorAddress)
+    assert (rita.name, rita.role) == ("@Rita", "Reviewer")
+    assert rita.is_alive()
+    reviewer = commands.call("hire_member", "Reviewer")
+    assert reviewer.name == "@Reviewer"
     with pytest.raises(RetriableError, match="the name '@Rita' is already taken"):
         commands.execute("/hire_member Developer name=@Rita")
-    assert [m.name for m in tool_agent.hired] == ["@Rita", "@Reviewer"]
+    assert tool_agent.hired == [rita, reviewer]
 
 
 # -- firing -----------------------------------------------------------------------------------
@@ -216,6 +228,7 @@ def test_fire_member_command(
 def test_channel_configuration(tool_agent: ToolTestAgent) -> None:
     card = TeamTool(
         get_team_roster=GetTeamRoster(expose={SYSTEM_PROMPT, COMMAND}, instructions="Be frugal."),
+        get_role_profiles=False,
         hire_members=HireMembers(expose={COMMAND}),
         fire_members=False,
         get_team_activity=False,
@@ -236,8 +249,14 @@ def test_default_surface(tool_agent: ToolTestAgent) -> None:
         "fire_members",
         "team_activity",
     ]
-    assert factory.commands.names() == ["hire_member", "fire_member", "team_activity"]
-    assert [p.__name__ for p in factory.get_system_prompts()] == ["team_roster"]
+    assert factory.commands.names() == [
+        "team_roster",
+        "role_profiles",
+        "hire_member",
+        "fire_member",
+        "team_activity",
+    ]
+    assert [p.__name__ for p in factory.get_system_prompts()] == ["team_roster", "role_profiles"]
 
 
 def test_card_round_trips_and_keeps_raw_errors_in(tool_agent: ToolTestAgent, catalog: None) -> None:

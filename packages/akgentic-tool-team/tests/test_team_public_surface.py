@@ -9,12 +9,18 @@ import akgentic.tool.team.observer as observer_module
 def test_all_is_pinned() -> None:
     assert sorted(team.__all__) == sorted(
         [
+            "DEFAULT_SUMMARIZER_MODEL",
             "TEAM_ACTIVITY_ACTOR_NAME",
+            "TEAM_ACTIVITY_ACTOR_ROLE",
             "ActivitySummarizer",
+            "AgentActivity",
             "FireMembers",
+            "FireTeamMember",
+            "GetRoleProfiles",
             "GetTeamActivity",
             "GetTeamRoster",
             "HireMembers",
+            "HireTeamMember",
             "MemberActivity",
             "SummarizerWorker",
             "SummaryRequest",

@@ -7,8 +7,11 @@
 """
 
 from akgentic.tool.team.activity import (
+    DEFAULT_SUMMARIZER_MODEL,
     TEAM_ACTIVITY_ACTOR_NAME,
+    TEAM_ACTIVITY_ACTOR_ROLE,
     ActivitySummarizer,
+    AgentActivity,
     GetTeamActivity,
     MemberActivity,
     SummarizerWorker,
@@ -19,15 +22,29 @@ from akgentic.tool.team.activity import (
     unregister_summarizer_model,
 )
 from akgentic.tool.team.observer import TeamManagementToolObserver
-from akgentic.tool.team.team import FireMembers, GetTeamRoster, HireMembers, TeamTool
+from akgentic.tool.team.team import (
+    FireMembers,
+    FireTeamMember,
+    GetRoleProfiles,
+    GetTeamRoster,
+    HireMembers,
+    HireTeamMember,
+    TeamTool,
+)
 
 __all__ = [
+    "DEFAULT_SUMMARIZER_MODEL",
     "TEAM_ACTIVITY_ACTOR_NAME",
+    "TEAM_ACTIVITY_ACTOR_ROLE",
     "ActivitySummarizer",
+    "AgentActivity",
     "FireMembers",
+    "FireTeamMember",
+    "GetRoleProfiles",
     "GetTeamActivity",
     "GetTeamRoster",
     "HireMembers",
+    "HireTeamMember",
     "MemberActivity",
     "SummarizerWorker",
     "SummaryRequest",

@@ -42,8 +42,11 @@ from akgentic.tool.core.deferred import DeferredResultActor, DeferredWorker
 from akgentic.tool.core.params import BaseToolParam
 
 __all__ = [
+    "DEFAULT_SUMMARIZER_MODEL",
     "TEAM_ACTIVITY_ACTOR_NAME",
+    "TEAM_ACTIVITY_ACTOR_ROLE",
     "ActivitySummarizer",
+    "AgentActivity",
     "GetTeamActivity",
     "MemberActivity",
     "SummarizerWorker",
@@ -59,6 +62,12 @@ logger = logging.getLogger(__name__)
 TEAM_ACTIVITY_ACTOR_NAME = "#TeamActivity"
 """Name of the summary-cache actor, created only when a summarizer is configured."""
 
+TEAM_ACTIVITY_ACTOR_ROLE = "ToolActor"
+"""Role of the summary-cache actor (the role tool actors carry in a team)."""
+
+DEFAULT_SUMMARIZER_MODEL = "openai:gpt-5.2-mini"
+"""Model of an :class:`ActivitySummarizer` that names none."""
+
 
 # -- the report -------------------------------------------------------------------------------
 
@@ -72,8 +81,13 @@ class MemberActivity(BaseModel):
     summarized: bool = Field(description="True when `task` is a model-written summary.")
     started_at: datetime = Field(description="When the member started on this task (UTC).")
     suspect: bool = Field(
-        description="More than one open message for this member: the telemetry is unbalanced."
+        default=False,
+        description="More than one open message for this member: the telemetry is unbalanced.",
     )
+
+
+AgentActivity = MemberActivity
+"""The name akgentic-tool 1.6.4 gave :class:`MemberActivity` (the same class)."""
 
 
 class TeamActivityReport(BaseModel):
@@ -81,6 +95,12 @@ class TeamActivityReport(BaseModel):
 
     generated_at: datetime
     members: list[MemberActivity] = Field(default_factory=list)
+    pending_summaries: int = Field(
+        default=0,
+        ge=0,
+        description="Summaries asked for but not ready yet: those tasks are shown truncated; "
+        "ask again shortly to get them summarized.",
+    )
 
 
 # -- configuration ----------------------------------------------------------------------------
@@ -96,7 +116,7 @@ class ActivitySummarizer(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    model: str = Field(min_length=1)
+    model: str = Field(default=DEFAULT_SUMMARIZER_MODEL, min_length=1)
     poll_attempts: int = Field(default=5, ge=1)
     poll_delay_seconds: float = Field(default=0.4, ge=0)
 

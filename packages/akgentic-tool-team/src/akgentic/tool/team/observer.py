@@ -35,10 +35,14 @@ class TeamManagementToolObserver(ActorToolObserver, Protocol):
         """Start ``actor_class`` as a child of this agent, in the same team."""
         ...
 
-    def on_hire(self, member: ActorAddress) -> None:
-        """Called once ``member`` has been created by a hire: welcome or record it."""
+    def on_hire(self, address: ActorAddress) -> None:
+        """Called once the member at ``address`` has been created by a hire."""
         ...
 
-    def on_fire(self, member: ActorAddress) -> None:
-        """Take ``member`` off the team: the implementation stops it."""
+    def on_fire(self, address: ActorAddress) -> None:
+        """Called as the member at ``address`` is fired, before TeamTool stops it.
+
+        A notification: the implementation may record or announce the departure (or stop
+        the member itself); TeamTool stops the member afterwards in any case.
+        """
         ...

@@ -3,21 +3,24 @@
 The roster and the profiles an agent may hire come from the orchestrator: its team (the
 members that started and have not stopped) and its catalog of ``AgentCard``s. Hiring
 creates a member from a card through the carrying agent, which becomes its parent;
-firing asks the carrying agent to take a member off the team.
+firing tells the carrying agent (``on_fire``) and then stops the member, so it leaves the
+team whatever the agent's hook does.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Self, cast
 
-from pydantic import Field, PrivateAttr
+from pydantic import AliasChoices, Field, PrivateAttr
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent_card import AgentCard
 from akgentic.core.agent_config import BaseConfig
+from akgentic.core.messages.message import StopRecursively
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
@@ -26,6 +29,7 @@ from akgentic.tool.core.params import BaseToolParam, resolve_param
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.team.activity import (
     TEAM_ACTIVITY_ACTOR_NAME,
+    TEAM_ACTIVITY_ACTOR_ROLE,
     GetTeamActivity,
     MemberActivity,
     SummaryRequest,
@@ -37,15 +41,28 @@ from akgentic.tool.team.activity import (
 )
 from akgentic.tool.team.observer import TeamManagementToolObserver
 
-__all__ = ["FireMembers", "GetTeamRoster", "HireMembers", "TeamTool"]
+__all__ = [
+    "TEAM_ACTIVITY_ACTOR_ROLE",
+    "FireMembers",
+    "FireTeamMember",
+    "GetRoleProfiles",
+    "GetTeamRoster",
+    "HireMembers",
+    "HireTeamMember",
+    "TeamTool",
+]
 
 logger = logging.getLogger(__name__)
 
 _CACHE_ASK_TIMEOUT_SECONDS = 5
 
+# How long firing waits for the member to be gone before answering. A member busy in a long
+# handler stops only once that handler returns; the answer then says so.
+_FIRE_WAIT_SECONDS = 3.0
 
-def _system_prompt_only() -> set[Channels]:
-    return {SYSTEM_PROMPT}
+
+def _system_prompt_and_command() -> set[Channels]:
+    return {SYSTEM_PROMPT, COMMAND}
 
 
 def _tool_and_command() -> set[Channels]:
@@ -53,23 +70,37 @@ def _tool_and_command() -> set[Channels]:
 
 
 class GetTeamRoster(BaseToolParam):
-    """Configuration of the roster and hireable profiles, rendered as a system prompt."""
+    """Configuration of the roster (``team_roster``): a system prompt and a command."""
 
-    expose: set[Channels] = Field(default_factory=_system_prompt_only)
+    expose: set[Channels] = Field(default_factory=_system_prompt_and_command)
 
 
-class HireMembers(BaseToolParam):
+class GetRoleProfiles(BaseToolParam):
+    """Configuration of the hireable profiles (``role_profiles``): a system prompt and a
+    command."""
+
+    expose: set[Channels] = Field(default_factory=_system_prompt_and_command)
+
+
+class HireTeamMember(BaseToolParam):
     """Configuration of hiring: ``hire_members(roles)`` as a tool call,
-    ``hire_member(role, name=None)`` as a command."""
+    ``hire_member(role, name=None)`` as a command (which returns the new member's address)."""
 
     expose: set[Channels] = Field(default_factory=_tool_and_command)
 
 
-class FireMembers(BaseToolParam):
+class FireTeamMember(BaseToolParam):
     """Configuration of firing: ``fire_members(names)`` as a tool call,
     ``fire_member(name)`` as a command."""
 
     expose: set[Channels] = Field(default_factory=_tool_and_command)
+
+
+HireMembers = HireTeamMember
+"""Earlier name of :class:`HireTeamMember` in this package (the same class)."""
+
+FireMembers = FireTeamMember
+"""Earlier name of :class:`FireTeamMember` in this package (the same class)."""
 
 
 class TeamTool(ToolCard):
@@ -81,8 +112,17 @@ class TeamTool(ToolCard):
     """
 
     get_team_roster: bool | GetTeamRoster = True
-    hire_members: bool | HireMembers = True
-    fire_members: bool | FireMembers = True
+    get_role_profiles: bool | GetRoleProfiles = True
+    hire_team_members: bool | HireTeamMember = Field(
+        default=True,
+        validation_alias=AliasChoices("hire_team_members", "hire_members"),
+        description="Hiring; `hire_members` is accepted as an input name too.",
+    )
+    fire_team_members: bool | FireTeamMember = Field(
+        default=True,
+        validation_alias=AliasChoices("fire_team_members", "fire_members"),
+        description="Firing; `fire_members` is accepted as an input name too.",
+    )
     get_team_activity: bool | GetTeamActivity = True
 
     _activity_proxy: TeamActivityActor | None = PrivateAttr(default=None)
@@ -101,8 +141,8 @@ class TeamTool(ToolCard):
             raise ValueError(
                 "TeamTool needs an agent that belongs to a team: its observer has no orchestrator"
             )
-        if resolve_param(self.hire_members, HireMembers) or resolve_param(
-            self.fire_members, FireMembers
+        if resolve_param(self.hire_team_members, HireTeamMember) or resolve_param(
+            self.fire_team_members, FireTeamMember
         ):
             missing = [
                 name
@@ -113,14 +153,14 @@ class TeamTool(ToolCard):
                 raise ValueError(
                     f"TeamTool's hiring and firing need a TeamManagementToolObserver; "
                     f"{type(observer).__name__} lacks {', '.join(missing)} "
-                    "(or disable hire_members and fire_members)"
+                    "(or disable hire_team_members and fire_team_members)"
                 )
         activity = resolve_param(self.get_team_activity, GetTeamActivity)
         if activity is not None and activity.summarizer is not None:
             orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
             address = orchestrator.getChildrenOrCreate(
                 TeamActivityActor,
-                BaseConfig(name=TEAM_ACTIVITY_ACTOR_NAME, role="TeamActivity"),
+                BaseConfig(name=TEAM_ACTIVITY_ACTOR_NAME, role=TEAM_ACTIVITY_ACTOR_ROLE),
             )
             # Bounded asks: the cache only does dict work, so hitting this bound means it is
             # wedged or gone, and team_activity then falls back to truncation.
@@ -142,17 +182,21 @@ class TeamTool(ToolCard):
     # -- channels ------------------------------------------------------------------------
 
     def get_system_prompts(self) -> list[Callable[..., Any]]:
+        prompts: list[Callable[..., Any]] = []
         roster = resolve_param(self.get_team_roster, GetTeamRoster)
-        if roster is None or not roster.exposes(SYSTEM_PROMPT):
-            return []
-        return [roster.describe(self._roster_fn())]
+        if roster is not None and roster.exposes(SYSTEM_PROMPT):
+            prompts.append(roster.describe(self._roster_fn()))
+        profiles = resolve_param(self.get_role_profiles, GetRoleProfiles)
+        if profiles is not None and profiles.exposes(SYSTEM_PROMPT):
+            prompts.append(profiles.describe(self._profiles_fn()))
+        return prompts
 
     def get_tools(self) -> list[Callable[..., Any]]:
         tools: list[Callable[..., Any]] = []
-        hire = resolve_param(self.hire_members, HireMembers)
+        hire = resolve_param(self.hire_team_members, HireTeamMember)
         if hire is not None and hire.exposes(TOOL_CALL):
             tools.append(hire.describe(self._hire_members_fn()))
-        fire = resolve_param(self.fire_members, FireMembers)
+        fire = resolve_param(self.fire_team_members, FireTeamMember)
         if fire is not None and fire.exposes(TOOL_CALL):
             tools.append(fire.describe(self._fire_members_fn()))
         activity = resolve_param(self.get_team_activity, GetTeamActivity)
@@ -165,12 +209,15 @@ class TeamTool(ToolCard):
         roster = resolve_param(self.get_team_roster, GetTeamRoster)
         if roster is not None and roster.exposes(COMMAND):
             commands[GetTeamRoster] = roster.describe(self._roster_fn())
-        hire = resolve_param(self.hire_members, HireMembers)
+        profiles = resolve_param(self.get_role_profiles, GetRoleProfiles)
+        if profiles is not None and profiles.exposes(COMMAND):
+            commands[GetRoleProfiles] = profiles.describe(self._profiles_fn())
+        hire = resolve_param(self.hire_team_members, HireTeamMember)
         if hire is not None and hire.exposes(COMMAND):
-            commands[HireMembers] = hire.describe(self._hire_member_fn())
-        fire = resolve_param(self.fire_members, FireMembers)
+            commands[HireTeamMember] = hire.describe(self._hire_member_fn())
+        fire = resolve_param(self.fire_team_members, FireTeamMember)
         if fire is not None and fire.exposes(COMMAND):
-            commands[FireMembers] = fire.describe(self._fire_member_fn())
+            commands[FireTeamMember] = fire.describe(self._fire_member_fn())
         activity = resolve_param(self.get_team_activity, GetTeamActivity)
         if activity is not None and activity.exposes(COMMAND):
             commands[GetTeamActivity] = activity.describe(self._activity_fn(activity))
@@ -182,19 +229,30 @@ class TeamTool(ToolCard):
         card = self
 
         def team_roster() -> str:
-            """Your team's current members and the profiles you can hire."""
+            """Your team's current members."""
             me = card._team_observer().myAddress
-            orchestrator = card._orchestrator()
-            members = _regular_members(orchestrator.get_team())
-            hireable = [c for c in orchestrator.get_agent_catalog() if c.can_be_hired]
-            return _render_roster(me, members, hireable)
+            members = _regular_members(card._orchestrator().get_team())
+            return _render_roster(me, members)
 
         return team_roster
 
+    def _profiles_fn(self) -> Callable[[], str]:
+        card = self
+
+        def role_profiles() -> str:
+            """The profiles you can hire, by role."""
+            catalog = card._orchestrator().get_agent_catalog()
+            return _render_profiles([c for c in catalog if c.can_be_hired])
+
+        return role_profiles
+
     # -- hiring --------------------------------------------------------------------------
 
-    def _hire(self, requests: list[tuple[str, str | None]]) -> str:
-        """Hire one member per ``(role, name)``; validates everything before hiring anyone."""
+    def _hire(self, requests: list[tuple[str, str | None]]) -> list[tuple[ActorAddress, str]]:
+        """Hire one member per ``(role, name)``; validates everything before hiring anyone.
+
+        Returns each new member's address with its ``"name (role)"`` label.
+        """
         if not requests:
             raise RetriableError("give at least one role to hire")
         obs = self._team_observer()
@@ -232,6 +290,7 @@ class TeamTool(ToolCard):
             )
 
         hired: list[str] = []
+        addresses: list[tuple[ActorAddress, str]] = []
         for profile, name in plan:
             try:
                 agent_class = profile.get_agent_class()
@@ -252,7 +311,8 @@ class TeamTool(ToolCard):
                     f"Already hired in this call: {', '.join(hired) or 'none'}"
                 ) from exc
             hired.append(f"{name} ({profile.role})")
-        return f"Hired {', '.join(hired)}."
+            addresses.append((address, hired[-1]))
+        return addresses
 
     def _hire_members_fn(self) -> Callable[[list[str]], str]:
         card = self
@@ -264,21 +324,23 @@ class TeamTool(ToolCard):
                 roles: Roles of the profiles to hire (one member per entry; repeat a role
                     to hire it several times). See the hireable profiles in your context.
             """
-            return card._hire([(role, None) for role in roles])
+            hired = card._hire([(role, None) for role in roles])
+            return f"Hired {', '.join(label for _, label in hired)}."
 
         return hire_members
 
-    def _hire_member_fn(self) -> Callable[..., str]:
+    def _hire_member_fn(self) -> Callable[..., ActorAddress]:
         card = self
 
-        def hire_member(role: str, name: str | None = None) -> str:
-            """Hire one team member.
+        def hire_member(role: str, name: str | None = None) -> ActorAddress:
+            """Hire one team member; returns the new member's address.
 
             Args:
                 role: Role of the profile to hire.
                 name: Name of the new member (default: the profile's name, made unique).
             """
-            return card._hire([(role, name)])
+            ((address, _),) = card._hire([(role, name)])
+            return address
 
         return hire_member
 
@@ -319,8 +381,17 @@ class TeamTool(ToolCard):
                     f"firing {member.name} failed: {type(exc).__name__}: {exc}. "
                     f"Already fired in this call: {', '.join(fired) or 'none'}"
                 ) from exc
+            _stop_member(member)
             fired.append(member.name)
-        return f"Fired {', '.join(fired)}."
+        deadline = time.monotonic() + _FIRE_WAIT_SECONDS
+        while any(m.is_alive() for m in targets) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        still = [m.name for m in targets if m.is_alive()]
+        answer = f"Fired {', '.join(fired)}."
+        if still:
+            verb = "it finishes" if len(still) == 1 else "they finish"
+            answer += f" {', '.join(still)} will stop once {verb} the message in hand."
+        return answer
 
     def _fire_members_fn(self) -> Callable[[list[str]], str]:
         card = self
@@ -365,6 +436,7 @@ class TeamTool(ToolCard):
             stale_after_seconds=param.stale_after_seconds,
         )
         summaries: dict[Any, str] = {}
+        requested = 0
         summarizer = param.summarizer
         cache = self._activity_proxy
         if summarize_over is not None and summarizer is not None and cache is not None:
@@ -375,6 +447,7 @@ class TeamTool(ToolCard):
                 for b in busy
                 if len(b.text) > summarize_over
             }
+            requested = len(requests)
             try:
                 summaries = collect_summaries(
                     cache,
@@ -395,7 +468,11 @@ class TeamTool(ToolCard):
             )
             for b in busy
         ]
-        return TeamActivityReport(generated_at=generated_at, members=members)
+        return TeamActivityReport(
+            generated_at=generated_at,
+            members=members,
+            pending_summaries=max(0, requested - len(summaries)),
+        )
 
     def _activity_fn(self, param: GetTeamActivity) -> Callable[..., TeamActivityReport]:
         card = self
@@ -438,6 +515,20 @@ class TeamTool(ToolCard):
 # -- helpers ------------------------------------------------------------------------------------
 
 
+def _stop_member(member: ActorAddress) -> None:
+    """Ask a fired member to stop (with its children), unless the agent's hook already did.
+
+    A tell, not an ask: the member may be busy in a handler, and the caller must not wait
+    on it. The stop is queued behind that handler.
+    """
+    if not member.is_alive():
+        return
+    try:
+        member.tell(StopRecursively())
+    except Exception:  # it stopped between the check and the tell: nothing left to do
+        logger.debug("fired member %s was already gone", member.name, exc_info=True)
+
+
 def _regular_members(team: list[ActorAddress]) -> list[ActorAddress]:
     """The team without tool actors (``#`` names)."""
     return [m for m in team if not m.name.startswith("#")]
@@ -452,7 +543,7 @@ def _free_name(base: str, taken: set[str]) -> str:
     return f"{base}-{n}"
 
 
-def _render_roster(me: ActorAddress, members: list[ActorAddress], hireable: list[AgentCard]) -> str:
+def _render_roster(me: ActorAddress, members: list[ActorAddress]) -> str:
     lines = ["## Your team", f"You are {me.name} ({me.role})."]
     others = [m for m in members if m.agent_id != me.agent_id]
     if others:
@@ -462,8 +553,11 @@ def _render_roster(me: ActorAddress, members: list[ActorAddress], hireable: list
             lines.append(f"- {m.name} ({m.role}{human})")
     else:
         lines.append("No other members yet.")
-    lines.append("")
-    lines.append("## Profiles you can hire")
+    return "\n".join(lines)
+
+
+def _render_profiles(hireable: list[AgentCard]) -> str:
+    lines = ["## Profiles you can hire"]
     if hireable:
         for c in hireable:
             skills = f" Skills: {', '.join(c.skills)}." if c.skills else ""
