@@ -42,9 +42,9 @@ async def test_model_calls_the_tool_retries_after_bad_input_and_reads_the_output
         if isinstance(last, RetryPromptPart):
             seen.append(str(last.content))
             return ModelResponse(
-                parts=[ToolCallPart("exec_command", {"command": "python3 -c 'print(6 * 7)'"})]
+                parts=[ToolCallPart("exec_command", {"cmd": "python3 -c 'print(6 * 7)'"})]
             )
-        return ModelResponse(parts=[ToolCallPart("exec_command", {"command": "echo 'unclosed"})])
+        return ModelResponse(parts=[ToolCallPart("exec_command", {"cmd": "echo 'unclosed"})])
 
     agent = Agent(FunctionModel(model), tools=factory.get_tools())
     result = await agent.run("compute")

@@ -209,10 +209,10 @@ def test_card_conformance(workspaces_root: Path, tool_agent: ToolTestAgent) -> N
         observer=tool_agent,
         bad_calls={
             "exec_command": [
-                {"command": ""},
-                {"command": "echo 'open"},
-                {"command": "curl"},
-                {"command": "bash -c 'exit 9'"},
+                {"cmd": ""},
+                {"cmd": "echo 'open"},
+                {"cmd": "curl"},
+                {"cmd": "bash -c 'exit 9'"},
             ]
         },
     )

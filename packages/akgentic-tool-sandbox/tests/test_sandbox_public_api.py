@@ -13,6 +13,8 @@ def test_all_is_pinned() -> None:
     assert sorted(sandbox.__all__) == [
         "ALLOWED_COMMANDS",
         "BwrapSandboxActor",
+        "CommandNotAllowedError",
+        "DOCKER_EXEC_TIMEOUT",
         "DockerExecWorker",
         "DockerSandboxActor",
         "ExecCommand",
@@ -23,10 +25,12 @@ def test_all_is_pinned() -> None:
         "LocalSandboxActor",
         "SANDBOX_ACTOR_CLASSES",
         "SANDBOX_ACTOR_NAME",
+        "SANDBOX_ACTOR_ROLE",
         "SANDBOX_IMAGE",
         "SandboxActor",
         "SandboxConfig",
         "SandboxSettings",
+        "SandboxState",
         "SeatbeltSandboxActor",
     ]
     for name in sandbox.__all__:

@@ -8,25 +8,36 @@ backends (``local``, ``bwrap``, ``seatbelt``, ``docker``) registered in
 from akgentic.tool.sandbox.actor import (
     ALLOWED_COMMANDS,
     SANDBOX_ACTOR_NAME,
+    SANDBOX_ACTOR_ROLE,
+    CommandNotAllowedError,
     ExecResult,
     ExecTicket,
     ExecWorker,
     SandboxActor,
     SandboxConfig,
     SandboxSettings,
+    SandboxState,
 )
 from akgentic.tool.sandbox.bwrap import BwrapSandboxActor
-from akgentic.tool.sandbox.docker import SANDBOX_IMAGE, DockerExecWorker, DockerSandboxActor
+from akgentic.tool.sandbox.docker import (
+    DOCKER_EXEC_TIMEOUT,
+    SANDBOX_IMAGE,
+    DockerExecWorker,
+    DockerSandboxActor,
+)
 from akgentic.tool.sandbox.local import LocalSandboxActor
 from akgentic.tool.sandbox.seatbelt import SeatbeltSandboxActor
 from akgentic.tool.sandbox.tool import SANDBOX_ACTOR_CLASSES, ExecCommand, ExecTool
 
 __all__ = [
     "ALLOWED_COMMANDS",
+    "DOCKER_EXEC_TIMEOUT",
     "SANDBOX_ACTOR_CLASSES",
     "SANDBOX_ACTOR_NAME",
+    "SANDBOX_ACTOR_ROLE",
     "SANDBOX_IMAGE",
     "BwrapSandboxActor",
+    "CommandNotAllowedError",
     "DockerExecWorker",
     "DockerSandboxActor",
     "ExecCommand",
@@ -38,5 +49,6 @@ __all__ = [
     "SandboxActor",
     "SandboxConfig",
     "SandboxSettings",
+    "SandboxState",
     "SeatbeltSandboxActor",
 ]

@@ -21,13 +21,16 @@ import threading
 import uuid
 from abc import abstractmethod
 from collections.abc import Collection
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import Any, ClassVar, Self
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.tool.core.deferred import DeferredResultActor, DeferredWorker
+from akgentic.tool.core.workspace_dir import resolve_workspace_dir, safe_path
+from akgentic.tool.errors import RetriableError
 from akgentic.tool.sandbox._process import (
     LaunchSpec,
     ProcessOutcome,
@@ -40,18 +43,24 @@ from akgentic.tool.sandbox._quota import QuotaBreach
 __all__ = [
     "ALLOWED_COMMANDS",
     "SANDBOX_ACTOR_NAME",
+    "SANDBOX_ACTOR_ROLE",
+    "CommandNotAllowedError",
     "ExecResult",
     "ExecTicket",
     "ExecWorker",
     "SandboxActor",
     "SandboxConfig",
     "SandboxSettings",
+    "SandboxState",
     "check_command",
+    "command_in",
 ]
 
 logger = logging.getLogger(__name__)
 
 SANDBOX_ACTOR_NAME = "#SandboxActor"
+SANDBOX_ACTOR_ROLE = "ToolActor"
+"""The role of the team's sandbox actor, as recorded in the team (the predecessor's value)."""
 
 ALLOWED_COMMANDS: frozenset[str] = frozenset(
     {
@@ -188,16 +197,79 @@ class SandboxSettings(BaseModel):
         return max(_PAGE_BYTES, budget - shm), shm
 
 
+class CommandNotAllowedError(Exception):
+    """Raised by :meth:`SandboxActor.exec` for a command whose program is not allowed.
+
+    (``ExecTool`` never raises it: the model gets the same message as text.)
+    """
+
+
 class SandboxConfig(BaseConfig, SandboxSettings):
     """Configuration of the team's sandbox actor: decided once, by the first agent to bind.
 
-    Later ``ExecTool``s of the same team reuse the actor as it is.
+    Later ``ExecTool``s of the same team reuse the actor as it is. ``workspace_dir`` is the
+    directory commands run in; a configuration stored without it (as the predecessor
+    stored them) names it by ``workspace_id``, else ``team_id``, resolved like
+    ``WorkspaceTool`` does. ``team_id``, when given, also names docker's team container.
     """
 
     name: str = SANDBOX_ACTOR_NAME
-    role: str = "SandboxActor"
+    role: str = SANDBOX_ACTOR_ROLE
     mode: str = Field(default="local", description="Backend key this actor was created for.")
-    workspace_dir: str = Field(description="Absolute path of the workspace directory.")
+    workspace_dir: str = Field(default="", description="Absolute path of the workspace directory.")
+    workspace_id: str | None = Field(
+        default=None, description="Workspace name, resolved when workspace_dir is not given."
+    )
+    team_id: str | None = Field(
+        default=None,
+        description="The team's id as text: names the workspace (without workspace_id) and "
+        "docker's container; default: the actor's own team.",
+    )
+
+    @model_validator(mode="after")
+    def _workspace_named(self) -> Self:
+        if not self.workspace_dir:
+            name = self.workspace_id or self.team_id
+            if not name:
+                raise ValueError(
+                    "SandboxConfig needs workspace_dir, or a workspace_id or team_id to "
+                    "resolve it from"
+                )
+            # Not created here: validating a stored configuration has no side effect; the
+            # actor creates the directory when it starts.
+            self.workspace_dir = str(resolve_workspace_dir(name, create=False))
+        return self
+
+
+class SandboxState(BaseState):
+    """What the team records about its sandbox: where commands run, and docker's container."""
+
+    workspace_path: Path | None = None
+    container_name: str | None = None
+
+
+def command_in(workspace_dir: str, command: str, cwd: str) -> str:
+    """``command`` prefixed to run in ``cwd``, a directory relative to the workspace.
+
+    ``""`` and ``"."`` mean the workspace itself (the command is returned unchanged).
+    ``cwd`` is resolved on the host first (core's ``safe_path``: symlinks followed) and
+    must stay inside the workspace and be an existing directory, else ``RetriableError``.
+    The prefix is a ``cd`` relative to the workspace, so it means the same directory in
+    every backend, whatever path the workspace has inside it.
+    """
+    if cwd in ("", "."):
+        return command
+    root = Path(workspace_dir).resolve()
+    target = safe_path(root, cwd)
+    if not target.is_dir():
+        raise RetriableError(
+            f"cwd {cwd!r} is not a directory of the workspace; create it first or leave "
+            "cwd empty to run in the workspace root"
+        )
+    relative = target.relative_to(root).as_posix()
+    if relative == ".":
+        return command
+    return f"cd -- {shlex.quote(relative)} && {command}"
 
 
 class ExecTicket(BaseModel):
@@ -210,7 +282,7 @@ class ExecTicket(BaseModel):
 class ExecResult(BaseModel):
     """The outcome of one command, as the tool reports it to the model."""
 
-    command: str
+    command: str = ""
     exit_code: int | None = None
     stdout: str = ""
     stderr: str = ""
@@ -327,18 +399,23 @@ class ExecWorker(DeferredWorker[str, ExecResult]):
     timeout_seconds: ClassVar[float] = 30.0
 
     def produce(self, key: str, payload: Any) -> ExecResult:
-        spec = LaunchSpec.model_validate(payload)
-        try:
-            outcome = run_process(spec, on_spawn=lambda pid: _track(key, pid))
-        except SandboxLaunchError as exc:
-            _untrack(key)
-            return ExecResult(command=spec.display_command, error=f"SandboxError: {exc}")
-        if _untrack(key):
-            return cancelled_result(spec.display_command)
-        return ExecResult.from_outcome(spec.display_command, outcome, spec.timeout_seconds)
+        return run_launch(key, payload)
 
 
-class SandboxActor(DeferredResultActor[SandboxConfig, BaseState, str, ExecResult]):
+def run_launch(key: str, payload: Any) -> ExecResult:
+    """Run a ``LaunchSpec`` under ``key`` (tracked, so a stopping sandbox can kill it)."""
+    spec = LaunchSpec.model_validate(payload)
+    try:
+        outcome = run_process(spec, on_spawn=lambda pid: _track(key, pid))
+    except SandboxLaunchError as exc:
+        _untrack(key)
+        return ExecResult(command=spec.display_command, error=f"SandboxError: {exc}")
+    if _untrack(key):
+        return cancelled_result(spec.display_command)
+    return ExecResult.from_outcome(spec.display_command, outcome, spec.timeout_seconds)
+
+
+class SandboxActor(DeferredResultActor[SandboxConfig, SandboxState, str, ExecResult]):
     """Abstract team sandbox: allowlist, dispatch to workers, result cache.
 
     Subclasses implement :meth:`build_launch`. Commands run concurrently, one worker each.
@@ -350,7 +427,11 @@ class SandboxActor(DeferredResultActor[SandboxConfig, BaseState, str, ExecResult
 
     def on_start(self) -> None:
         super().on_start()
+        Path(self.config.workspace_dir).mkdir(parents=True, exist_ok=True)
+        self.state = SandboxState(workspace_path=Path(self.config.workspace_dir))
+        self.state.observer(self)
         self._start_sandbox()
+        self.state.notify_state_change()
 
     def _start_sandbox(self) -> None:
         """Backend hook run once on the actor's thread at start (keep it quick)."""
@@ -388,11 +469,13 @@ class SandboxActor(DeferredResultActor[SandboxConfig, BaseState, str, ExecResult
             return ExecResult(command="", error=f"SandboxError: {failure}")
         return None
 
-    def submit(self, command: str) -> ExecTicket:
+    def submit(self, command: str, cwd: str = "") -> ExecTicket:
         """Accept ``command``: refuse it at once, or start a worker for it.
 
-        Returns the key to poll with :meth:`outcome` and how long to keep polling; a
-        refusal is cached under that key right away, so the first poll reads it.
+        ``cwd`` is a directory relative to the workspace to run it in (see
+        :func:`command_in`). Returns the key to poll with :meth:`outcome` and how long to
+        keep polling; a refusal is cached under that key right away, so the first poll
+        reads it.
         """
         key = uuid.uuid4().hex
         self._forget_finished_workers()
@@ -401,7 +484,7 @@ class SandboxActor(DeferredResultActor[SandboxConfig, BaseState, str, ExecResult
             self.deliver(key, ExecResult(command=command, error=refusal))
             return ExecTicket(key=key, wait_seconds=0.0)
         try:
-            payload = self.build_launch(command)
+            payload = self.build_launch(command_in(self.config.workspace_dir, command, cwd))
         except Exception as exc:  # a backend that cannot prepare reports, never raises
             logger.warning("%s could not prepare %r: %s", self.config.name, command, exc)
             self.deliver(
@@ -410,6 +493,33 @@ class SandboxActor(DeferredResultActor[SandboxConfig, BaseState, str, ExecResult
             return ExecTicket(key=key, wait_seconds=0.0)
         self.request(key, payload)
         return ExecTicket(key=key, wait_seconds=self._wait_budget())
+
+    def exec(self, cmd: str, cwd: str = "") -> ExecResult:
+        """Run ``cmd`` (in ``cwd``, relative to the workspace) and return its result.
+
+        The predecessor's call, kept for code that asks the actor directly. It blocks: the
+        command runs on the actor's own thread, so the actor answers nobody else until it
+        ends (``ExecTool`` uses :meth:`submit` and :meth:`outcome` instead, which do not).
+        A program outside the allowlist raises :class:`CommandNotAllowedError`; a bad
+        ``cwd`` raises ``RetriableError``; failures of the backend come back as a result
+        whose ``error`` starts with ``SandboxError:``, as from :meth:`submit`.
+        """
+        refusal = check_command(cmd, self.config.allowed_commands)
+        if refusal is not None:
+            if refusal.startswith("CommandNotAllowedError: "):
+                raise CommandNotAllowedError(refusal.removeprefix("CommandNotAllowedError: "))
+            return ExecResult(command=cmd, error=refusal)
+        try:
+            payload = self.build_launch(command_in(self.config.workspace_dir, cmd, cwd))
+        except RetriableError:
+            raise
+        except Exception as exc:
+            return ExecResult(command=cmd, error=f"SandboxError: {type(exc).__name__}: {exc}")
+        return self.run_now(uuid.uuid4().hex, payload)
+
+    def run_now(self, key: str, payload: Any) -> ExecResult:
+        """Run one prepared payload on the calling thread (what this backend's worker does)."""
+        return run_launch(key, payload)
 
     def stats(self) -> dict[str, int]:
         """Core's cache counters plus ``children``: worker addresses this actor still holds."""

@@ -48,6 +48,7 @@ from akgentic.tool.sandbox.actor import (
 __all__ = [
     "CONTAINER_WORKSPACE",
     "DOCKERFILE",
+    "DOCKER_EXEC_TIMEOUT",
     "IMAGE_ENV",
     "SANDBOX_IMAGE",
     "DockerExecWorker",
@@ -58,6 +59,7 @@ __all__ = [
     "docker_build_argv",
     "docker_exec_argv",
     "docker_run_argv",
+    "run_docker_job",
     "sandbox_image",
 ]
 
@@ -74,7 +76,10 @@ _KILL_AFTER_SECONDS = 2
 # The client-side backstop: a little after the in-container timeout has surely fired.
 _CLIENT_BACKSTOP_SECONDS = 5.0
 _BUILD_TIMEOUT_SECONDS = 900.0
-_CONTROL_TIMEOUT_SECONDS = 60.0
+DOCKER_EXEC_TIMEOUT = 60
+"""Seconds a docker control command (``image inspect``, ``run``, ``rm``) may take; the
+commands of the model are bounded by the sandbox's ``timeout_seconds`` instead."""
+_CONTROL_TIMEOUT_SECONDS = float(DOCKER_EXEC_TIMEOUT)
 _PROBE_TIMEOUT_SECONDS = 5.0
 _GONE = re.compile(r"No such container|is not running", re.IGNORECASE)
 
@@ -196,28 +201,33 @@ class DockerExecWorker(ExecWorker):
     """Prepares the team container if needed, then runs one ``docker exec``."""
 
     def produce(self, key: str, payload: Any) -> ExecResult:
-        job = DockerJob.model_validate(payload)
-        command = job.launch.display_command
-        for attempt in range(2):
-            problem = DockerSandboxActor._ensure_container(job.setup)
-            if problem is not None:
-                return ExecResult(command=command, error=f"SandboxError: {problem}")
-            try:
-                outcome = run_process(job.launch, on_spawn=lambda pid: _track(key, pid))
-            except SandboxLaunchError as exc:
-                _untrack(key)
-                return ExecResult(command=command, error=f"SandboxError: {exc}")
-            if _untrack(key):
-                return cancelled_result(command)
-            if attempt == 0 and outcome.exit_code != 0 and _GONE.search(outcome.stderr):
-                # The container was removed behind our back: recreate it once.
-                with _READY_LOCK:
-                    _READY.discard(job.setup.container)
-                continue
-            break
-        if outcome.exit_code == _TIMEOUT_EXIT:
-            outcome = outcome.model_copy(update={"timed_out": True, "exit_code": None})
-        return ExecResult.from_outcome(command, outcome, job.timeout_seconds)
+        return run_docker_job(key, payload)
+
+
+def run_docker_job(key: str, payload: Any) -> ExecResult:
+    """Make sure the team container runs, then ``docker exec`` the job's command."""
+    job = DockerJob.model_validate(payload)
+    command = job.launch.display_command
+    for attempt in range(2):
+        problem = DockerSandboxActor._ensure_container(job.setup)
+        if problem is not None:
+            return ExecResult(command=command, error=f"SandboxError: {problem}")
+        try:
+            outcome = run_process(job.launch, on_spawn=lambda pid: _track(key, pid))
+        except SandboxLaunchError as exc:
+            _untrack(key)
+            return ExecResult(command=command, error=f"SandboxError: {exc}")
+        if _untrack(key):
+            return cancelled_result(command)
+        if attempt == 0 and outcome.exit_code != 0 and _GONE.search(outcome.stderr):
+            # The container was removed behind our back: recreate it once.
+            with _READY_LOCK:
+                _READY.discard(job.setup.container)
+            continue
+        break
+    if outcome.exit_code == _TIMEOUT_EXIT:
+        outcome = outcome.model_copy(update={"timed_out": True, "exit_code": None})
+    return ExecResult.from_outcome(command, outcome, job.timeout_seconds)
 
 
 class DockerSandboxActor(SandboxActor):
@@ -281,10 +291,20 @@ class DockerSandboxActor(SandboxActor):
     def worker_class(self) -> type[DeferredWorker[Any, Any]]:
         return DockerExecWorker
 
+    def run_now(self, key: str, payload: Any) -> ExecResult:
+        return run_docker_job(key, payload)
+
+    def _start_sandbox(self) -> None:
+        self.state.container_name = self._container()
+
+    def _container(self) -> str:
+        """The team container: named after the configured ``team_id``, else the actor's team."""
+        return container_name(self.config.team_id or self.team_id)
+
     def _setup(self, docker: str) -> DockerSetup:
         cfg = self.config
         image, build = sandbox_image()
-        container = container_name(self.team_id)
+        container = self._container()
         tmp_bytes, shm_bytes = cfg.scratch_sizes()
         run_argv = docker_run_argv(
             docker,
@@ -313,7 +333,7 @@ class DockerSandboxActor(SandboxActor):
         cfg = self.config
         argv = docker_exec_argv(
             docker,
-            container=container_name(self.team_id),
+            container=self._container(),
             command=command,
             timeout_seconds=cfg.timeout_seconds,
             env=cfg.env,
@@ -336,13 +356,13 @@ class DockerSandboxActor(SandboxActor):
         # Read without the lock: a worker holds it for a whole image build, and the actor's
         # thread must never wait on that. A set lookup is atomic; a stale answer only
         # changes how long the caller is told to wait.
-        ready = container_name(self.team_id) in _READY
+        ready = self._container() in _READY
         # The very first command may have to build the image and start the container.
         return budget if ready else budget + _BUILD_TIMEOUT_SECONDS + 2 * _CONTROL_TIMEOUT_SECONDS
 
     def on_stop(self) -> None:
         """Remove the team container (bounded), then stop as usual."""
-        container = container_name(self.team_id)
+        container = self._container()
         docker = shutil.which("docker")
         # Lock-free for the same reason as in _wait_budget.
         was_ready = container in _READY

@@ -22,7 +22,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any, Self, cast
+from typing import Any, Self, TypeVar, cast
 
 from pydantic import PrivateAttr, field_validator
 
@@ -34,19 +34,30 @@ from akgentic.tool.core.params import BaseToolParam, resolve_param
 from akgentic.tool.core.workspace_dir import resolve_workspace_dir
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.sandbox.actor import (
+    ALLOWED_COMMANDS,
+    SANDBOX_ACTOR_NAME,
     ExecResult,
     SandboxActor,
     SandboxConfig,
     SandboxSettings,
+    command_in,
 )
 from akgentic.tool.sandbox.bwrap import BwrapSandboxActor
 from akgentic.tool.sandbox.docker import DockerSandboxActor
 from akgentic.tool.sandbox.local import LocalSandboxActor
 from akgentic.tool.sandbox.seatbelt import SeatbeltSandboxActor
 
-__all__ = ["SANDBOX_ACTOR_CLASSES", "ExecCommand", "ExecTool"]
+__all__ = [
+    "ALLOWED_COMMANDS",
+    "SANDBOX_ACTOR_CLASSES",
+    "SANDBOX_ACTOR_NAME",
+    "ExecCommand",
+    "ExecTool",
+]
 
 logger = logging.getLogger(__name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 SANDBOX_ACTOR_CLASSES: dict[str, type[SandboxActor]] = {
     "local": LocalSandboxActor,
@@ -113,8 +124,20 @@ class ExecCommand(BaseToolParam):
     """The ``exec_command`` capability: run a shell command in the team sandbox.
 
     Exposed as a model tool by default; add ``COMMAND`` to ``expose`` to also offer it as
-    ``/exec_command "..."`` to people and other agents.
+    ``/exec_command "..."`` to people and other agents. ``instructions`` are appended to
+    the tool's description.
     """
+
+    def format_docstring(self, original: str) -> str:
+        """The tool description the model sees: ``original`` plus ``instructions``."""
+        base = original.rstrip()
+        if not self.instructions:
+            return base
+        return f"{base}\n\n{self.instructions}" if base else self.instructions
+
+    def describe(self, fn: F) -> F:
+        fn.__doc__ = self.format_docstring(fn.__doc__ or "")
+        return fn
 
 
 class ExecTool(ToolCard, SandboxSettings):
@@ -132,6 +155,7 @@ class ExecTool(ToolCard, SandboxSettings):
 
     _sandbox: Any = PrivateAttr(default=None)
     _resolved_mode: str | None = PrivateAttr(default=None)
+    _workspace_dir: str | None = PrivateAttr(default=None)
 
     @field_validator("mode")
     @classmethod
@@ -167,6 +191,7 @@ class ExecTool(ToolCard, SandboxSettings):
         self._sandbox = obs.proxy_ask(address, SandboxActor, _ASK_TIMEOUT_SECONDS)
         in_force: SandboxConfig = self._sandbox.describe()
         self._resolved_mode = in_force.mode
+        self._workspace_dir = in_force.workspace_dir
         if in_force.mode != mode or in_force.workspace_dir != config.workspace_dir:
             logger.warning(
                 "ExecTool asked for mode=%s in %s, but the team's #SandboxActor already runs "
@@ -193,26 +218,31 @@ class ExecTool(ToolCard, SandboxSettings):
             return {}
         return {ExecCommand: param.describe(self._exec_fn())}
 
-    def _exec_fn(self) -> Callable[[str], str]:
+    def _exec_fn(self) -> Callable[..., str]:
         card = self
 
-        def exec_command(command: str) -> str:
-            """Run a shell command in the team sandbox, from the workspace directory.
+        def exec_command(cmd: str, cwd: str = "") -> str:
+            """Run a shell command in the team sandbox.
 
-            The first word must be an allowed program (python, pytest, git, ls, cat, grep,
-            bash, ...). Returns the exit code with stdout and stderr; very long output is
-            cut in the middle. Commands that run too long are killed.
+            The first word of `cmd` must be an allowed program (python, pytest, git, ls,
+            cat, grep, bash, ...). `cwd` is a directory relative to the workspace to run
+            it in (default: the workspace root). Returns the exit code with stdout and
+            stderr; very long output is cut in the middle. Commands that run too long are
+            killed.
             """
-            return card.run(command)
+            return card.run(cmd, cwd)
 
         return exec_command
 
-    def run(self, command: str) -> str:
-        """Run ``command`` in the bound sandbox and return the text the model sees."""
+    def run(self, command: str, cwd: str = "") -> str:
+        """Run ``command`` (in ``cwd``, relative to the workspace) in the bound sandbox and
+        return the text the model sees."""
         if not isinstance(command, str) or not command.strip():
-            raise RetriableError("command is empty; pass a shell command such as 'ls -la'")
+            raise RetriableError("cmd is empty; pass a shell command such as 'ls -la'")
         if "\x00" in command:
-            raise RetriableError("command contains a NUL byte; remove it and try again")
+            raise RetriableError("cmd contains a NUL byte; remove it and try again")
+        if not isinstance(cwd, str) or "\x00" in cwd:
+            raise RetriableError("cwd must be a directory path relative to the workspace")
         try:
             shlex.split(command)
         except ValueError as exc:
@@ -220,10 +250,12 @@ class ExecTool(ToolCard, SandboxSettings):
                 f"could not parse the command line ({exc}); check its quotes"
             ) from exc
         sandbox = self._sandbox
-        if sandbox is None:
+        if sandbox is None or self._workspace_dir is None:
             raise RuntimeError("ExecTool used before observer() bound it to an agent")
+        # A cwd outside the workspace or missing is the model's to fix: RetriableError.
+        command_in(self._workspace_dir, command, cwd)
         try:
-            ticket = sandbox.submit(command)
+            ticket = sandbox.submit(command, cwd)
             result: ExecResult | None = _await_result(
                 lambda: sandbox.outcome(ticket.key), ticket.wait_seconds
             )
