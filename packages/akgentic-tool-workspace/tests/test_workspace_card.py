@@ -73,6 +73,7 @@ def test_public_surface_is_pinned() -> None:
         "FileTypeReader",
         "Filesystem",
         "Hunk",
+        "MatchResult",
         "MediaContent",
         "PatchError",
         "Resource",
@@ -91,7 +92,9 @@ def test_public_surface_is_pinned() -> None:
         "WorkspaceView",
         "WorkspaceWrite",
         "apply_file_patch",
+        "detect_line_ending",
         "get_workspace",
+        "normalise_endings",
         "parse_patch",
     }
     for name in workspace_package.__all__:

@@ -15,8 +15,11 @@ from akgentic.tool.workspace.edit import (
     EditResult,
     FilePatch,
     Hunk,
+    MatchResult,
     PatchError,
     apply_file_patch,
+    detect_line_ending,
+    normalise_endings,
     parse_patch,
 )
 from akgentic.tool.workspace.readers import (
@@ -77,6 +80,7 @@ __all__ = [
     "FileTypeReader",
     "Filesystem",
     "Hunk",
+    "MatchResult",
     "MediaContent",
     "PatchError",
     "Resource",
@@ -95,6 +99,8 @@ __all__ = [
     "WorkspaceView",
     "WorkspaceWrite",
     "apply_file_patch",
+    "detect_line_ending",
     "get_workspace",
+    "normalise_endings",
     "parse_patch",
 ]

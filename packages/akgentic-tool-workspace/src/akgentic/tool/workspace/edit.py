@@ -2,7 +2,8 @@
 
 Everything here is pure string work (no filesystem), so the tool layer can compute every new
 file content in memory first and only then commit, which is how `workspace_multi_edit` and
-`workspace_patch` stay all-or-nothing.
+`workspace_patch` stay all-or-nothing. The one exception is `apply_file_patch` called with a
+workspace (its akgentic-tool 1.6.4 form), which hands the patch to that workspace.
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import TYPE_CHECKING, Any, overload
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 from rapidfuzz.distance import Indel, LCSseq
+
+if TYPE_CHECKING:
+    from akgentic.tool.workspace.workspace import Workspace
 
 __all__ = [
     "EDIT_STRATEGIES",
@@ -27,8 +32,11 @@ __all__ = [
     "EditResult",
     "FilePatch",
     "Hunk",
+    "MatchResult",
     "PatchError",
     "apply_file_patch",
+    "detect_line_ending",
+    "normalise_endings",
     "parse_patch",
 ]
 
@@ -79,6 +87,15 @@ class EditResult:
     first_line: int  # 1-based line of the first replacement, in the new content
     start: int  # character span of the first replacement, in the new content
     end: int
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Where `EditMatcher.find` located a target: a character span and the strategy used."""
+
+    start: int
+    end: int
+    strategy: str
 
 
 @dataclass(frozen=True)
@@ -418,15 +435,40 @@ class EditMatcher:
             return self._exact(content, old, new, replace_all=replace_all)
         doc = _Lines(content, _Budget(self.work_budget))
         try:
-            return self._cascade(doc, old, new, occurrences, replace_all=replace_all)
+            name, spans = self._cascade(doc, old, new, occurrences, replace_all=replace_all)
         except _BudgetSpentError:
             raise EditNotFoundError(self._too_costly_message()) from None
         finally:
             self.last_work = doc.budget.spent
+        return self._splice(content, spans, name)
+
+    def find(self, content: str, old_string: str) -> MatchResult | None:
+        """Where `apply` would replace `old_string` in `content`, without changing anything.
+
+        Returns the span in `content` and the strategy that found it, or None when no
+        strategy finds it (within the work budget). Several equally good places raise
+        `AmbiguousEditError`, as `apply` does without `replace_all`.
+        """
+        self.last_work = 0
+        if not old_string:
+            return None
+        occurrences = content.count(old_string)
+        if occurrences == 1:
+            start = content.find(old_string)
+            return MatchResult(start, start + len(old_string), "exact")
+        doc = _Lines(content, _Budget(self.work_budget))
+        try:
+            name, spans = self._cascade(doc, old_string, old_string, occurrences, replace_all=False)
+        except (EditNotFoundError, _BudgetSpentError):
+            return None
+        finally:
+            self.last_work = doc.budget.spent
+        return MatchResult(spans[0].start, spans[0].end, name)
 
     def _cascade(
         self, doc: _Lines, old: str, new: str, occurrences: int, *, replace_all: bool
-    ) -> EditResult:
+    ) -> tuple[str, list[_Span]]:
+        """The strategy that located `old` and the spans to replace (at least one)."""
         content = doc.content
         if occurrences > 1:
             spans = []
@@ -446,7 +488,7 @@ class EditMatcher:
                 if best - runner_up < _TIE_MARGIN or best == 1.0:
                     raise self._ambiguous(doc, spans, name)
                 spans = spans[:1]
-            return self._splice(content, spans, name)
+            return name, spans
         raise EditNotFoundError(self._not_found_message(doc))
 
     # -- strategies -------------------------------------------------------------------------
@@ -858,16 +900,27 @@ def _non_overlapping(spans: list[_Span]) -> list[_Span]:
 
 
 class Hunk(BaseModel):
-    """One `@@ -a,b +c,d @@` section of a unified diff."""
+    """One `@@ -a,b +c,d @@` section of a unified diff.
+
+    `header` defaults to the `@@` line the counts describe (it names the hunk in errors).
+    """
 
     old_start: int
     old_count: int
     new_start: int
     new_count: int
-    header: str
-    lines: list[str] = Field(default_factory=list)  # each prefixed with ' ', '-' or '+'
+    lines: list[str]  # each prefixed with ' ', '-' or '+'
+    header: str = ""
     old_missing_newline: bool = False  # "\ No newline at end of file" after an old line
     new_missing_newline: bool = False
+
+    @model_validator(mode="after")
+    def _default_header(self) -> Hunk:
+        if not self.header:
+            self.header = (
+                f"@@ -{self.old_start},{self.old_count} +{self.new_start},{self.new_count} @@"
+            )
+        return self
 
     @property
     def old_lines(self) -> list[str]:
@@ -879,18 +932,37 @@ class Hunk(BaseModel):
 
 
 class FilePatch(BaseModel):
-    """The changes a unified diff makes to one file (`None` path: `/dev/null`)."""
+    """The changes a unified diff makes to one file.
 
-    old_path: str | None
-    new_path: str | None
-    hunks: list[Hunk] = Field(default_factory=list)
+    `old_path` and `new_path` are the `---` and `+++` names (`None`: `/dev/null`, so the
+    patch creates or deletes the file); `path` is the file the patch writes (or deletes),
+    derived from them. `FilePatch(path=..., hunks=...)` (the akgentic-tool 1.6.4 form)
+    changes `path` in place.
+    """
 
-    @property
-    def path(self) -> str:
-        """The file the patch writes (or deletes)."""
-        path = self.new_path if self.new_path is not None else self.old_path
-        assert path is not None  # parse_patch refuses /dev/null on both sides
-        return path
+    path: str
+    hunks: list[Hunk]
+    old_path: str | None = None
+    new_path: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _paths(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        if "old_path" not in data and "new_path" not in data:
+            if data.get("path") is None:
+                raise ValueError("a FilePatch needs path (or old_path / new_path)")
+            return {**data, "old_path": data["path"], "new_path": data["path"]}
+        old, new = data.get("old_path"), data.get("new_path")
+        if old is None and new is None:
+            raise ValueError("old_path and new_path cannot both be /dev/null (None)")
+        derived = new if new is not None else old
+        if data.get("path") not in (None, derived):
+            raise ValueError(
+                f"path {data['path']!r} is not the file the patch writes ({derived!r})"
+            )
+        return {**data, "old_path": old, "new_path": new, "path": derived}
 
     @property
     def creates(self) -> bool:
@@ -911,12 +983,12 @@ def _patch_path(raw: str) -> str | None:
     return None if name == "/dev/null" else name
 
 
-def parse_patch(text: str) -> list[FilePatch]:
+def parse_patch(patch_text: str) -> list[FilePatch]:
     """Parse a GNU unified diff (one or more files, one or more hunks each).
 
     `a/` and `b/` prefixes (git style) are removed. Raises `PatchError` on malformed input.
     """
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines = patch_text.replace("\r\n", "\n").split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the text's final newline ends the last line; it starts no empty one
     patches: list[FilePatch] = []
@@ -934,7 +1006,9 @@ def parse_patch(text: str) -> list[FilePatch]:
         if old_path is None and new_path is None:
             raise PatchError("a file header names /dev/null on both sides (--- and +++)")
         old_path, new_path = _strip_git_prefixes(old_path, new_path)
-        patch = FilePatch(old_path=old_path, new_path=new_path)
+        written = new_path if new_path is not None else old_path
+        assert written is not None  # both /dev/null was refused above
+        patch = FilePatch(path=written, old_path=old_path, new_path=new_path, hunks=[])
         index += 2
         while index < len(lines) and lines[index].startswith("@@"):
             hunk, index = _parse_hunk(lines, index, patch.path, len(patch.hunks) + 1)
@@ -973,6 +1047,7 @@ def _parse_hunk(lines: list[str], index: int, path: str, number: int) -> tuple[H
         old_count=old_count,
         new_start=new_start,
         new_count=new_count,
+        lines=[],
         header=header,
     )
     index += 1
@@ -1016,13 +1091,50 @@ def _mark_missing_newline(hunk: Hunk, last_kind: str) -> None:
         hunk.new_missing_newline = True
 
 
-def apply_file_patch(content: str | None, patch: FilePatch) -> str | None:
-    """Apply every hunk of `patch` to `content`; `None` stands for a missing / deleted file.
+@overload
+def apply_file_patch(content: str | None, patch: FilePatch) -> str | None: ...
 
-    Each hunk is looked for at its stated line first, then progressively further away (as GNU
-    patch does), then once more ignoring trailing whitespace. Raises `PatchError` naming the
-    first hunk that does not apply.
+
+@overload
+def apply_file_patch(content: FilePatch, patch: Workspace) -> str: ...
+
+
+@overload
+def apply_file_patch(*, file_patch: FilePatch, workspace: Workspace) -> str: ...
+
+
+def apply_file_patch(
+    content: str | FilePatch | None = None,
+    patch: FilePatch | Workspace | None = None,
+    *,
+    file_patch: FilePatch | None = None,
+    workspace: Workspace | None = None,
+) -> str | None:
+    """Apply a parsed patch to a text, or (1.6.4 form) to the files of a workspace.
+
+    `apply_file_patch(content, patch)`: every hunk of `patch` applied to `content` (`None`
+    stands for a missing / deleted file); returns the new text, or `None` when the patch
+    deletes the file. Each hunk is looked for at its stated line first, then progressively
+    further away (as GNU patch does), then once more ignoring trailing whitespace.
+
+    `apply_file_patch(file_patch, workspace)`: the patch applied to the workspace's file,
+    all or nothing, as `workspace_patch` does; returns its report.
+
+    Raises `PatchError` naming the first hunk that does not apply (a `RetriableError` in
+    the workspace form).
     """
+    if isinstance(content, FilePatch) or file_patch is not None or workspace is not None:
+        target = file_patch if file_patch is not None else content
+        where = workspace if workspace is not None else patch
+        if not isinstance(target, FilePatch) or where is None or isinstance(where, FilePatch):
+            raise TypeError("apply_file_patch(file_patch, workspace) needs both of them")
+        return where.apply_patches([target])
+    if not isinstance(patch, FilePatch):
+        raise TypeError("apply_file_patch(content, patch) needs the FilePatch to apply")
+    return _apply_to_text(content, patch)
+
+
+def _apply_to_text(content: str | None, patch: FilePatch) -> str | None:
     if patch.creates:
         if content is not None:
             raise PatchError(
@@ -1089,3 +1201,27 @@ def _equal(lines: list[str], start: int, old: list[str]) -> bool:
 def _equal_rstrip(lines: list[str], start: int, old: list[str]) -> bool:
     window = lines[start : start + len(old)]
     return all(a.rstrip() == b.rstrip() for a, b in zip(window, old, strict=True))
+
+
+# -- line endings -----------------------------------------------------------------------------
+
+
+def detect_line_ending(content: str) -> str:
+    """The line ending most lines of `content` use: CRLF or LF (the default).
+
+    CRLF when at least half of the line feeds follow a carriage return.
+    """
+    crlf = content.count("\r\n")
+    return "\r\n" if crlf and 2 * crlf >= content.count("\n") else "\n"
+
+
+def normalise_endings(content: str, line_ending: str) -> str:
+    """`content` with every line ending (CRLF or LF) turned into `line_ending`.
+
+    `line_ending` is `"\\n"` or `"\\r\\n"`. A lone carriage return is not a line ending
+    here and stays as it is.
+    """
+    if line_ending not in ("\n", "\r\n"):
+        raise ValueError(f"line_ending must be '\\n' or '\\r\\n', got {line_ending!r}")
+    text = content.replace("\r\n", "\n")
+    return text if line_ending == "\n" else text.replace("\n", "\r\n")

@@ -16,11 +16,14 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from akgentic.tool.workspace._files import read_fresh_sidecar, write_sidecar
+
+if TYPE_CHECKING:
+    import openai
 
 __all__ = [
     "ALL_TEXT_EXTENSIONS",
@@ -182,17 +185,21 @@ class DocumentReader(BaseModel):
             write_sidecar(sidecar, text.encode("utf-8"), source)
         return text
 
-    def _caption_options(self, suffix: str) -> dict[str, Any]:
-        """MarkItDown's `llm_client`/`llm_model` options for a file, when captions apply."""
-        if self.llm_client != "openai" or suffix not in _CAPTIONED:
-            return {}
-        if not os.environ.get("OPENAI_API_KEY"):
-            return {}
+    def _caption_client(self) -> openai.OpenAI | None:
+        """The client captions are asked from, or None when they are off or unavailable."""
+        if self.llm_client != "openai" or not os.environ.get("OPENAI_API_KEY"):
+            return None
         try:
             import openai
         except ImportError:
+            return None
+        return openai.OpenAI(timeout=self.llm_timeout_seconds, max_retries=1)
+
+    def _caption_options(self, suffix: str) -> dict[str, Any]:
+        """MarkItDown's `llm_client`/`llm_model` options for a file, when captions apply."""
+        client = self._caption_client() if suffix in _CAPTIONED else None
+        if client is None:
             return {}
-        client = openai.OpenAI(timeout=self.llm_timeout_seconds, max_retries=1)
         return {"llm_client": client, "llm_model": self.llm_model}
 
     def _convert_bytes(self, data: bytes, name: str, suffix: str) -> str:

@@ -201,7 +201,7 @@ class ExpandMediaRefs(BaseToolParam):
     `akgentic.tool.workspace._media` for the rules.
     """
 
-    expose: set[Channels] = Field(default_factory=lambda: {COMMAND})
+    expose: set[Channels] = {COMMAND}
     max_images: int = Field(default=8, ge=1, description="Images attached per message.")
     max_image_bytes: int = Field(
         default=5 * 1024 * 1024, ge=1, description="Largest image attached (after resizing)."
@@ -317,7 +317,7 @@ class WorkspaceTool(ToolCard):
     expand_media_refs: bool | ExpandMediaRefs = True
 
     resources: list[Resource] = Field(
-        default_factory=list,
+        default=[],  # pydantic copies it for each card
         description="Files placed in the workspace when the card is first used (if absent).",
     )
 

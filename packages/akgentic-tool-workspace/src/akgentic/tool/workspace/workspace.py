@@ -60,6 +60,7 @@ from akgentic.tool.workspace.edit import (
     FilePatch,
     PatchError,
     apply_file_patch,
+    normalise_endings,
     parse_patch,
 )
 from akgentic.tool.workspace.readers import (
@@ -177,6 +178,8 @@ class Workspace(Protocol):
     ) -> str: ...
 
     def patch(self, diff: str) -> str: ...
+
+    def apply_patches(self, patches: Sequence[FilePatch]) -> str: ...
 
     def delete(self, path: str) -> str: ...
 
@@ -771,13 +774,19 @@ class Filesystem:
         done = ", ".join(f"{key} ({n} replacements)" for key, n in summary.items())
         return f"Applied {len(edits)} edits to {len(files)} files: {done}."
 
-    @_serialized
     def patch(self, diff: str) -> str:
         """Apply a GNU unified diff to one or more files; all of it or none."""
         try:
             patches = parse_patch(diff)
         except PatchError as exc:
             raise RetriableError(f"patch rejected: {exc}. No file was changed.") from exc
+        return self.apply_patches(patches)
+
+    @_serialized
+    def apply_patches(self, patches: Sequence[FilePatch]) -> str:
+        """Apply parsed patches (see `parse_patch`) to their files; all of them or none."""
+        if not patches:
+            raise RetriableError("the patch changes no file")
         with contextlib.ExitStack() as held:
             staged: dict[str, tuple[Located | None, bytes | None]] = {}
             report: list[str] = []
@@ -1000,7 +1009,7 @@ def _too_big(path: str, size: int, limit: int, *, result: bool = False) -> str:
 def _normalize_newlines(old: str, new: str, original: TextFile) -> tuple[str, str]:
     # A CRLF file is matched in "\n" form (see TextFile), so model text follows suit.
     if original.crlf:
-        return old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+        return normalise_endings(old, "\n"), normalise_endings(new, "\n")
     return old, new
 
 
