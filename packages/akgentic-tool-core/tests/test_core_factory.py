@@ -49,15 +49,21 @@ class StoreTool(_Recording):
 
 
 class ConsumerTool(_Recording):
-    depends_on: list[str] = ["StoreTool"]
+    @property
+    def depends_on(self) -> list[str]:
+        return ["StoreTool"]
 
 
 class LoopA(ToolCard):
-    depends_on: list[str] = ["LoopB"]
+    @property
+    def depends_on(self) -> list[str]:
+        return ["LoopB"]
 
 
 class LoopB(ToolCard):
-    depends_on: list[str] = ["LoopA"]
+    @property
+    def depends_on(self) -> list[str]:
+        return ["LoopA"]
 
 
 class DivideTool(ToolCard):

@@ -9,32 +9,42 @@ stopped agent alive.
 from __future__ import annotations
 
 import weakref
+from abc import ABC
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import Field, PrivateAttr
 
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.params import BaseToolParam
+from akgentic.tool.core.tagged import TaggedModel
 from akgentic.tool.errors import ToolObserverGone
 
 __all__ = ["ToolCard"]
 
 
-class ToolCard(BaseModel):
+class ToolCard(TaggedModel, ABC):
     """Base class of every tool's configuration.
 
     Fields must be serializable (primitives, models, enums, collections): a card round-trips
-    through ``model_dump()`` / ``model_validate()`` and travels with the agent's profile.
-    ``arbitrary_types_allowed`` is refused when a subclass is defined. Runtime handles
-    (actor proxies, clients) belong in ``PrivateAttr``s, set up in :meth:`observer`.
+    through ``model_dump()`` / ``model_validate()`` and travels with the agent's profile; a
+    complete dump carries its class in ``__model__``, so a ``list[ToolCard]`` inside an
+    akgentic configuration comes back as the same cards. ``arbitrary_types_allowed`` is
+    refused when a subclass is defined. Runtime handles (actor proxies, clients) belong in
+    ``PrivateAttr``s, set up in :meth:`observer`.
+
+    ``depends_on`` (the class names of the cards this one must be wired after) is a
+    property: a subclass overrides it to compute the list from its settings, or assigns
+    ``self.depends_on`` in ``model_post_init``. A configuration may also state it
+    (``MyTool(depends_on=["VectorStoreTool"])``); a stated list is kept in dumps.
     """
 
-    model_config = ConfigDict(extra="forbid")
-
-    depends_on: list[str] = Field(
-        default_factory=list,
-        description="Class names of cards that must be wired before this one.",
+    declared_dependencies: list[str] | None = Field(
+        default=None,
+        alias="depends_on",
+        exclude=True,
+        repr=False,
+        description="The dependencies stated in the configuration (input key depends_on).",
     )
 
     _observer_ref: weakref.ReferenceType[Any] | None = PrivateAttr(default=None)
@@ -57,6 +67,25 @@ class ToolCard(BaseModel):
                 f"{cls.__name__}: arbitrary_types_allowed is forbidden on a ToolCard; "
                 "keep fields serializable and put runtime handles in PrivateAttr"
             )
+        if "depends_on" in cls.model_fields:
+            raise TypeError(
+                f"{cls.__name__}: depends_on is a property of ToolCard, not a field; override "
+                "the property, or assign self.depends_on in model_post_init"
+            )
+
+    @property
+    def depends_on(self) -> list[str]:
+        """Class names of the cards that must be wired before this one (default: none)."""
+        return list(self.declared_dependencies or ())
+
+    @depends_on.setter
+    def depends_on(self, value: list[str]) -> None:
+        self.declared_dependencies = [str(name) for name in value]
+
+    def _complete_dump(self, data: dict[str, Any]) -> dict[str, Any]:
+        if self.declared_dependencies is not None:
+            data["depends_on"] = list(self.declared_dependencies)
+        return data
 
     if not TYPE_CHECKING:
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from akgentic.tool.core.channels import TOOL_CALL, Channels
+from akgentic.tool.core.tagged import TaggedModel
 
 __all__ = ["BaseToolParam", "resolve_param"]
 
@@ -22,21 +21,30 @@ F = TypeVar("F", bound=Callable[..., Any])
 P = TypeVar("P", bound="BaseToolParam")
 
 
-class BaseToolParam(BaseModel):
+class BaseToolParam(TaggedModel):
     """Base class of every capability's configuration.
 
     Subclasses change the default of ``expose`` to the channels their capability belongs
-    on, and add fields that the card reads at bind time.
+    on, and add fields that the card reads at bind time. (A set default is copied for each
+    instance, so writing ``expose: set[Channels] = {TOOL_CALL, COMMAND}`` is safe.)
     """
 
-    model_config = ConfigDict(extra="forbid")
-
-    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL})
+    expose: set[Channels] = {TOOL_CALL}
     instructions: str | None = None
 
     def exposes(self, channel: Channels) -> bool:
         """Whether this capability is exposed on ``channel``."""
         return channel in self.expose
+
+    def format_docstring(self, original: str) -> str:
+        """``original`` (a tool's docstring) with ``instructions`` appended after a blank line.
+
+        Without instructions the docstring comes back unchanged.
+        """
+        if not self.instructions:
+            return original
+        base = original.rstrip()
+        return f"{base}\n\n{self.instructions}" if base else self.instructions
 
     def describe(self, fn: F) -> F:
         """Append ``instructions`` to ``fn``'s docstring (the description the model sees).
@@ -45,8 +53,7 @@ class BaseToolParam(BaseModel):
         Each call site builds a fresh closure, so mutating its ``__doc__`` is safe.
         """
         if self.instructions:
-            base = (fn.__doc__ or "").rstrip()
-            fn.__doc__ = f"{base}\n\n{self.instructions}" if base else self.instructions
+            fn.__doc__ = self.format_docstring(fn.__doc__ or "")
         return fn
 
 
