@@ -20,6 +20,7 @@ Import this module directly; it is not re-exported from ``akgentic.tool.core``.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import re
 import time
@@ -32,8 +33,30 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent import Akgent, ConfigType, StateType
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
+from akgentic.core.utils.serializer import SerializableBaseModel
 
-__all__ = ["DeferredResultActor", "DeferredWorker", "poll_deferred"]
+__all__ = [
+    "DEFAULT_CACHE_CAPACITY",
+    "DEFAULT_NEGATIVE_TTL_S",
+    "DEFAULT_WORKER_TIMEOUT_S",
+    "WORKER_NAME_PREFIX",
+    "WORKER_ROLE",
+    "DeferredPayload",
+    "DeferredResultActor",
+    "DeferredWorker",
+    "poll_deferred",
+]
+
+DEFAULT_CACHE_CAPACITY = 128
+"""Default LRU capacity of a cache actor (``DeferredResultActor.cache_size``)."""
+DEFAULT_NEGATIVE_TTL_S = 60.0
+"""Default lifetime of a cached failure (``DeferredResultActor.negative_ttl_seconds``)."""
+DEFAULT_WORKER_TIMEOUT_S = 20.0
+"""Default bound of a worker's external call (``DeferredWorker.timeout_seconds``)."""
+WORKER_NAME_PREFIX = "#defer-"
+"""Start of every worker's actor name: ``#`` makes it a tool actor for the teardown."""
+WORKER_ROLE = "ToolActor"
+"""Role every worker is started with."""
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +67,18 @@ T = TypeVar("T")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
+class DeferredPayload(SerializableBaseModel):
+    """A work order for a worker: the key to produce, plus the subclass's own fields.
+
+    The message form of a request (the predecessor's protocol): a worker told a
+    ``DeferredPayload`` produces ``deferred_key`` and reports to the cache actor that
+    started it. Passed to :meth:`DeferredResultActor.request` as the payload, it reaches
+    :meth:`DeferredWorker.produce` with ``deferred_key`` set to the requested key.
+    """
+
+    deferred_key: Any = None
+
+
 class DeferredWorker(Akgent[BaseConfig, BaseState], Generic[K, V]):
     """A one-shot actor that produces the value of one key, reports it and stops.
 
@@ -51,18 +86,43 @@ class DeferredWorker(Akgent[BaseConfig, BaseState], Generic[K, V]):
     client does the I/O: a Python thread cannot be cancelled, so a bound that does not
     reach the client does not bound anything. Keep it below the orchestrator's stop
     backstop, because the cache actor's stop waits for its workers.
+
+    A subclass written for the predecessor overrides ``produce(self, payload)`` with the
+    payload alone; it is called that way, with a :class:`DeferredPayload` whose
+    ``deferred_key`` is the key.
     """
 
-    timeout_seconds: ClassVar[float] = 20.0
+    timeout_seconds: ClassVar[float] = DEFAULT_WORKER_TIMEOUT_S
 
     @abstractmethod
     def produce(self, key: K, payload: Any) -> V:
         """Do the slow work for ``key``. Runs on this worker's own thread."""
 
+    def receiveMsg_DeferredPayload(self, msg: DeferredPayload) -> None:
+        """Produce ``msg.deferred_key`` and report to the cache actor that started this worker."""
+        if self._parent is None:
+            logger.warning("deferred worker %s has no cache actor to report to", self.config.name)
+            self.stop()
+            return
+        self.run(msg.deferred_key, msg, self._parent)
+
+    def _produce(self, key: K, payload: Any) -> V:
+        if _takes_payload_only(type(self).produce):
+            if not isinstance(payload, DeferredPayload):
+                raise TypeError(
+                    f"{type(self).__name__}.produce(payload) expects a DeferredPayload, "
+                    f"got {type(payload).__name__}"
+                )
+            if payload.deferred_key != key:
+                payload = payload.model_copy(update={"deferred_key": key})
+            produce_one: Callable[[Any], V] = self.produce  # type: ignore[assignment]
+            return produce_one(payload)
+        return self.produce(key, payload)
+
     def run(self, key: K, payload: Any, cache: ActorAddress) -> None:
         """Produce the value, tell ``cache`` the outcome, then stop. Called with a tell."""
         try:
-            value = self.produce(key, payload)
+            value = self._produce(key, payload)
         except Exception as exc:
             logger.warning("deferred worker %s failed for %r: %s", self.config.name, key, exc)
             self.proxy_tell(cache, DeferredResultActor).fail(key, f"{type(exc).__name__}: {exc}")
@@ -78,9 +138,9 @@ class DeferredResultActor(Akgent[ConfigType, StateType], Generic[ConfigType, Sta
     Its methods are all O(1): a caller's ask never waits on external work.
     """
 
-    cache_size: ClassVar[int] = 256
-    negative_ttl_seconds: ClassVar[float] = 60.0
-    worker_prefix: ClassVar[str] = "#defer-"
+    cache_size: ClassVar[int] = DEFAULT_CACHE_CAPACITY
+    negative_ttl_seconds: ClassVar[float] = DEFAULT_NEGATIVE_TTL_S
+    worker_prefix: ClassVar[str] = WORKER_NAME_PREFIX
 
     @abstractmethod
     def worker_class(self) -> type[DeferredWorker[Any, Any]]:
@@ -124,7 +184,9 @@ class DeferredResultActor(Akgent[ConfigType, StateType], Generic[ConfigType, Sta
         self._forget_stopped_workers()
         self._spawned += 1
         name = f"{self.worker_prefix}{_UNSAFE_NAME.sub('_', str(key))[:64]}-{self._spawned}"
-        worker = self.createActor(self.worker_class(), config=BaseConfig(name=name))
+        worker = self.createActor(
+            self.worker_class(), config=BaseConfig(name=name, role=WORKER_ROLE)
+        )
         self.proxy_tell(worker, DeferredWorker).run(key, payload, self.myAddress)
 
     def _forget_stopped_workers(self) -> None:
@@ -157,6 +219,16 @@ class DeferredResultActor(Akgent[ConfigType, StateType], Generic[ConfigType, Sta
             "spawned": self._spawned,
             "children": len(self._children),
         }
+
+
+def _takes_payload_only(produce: Callable[..., Any]) -> bool:
+    """Whether a ``produce`` override has the predecessor's one-argument shape."""
+    params = [
+        p
+        for p in list(inspect.signature(produce).parameters.values())[1:]  # drop self
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    return len(params) == 1
 
 
 def poll_deferred(
