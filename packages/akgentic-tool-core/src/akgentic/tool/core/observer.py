@@ -40,7 +40,10 @@ class ActorToolObserver(ToolObserver, Protocol):
         """The team orchestrator's address (``None`` outside a team)."""
         ...
 
-    team_id: uuid.UUID
+    @property
+    def team_id(self) -> uuid.UUID:
+        """The id of the carrying agent's team."""
+        ...
 
     def proxy_ask(
         self,
