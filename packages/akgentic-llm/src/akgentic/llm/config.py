@@ -165,7 +165,12 @@ class UsageLimits(RunUsageLimits):
 
 
 class AgentUsageLimits(TokenUsageLimits):
-    """Budget over the agent's whole lifetime, checked before every run."""
+    """Budget over the agent's whole lifetime, checked before every run.
+
+    ``agent_request_limit`` caps the runs admitted (each ``run()`` call and each tool-free
+    conclusion), not the model requests they make. The token limits sum every run's spend and
+    are also checked before each model request, so concurrent runs cannot outspend them.
+    """
 
     agent_request_limit: int | None = Field(default=None, gt=0)
 

@@ -45,9 +45,13 @@ class RunUsageLimitError(UsageLimitError):
 
 
 class AgentUsageLimitError(UsageLimitError):
-    """The agent-lifetime ``AgentUsageLimits`` budget is spent; raised before a run starts.
+    """The agent-lifetime ``AgentUsageLimits`` budget is spent.
 
-    Terminal: the run that would pay for a follow-up is exactly what is refused.
+    Raised when a run is refused admission (``agent_request_limit`` counts admitted runs, not
+    model requests; the message names it ``run_count``), or, for the token limits, before a
+    model request of a run already in flight once the lifetime total is above the limit and
+    another run took it there. Terminal: the run that would pay for a follow-up is exactly what
+    is refused.
     """
 
 
