@@ -25,12 +25,18 @@ from akgentic.tool.vector_store.vector import (
 def test_package_all_is_pinned() -> None:
     assert set(package.__all__) == {
         "VECTOR_STORE_NAME",
+        "VS_ACTOR_NAME",
+        "VS_ACTOR_ROLE",
         "CollectionConfig",
         "CollectionStats",
+        "CollectionStatus",
         "EmbeddingActor",
         "EmbeddingError",
+        "EmbeddingProvider",
         "EmbeddingService",
         "InMemoryBackend",
+        "SearchHit",
+        "SearchResult",
         "UnknownCollectionError",
         "UpsertReceipt",
         "VectorDocument",
@@ -42,11 +48,12 @@ def test_package_all_is_pinned() -> None:
         "VectorStore",
         "VectorStoreActor",
         "VectorStoreConfig",
+        "VectorStoreService",
         "VectorStoreState",
         "VectorStoreStateEvent",
         "VectorStoreTool",
     }
-    assert len(package.__all__) == 21
+    assert len(package.__all__) == 28
     for name in package.__all__:
         assert getattr(package, name) is not None
 
@@ -75,7 +82,14 @@ def test_core_protocol_all_is_pinned_and_re_exported_unchanged() -> None:
         "search_text",
         "validate_collection_name",
     }
-    assert protocol.__all__ == core_protocol.__all__
+    # The protocol module adds the predecessor's result models and protocols.
+    assert set(protocol.__all__) - set(core_protocol.__all__) == {
+        "CollectionStatus",
+        "EmbeddingProvider",
+        "SearchHit",
+        "SearchResult",
+        "VectorStoreService",
+    }
     for name in core_protocol.__all__:
         assert getattr(protocol, name) is getattr(core_protocol, name)
 

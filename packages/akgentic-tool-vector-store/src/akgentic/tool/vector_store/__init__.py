@@ -16,6 +16,10 @@ from akgentic.tool.vector_store.protocol import (
     VECTOR_STORE_NAME,
     CollectionConfig,
     CollectionStats,
+    CollectionStatus,
+    EmbeddingProvider,
+    SearchHit,
+    SearchResult,
     UnknownCollectionError,
     UpsertReceipt,
     VectorDocument,
@@ -24,8 +28,9 @@ from akgentic.tool.vector_store.protocol import (
     VectorSearchResult,
     VectorStore,
     VectorStoreConfig,
+    VectorStoreService,
 )
-from akgentic.tool.vector_store.tool import VectorStoreTool
+from akgentic.tool.vector_store.tool import VS_ACTOR_NAME, VS_ACTOR_ROLE, VectorStoreTool
 
 if TYPE_CHECKING:
     from akgentic.tool.vector_store.actor import VectorStoreActor, VectorStoreState
@@ -40,12 +45,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "VECTOR_STORE_NAME",
+    "VS_ACTOR_NAME",
+    "VS_ACTOR_ROLE",
     "CollectionConfig",
     "CollectionStats",
+    "CollectionStatus",
     "EmbeddingActor",
     "EmbeddingError",
+    "EmbeddingProvider",
     "EmbeddingService",
     "InMemoryBackend",
+    "SearchHit",
+    "SearchResult",
     "UnknownCollectionError",
     "UpsertReceipt",
     "VectorDocument",
@@ -57,6 +68,7 @@ __all__ = [
     "VectorStore",
     "VectorStoreActor",
     "VectorStoreConfig",
+    "VectorStoreService",
     "VectorStoreState",
     "VectorStoreStateEvent",
     "VectorStoreTool",

@@ -30,13 +30,14 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, overload
 
 import numpy as np
 import numpy.typing as npt
 import pykka
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
@@ -60,9 +61,11 @@ from akgentic.tool.vector_store.backend import CollectionBackend, CollectionReco
 from akgentic.tool.vector_store.embedding_actor import EmbeddingActor, EmbedJob, EmbedKey
 from akgentic.tool.vector_store.event import VectorStoreStateEvent
 from akgentic.tool.vector_store.inmemory import InMemoryBackend
+from akgentic.tool.vector_store.protocol import CollectionStatus, SearchHit, SearchResult
+from akgentic.tool.vector_store.tool import VS_ACTOR_NAME, VS_ACTOR_ROLE
 from akgentic.tool.vector_store.vector import EmbeddingService, VectorEntry
 
-__all__ = ["VectorStoreActor", "VectorStoreState"]
+__all__ = ["VS_ACTOR_NAME", "VS_ACTOR_ROLE", "VectorStoreActor", "VectorStoreState"]
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +91,45 @@ class VectorStoreState(BaseState):
     collections: dict[str, CollectionRecord] = Field(default_factory=dict)
     event_seq: int = 0
     """Number of the last ToolStateEvent emitted, so numbering continues after a resume."""
+
+    # The predecessor's state layout. A state stored by it is migrated into ``collections``
+    # when it is validated (see ``_migrate``), after which the three input fields are empty.
+    collection_configs: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Former layout, read on load: each collection's ``CollectionConfig`` as a dict."""
+    backend_state: dict[str, Any] = Field(default_factory=dict)
+    """Former layout, read on load: the stored entries (``ref_id``, ``ref_type``, ``text``,
+    ``vector``) of each collection."""
+    pending_entries: dict[str, list[dict[str, str]]] = Field(default_factory=dict)
+    """Former layout, read on load: entries still waiting for their embedding."""
+    collection_statuses: dict[str, CollectionStatus] = Field(default_factory=dict)
+    """Each collection's status, as the published state reports it (recomputed)."""
+    indexing_pending: dict[str, int] = Field(default_factory=dict)
+    """Documents of each collection without a vector yet, as published (recomputed)."""
+
+    @model_validator(mode="after")
+    def _migrate(self) -> VectorStoreState:
+        if self.collection_configs:
+            for name, raw in self.collection_configs.items():
+                if name not in self.collections:
+                    self.collections[name] = _former_record(
+                        name, raw, self.backend_state, self.pending_entries.get(name, [])
+                    )
+            self.collection_configs = {}
+            self.backend_state = {}
+            self.pending_entries = {}
+        self._summarise()
+        return self
+
+    def _summarise(self) -> None:
+        """Fill the reported ``collection_statuses`` and ``indexing_pending``."""
+        statuses: dict[str, CollectionStatus] = {}
+        waiting: dict[str, int] = {}
+        for name, record in self.collections.items():
+            missing = len(record.unembedded) + max(0, len(record.refs) - len(record.vector_refs))
+            waiting[name] = missing
+            statuses[name] = CollectionStatus.INDEXING if missing else CollectionStatus.READY
+        self.collection_statuses = statuses
+        self.indexing_pending = waiting
 
     _revision: int = PrivateAttr(default=0)
     _published: int = PrivateAttr(default=-1)
@@ -122,6 +164,65 @@ class VectorStoreState(BaseState):
     def serializable_copy(self) -> VectorStoreState:
         """A copy without the observer, sharing the immutable records."""
         return VectorStoreState(collections=dict(self.collections), event_seq=self.event_seq)
+
+
+def _former_entries(name: str, backend_state: Mapping[str, Any]) -> list[Any]:
+    """The stored entries of collection ``name`` in the predecessor's ``backend_state``:
+    a list under the collection's name, or under its ``"entries"`` key."""
+    found = backend_state.get(name)
+    if found is None and isinstance(backend_state.get("collections"), Mapping):
+        found = backend_state["collections"].get(name)
+    if isinstance(found, Mapping):
+        found = found.get("entries")
+    return list(found) if isinstance(found, list) else []
+
+
+def _former_record(
+    name: str,
+    raw_config: Mapping[str, Any],
+    backend_state: Mapping[str, Any],
+    pending: Sequence[Mapping[str, str]],
+) -> CollectionRecord:
+    """A collection of a state stored by akgentic-tool 1.6, as one of our records.
+
+    Entries with a vector of the collection's dimension keep it; the others (and the
+    pending entries) are stored unembedded, so the store embeds them again after resume.
+    Entries that are not entries at all are dropped with a warning.
+    """
+    config = CollectionConfig.model_validate(raw_config)
+    docs: dict[str, tuple[str, dict[str, Any], list[float] | None]] = {}
+    for item in [*_former_entries(name, backend_state), *pending]:
+        try:
+            entry = VectorEntry.model_validate(item)
+        except ValidationError:
+            logger.warning("collection %r: a stored entry could not be read and is dropped", name)
+            continue
+        vector = entry.vector
+        if vector is not None and (
+            len(vector) != config.dimension or not np.all(np.isfinite(vector))
+        ):
+            vector = None
+        docs[entry.ref] = (entry.text, dict(entry.metadata), vector)
+    if config.persistence == "workspace" or config.backend != "inmemory":
+        # The data lives elsewhere; what waited for an embedding is kept to embed again.
+        return CollectionRecord(
+            config=config,
+            unembedded={ref: text for ref, (text, _, vector) in docs.items() if vector is None},
+            unembedded_metadata={
+                ref: meta for ref, (_, meta, vector) in docs.items() if vector is None
+            },
+        )
+    refs = list(docs)
+    with_vectors = [ref for ref in refs if docs[ref][2] is not None]
+    matrix = np.asarray([docs[ref][2] for ref in with_vectors], dtype=np.float32)
+    return CollectionRecord(
+        config=config,
+        refs=refs,
+        texts=[docs[ref][0] for ref in refs],
+        metadata=[docs[ref][1] for ref in refs],
+        vector_refs=with_vectors,
+        vectors=matrix.reshape(-1, config.dimension).tobytes() if with_vectors else b"",
+    )
 
 
 class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
@@ -340,8 +441,66 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             self._emit(VectorStoreStateEvent(collection=collection, removed=removed))
         return len(removed)
 
-    def search(self, collection: str, query: VectorQuery) -> VectorSearchResult:
-        """See :meth:`akgentic.tool.core.vector_store.VectorStore.search`."""
+    @overload
+    def search(self, collection: str, query: VectorQuery) -> VectorSearchResult: ...
+
+    @overload
+    def search(
+        self,
+        collection: str,
+        query: Sequence[float] | None = None,
+        top_k: int | None = None,
+        *,
+        query_vector: Sequence[float] | None = None,
+    ) -> SearchResult: ...
+
+    def search(
+        self,
+        collection: str,
+        query: VectorQuery | Sequence[float] | None = None,
+        top_k: int | None = None,
+        *,
+        query_vector: Sequence[float] | None = None,
+    ) -> VectorSearchResult | SearchResult:
+        """See :meth:`akgentic.tool.core.vector_store.VectorStore.search`.
+
+        Called the predecessor's way, with a ready vector (``query_vector=`` or in the
+        place of ``query``) and ``top_k`` (default 10), it answers a :class:`SearchResult`
+        instead: the nearest documents by cosine similarity, the collection's status and
+        how many of its documents still wait for a vector.
+        """
+        if isinstance(query, VectorQuery):
+            if query_vector is not None or top_k is not None:
+                raise TypeError("pass either a VectorQuery or query_vector/top_k, not both")
+            return self._search(collection, query)
+        vector = query_vector if query_vector is not None else query
+        if vector is None:
+            raise TypeError("search needs a VectorQuery, or a query_vector")
+        return self._search_vector(collection, vector, 10 if top_k is None else top_k)
+
+    def _search_vector(self, collection: str, vector: Sequence[float], top_k: int) -> SearchResult:
+        self._backend(collection)
+        # The predecessor's callers only ever search by vector: documents that lost their
+        # embedding (or were restored without one) are sent to embed again from here too.
+        self._maybe_retry(collection)
+        result = self._search(collection, VectorQuery(vector=tuple(vector), top_k=top_k))
+        documents, embedded = self._backend(collection).counts()
+        waiting = documents - embedded
+        status = CollectionStatus.INDEXING if waiting else CollectionStatus.READY
+        if self._episode_error(collection) is not None:
+            status = CollectionStatus.ERROR
+        hits = [
+            SearchHit(
+                ref_id=hit.ref,
+                ref_type=str(hit.metadata.get("ref_type", "")),
+                text=hit.text,
+                score=hit.score,
+            )
+            for hit in result.hits
+        ]
+        return SearchResult(hits=hits, status=status, indexing_pending=waiting)
+
+    def _search(self, collection: str, query: VectorQuery) -> VectorSearchResult:
         backend = self._backend(collection)
         self._expire_jobs()
         if query.vector is not None:
@@ -374,6 +533,33 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         return VectorSearchResult(
             status="pending", hits=keyword, reason="the query text is being embedded"
         )
+
+    # -- the predecessor's calls ---------------------------------------------------------
+
+    def add(self, collection: str, entries: list[VectorEntry]) -> UpsertReceipt:
+        """Store ``entries`` (``VectorEntry`` objects or their dicts, with ``ref_id`` and
+        ``ref_type`` as the predecessor named them): :meth:`upsert` under another name.
+        Entries with a ``vector`` keep it; the others are embedded by the store."""
+        documents = [
+            VectorDocument(
+                ref=entry.ref, text=entry.text, metadata=entry.metadata, vector=entry.vector
+            )
+            for entry in (VectorEntry.model_validate(item) for item in entries)
+        ]
+        return self.upsert(collection, documents)
+
+    def remove(self, collection: str, ref_ids: list[str]) -> int:
+        """:meth:`delete` under the predecessor's name: how many documents were removed."""
+        return self.delete(collection, list(ref_ids))
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """Embed ``texts`` now and return one vector per text (normalised as the provider
+        returns them). Blocking, on the actor's thread, bounded by the embedding worker's
+        budget: the store itself never calls this; it is for callers that need vectors."""
+        deadline = time.monotonic() + self.worker_class.timeout_seconds
+        matrix = self._service_instance().embed(list(texts), deadline=deadline)
+        rows: list[list[float]] = matrix.tolist()
+        return rows
 
     # -- extras beyond the protocol -----------------------------------------------------
 

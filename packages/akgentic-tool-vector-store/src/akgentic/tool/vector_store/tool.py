@@ -26,9 +26,14 @@ from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.team_actor import bind_team_actor
 from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, VectorStoreConfig
 
-__all__ = ["VectorStoreTool"]
+__all__ = ["VS_ACTOR_NAME", "VS_ACTOR_ROLE", "VectorStoreTool"]
 
 logger = logging.getLogger(__name__)
+
+VS_ACTOR_NAME = VECTOR_STORE_NAME
+"""Default name of the store actor (``#VectorStore``), under the predecessor's name."""
+VS_ACTOR_ROLE = "ToolActor"
+"""Role of the store actor, as persisted teams record it (the predecessor's value)."""
 
 _INSTALL_HINT = 'pip install "akgentic-framework[vector-store]"'
 
@@ -75,7 +80,7 @@ class VectorStoreTool(ToolCard):
         """The actor configuration this card creates its store with."""
         return VectorStoreConfig(
             name=self.vector_store_name,
-            role="VectorStore",
+            role=VS_ACTOR_ROLE,
             embedding_model=self.embedding_model,
             embedding_provider=self.embedding_provider,
         )

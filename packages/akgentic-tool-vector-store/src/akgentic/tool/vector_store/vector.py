@@ -21,11 +21,11 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from akgentic.tool.core.vector_store import MetadataValue
 
@@ -62,15 +62,40 @@ _BATCH_QUERY_CHUNK = 256
 
 class VectorEntry(BaseModel):
     """One stored document: its ``ref``, text, metadata and vector (``None`` while the
-    embedding is pending or after it failed). Used to export and inspect a collection;
-    the index itself never builds these objects."""
+    embedding is pending or after it failed). Used to export and inspect a collection,
+    and to add documents with ready vectors (``VectorStoreActor.add``); the index itself
+    never builds these objects.
+
+    The predecessor named the document ``ref_id`` and gave it a ``ref_type``: both are
+    accepted and kept in step, ``ref_id`` always equal to ``ref`` and ``ref_type`` to the
+    ``"ref_type"`` metadata value (``""`` when absent).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    ref: str
+    ref: str = ""
+    ref_id: str = ""
+    ref_type: str = ""
     text: str
     metadata: dict[str, MetadataValue] = Field(default_factory=dict)
     vector: list[float] | None = None
+
+    @model_validator(mode="after")
+    def _same_ref(self) -> Self:
+        if self.ref and self.ref_id and self.ref != self.ref_id:
+            raise ValueError(f"ref {self.ref!r} and ref_id {self.ref_id!r} name two documents")
+        ref = self.ref or self.ref_id
+        if not ref:
+            raise ValueError("a VectorEntry needs its ref (or, as formerly named, ref_id)")
+        self.ref = self.ref_id = ref
+        stated = self.metadata.get("ref_type")
+        if self.ref_type and stated is not None and stated != self.ref_type:
+            raise ValueError(f"ref_type {self.ref_type!r} disagrees with metadata {stated!r}")
+        if self.ref_type:
+            self.metadata["ref_type"] = self.ref_type
+        elif isinstance(stated, str):
+            self.ref_type = stated
+        return self
 
 
 class EmbeddingError(RuntimeError):
