@@ -52,8 +52,9 @@ def test_package_all_is_pinned() -> None:
         "VectorStoreState",
         "VectorStoreStateEvent",
         "VectorStoreTool",
+        "WeaviateBackend",
     }
-    assert len(package.__all__) == 28
+    assert len(package.__all__) == 29
     for name in package.__all__:
         assert getattr(package, name) is not None
 

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         VectorEntry,
         VectorIndex,
     )
+    from akgentic.tool.vector_store.weaviate import WeaviateBackend
 
 __all__ = [
     "VECTOR_STORE_NAME",
@@ -72,6 +73,7 @@ __all__ = [
     "VectorStoreState",
     "VectorStoreStateEvent",
     "VectorStoreTool",
+    "WeaviateBackend",
 ]
 
 # Names whose modules need numpy: imported on first use only.
@@ -84,6 +86,7 @@ _LAZY = {
     "EmbeddingService": "akgentic.tool.vector_store.vector",
     "VectorEntry": "akgentic.tool.vector_store.vector",
     "VectorIndex": "akgentic.tool.vector_store.vector",
+    "WeaviateBackend": "akgentic.tool.vector_store.weaviate",
 }
 
 
