@@ -9,13 +9,15 @@ from akgentic.tool.planning import PlanState, TaskCreate, TaskUpdate
 from akgentic.tool.planning._update import apply_plan_update
 
 IDS = st.integers(min_value=1, max_value=8)
-STATUS = st.sampled_from(["pending", "started", "completed", "blocked", "bogus"])
+STATUS = st.sampled_from(["pending", "started", "completed", "blocked", "abort", "bogus"])
+DEPS = st.lists(IDS, max_size=3)
 
 CREATE = st.builds(
     TaskCreate,
     description=st.sampled_from(["a", "b", "c"]),
     owner=st.sampled_from(["", "@A", "B"]),
     status=STATUS,
+    dependencies=DEPS,
 )
 UPDATE = st.builds(
     TaskUpdate,
@@ -24,6 +26,7 @@ UPDATE = st.builds(
     owner=st.one_of(st.none(), st.sampled_from(["", "@A"])),
     status=st.one_of(st.none(), STATUS),
     output=st.one_of(st.none(), st.sampled_from(["", "done"])),
+    dependencies=st.one_of(st.none(), DEPS),
 )
 BATCH = st.tuples(
     st.lists(CREATE, max_size=3), st.lists(UPDATE, max_size=3), st.lists(IDS, max_size=2)
@@ -48,3 +51,9 @@ def test_replayed_deltas_equal_the_live_plan(
     assert client.same_plan(live)
     assert all(task.status != "bogus" for task in live.tasks.values())
     assert all(task_id < live.next_id for task_id in live.tasks)
+    # Dependencies always name existing tasks, never the task itself.
+    assert all(
+        dep in live.tasks and dep != task.id
+        for task in live.tasks.values()
+        for dep in task.dependencies
+    )

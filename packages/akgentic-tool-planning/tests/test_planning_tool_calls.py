@@ -78,7 +78,13 @@ def test_description_limit_is_in_the_schema_and_enforced(
     schema = TaskCreate.model_json_schema()
     assert schema["properties"]["description"]["maxLength"] == 300
     assert schema["properties"]["output"]["maxLength"] == 150
-    assert schema["properties"]["status"]["enum"] == ["pending", "started", "completed", "blocked"]
+    assert schema["properties"]["status"]["enum"] == [
+        "pending",
+        "started",
+        "completed",
+        "blocked",
+        "abort",
+    ]
     tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     message = expect_retry(
         tools["update_planning"],

@@ -7,6 +7,7 @@ plan; ``PlanningStateEvent`` is the delta each change emits.
 from akgentic.tool.planning.event import PlanningStateEvent
 from akgentic.tool.planning.models import (
     BATCH_MAX_ITEMS,
+    DEPENDENCIES_MAX,
     DESCRIPTION_MAX_CHARS,
     OUTPUT_MAX_CHARS,
     OWNER_MAX_CHARS,
@@ -18,6 +19,7 @@ from akgentic.tool.planning.models import (
     TaskCreate,
     TaskStatus,
     TaskUpdate,
+    UpdatePlan,
 )
 from akgentic.tool.planning.planning import (
     DEFAULT_PLANNING_SCORE_THRESHOLD,
@@ -29,10 +31,14 @@ from akgentic.tool.planning.planning import (
     UpdatePlanning,
 )
 from akgentic.tool.planning.planning_actor import (
+    PLAN_COLLECTION,
     PLANNING_ACTOR_NAME,
+    PLANNING_ACTOR_ROLE,
     PLANNING_COLLECTION,
+    VS_ACTOR_NAME,
     PlanActor,
     PlanConfig,
+    PlanManagerState,
     PlanSearchResult,
     PlanUpdateReport,
 )
@@ -42,19 +48,24 @@ __all__ = [
     "BATCH_MAX_ITEMS",
     "DEFAULT_PLANNING_SCORE_THRESHOLD",
     "DEFAULT_PLANNING_TOP_K",
+    "DEPENDENCIES_MAX",
     "DESCRIPTION_MAX_CHARS",
     "OUTPUT_MAX_CHARS",
     "OWNER_MAX_CHARS",
     "PLANNING_ACTOR_NAME",
+    "PLANNING_ACTOR_ROLE",
     "PLANNING_COLLECTION",
+    "PLAN_COLLECTION",
     "PLAN_MAX_TASKS",
     "PROMPT_MAX_OWNERS",
     "QUERY_MAX_CHARS",
     "TASK_STATUSES",
+    "VS_ACTOR_NAME",
     "GetPlanning",
     "GetPlanningTask",
     "PlanActor",
     "PlanConfig",
+    "PlanManagerState",
     "PlanSearchResult",
     "PlanState",
     "PlanUpdateReport",
@@ -65,5 +76,6 @@ __all__ = [
     "TaskCreate",
     "TaskStatus",
     "TaskUpdate",
+    "UpdatePlan",
     "UpdatePlanning",
 ]

@@ -11,6 +11,7 @@ whole, before anything is applied: which creations to drop is the model's choice
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import cast
 
 from akgentic.tool.planning.event import PlanningStateEvent
@@ -51,7 +52,12 @@ def apply_plan_update(
     deletes: list[int],
     creator: str,
 ) -> PlanUpdateOutcome:
-    """Apply the batch to ``state`` on behalf of agent ``creator``."""
+    """Apply the batch to ``state`` on behalf of agent ``creator``.
+
+    Creations come first (in order: a new task may depend on a task created before it in
+    the same call), then updates, then deletions; deleting a task also removes it from the
+    dependencies of the tasks that listed it.
+    """
     refused = _capacity_refusal(state, len(creates), deletes)
     if refused is not None:
         return PlanUpdateOutcome(delta=PlanningStateEvent(), summary="no change", refused=refused)
@@ -61,10 +67,21 @@ def apply_plan_update(
     creator = normalize_agent(creator)
 
     for i, new in enumerate(creates):
+        where = f"create_tasks[{i}]"
         if new.status not in TASK_STATUSES:
-            errors.append(_status_error(f"create_tasks[{i}]", new.status))
+            errors.append(_status_error(where, new.status))
             continue
-        task_id = state.allocate_id()
+        if new.id is not None and new.id in state.tasks:
+            errors.append(
+                f"{where}: task id {new.id} already exists (leave id out to get a free one, "
+                "or change that task with update_tasks)"
+            )
+            continue
+        problem = _dependency_problem(state, new.id, new.dependencies)
+        if problem is not None:
+            errors.append(f"{where}: {problem}")
+            continue
+        task_id = state.allocate_id() if new.id is None else new.id
         before[task_id] = None
         state.put_task(
             Task(
@@ -74,6 +91,7 @@ def apply_plan_update(
                 owner=normalize_agent(new.owner),
                 creator=creator,
                 output=new.output,
+                dependencies=_unique(new.dependencies),
             )
         )
         created.append(task_id)
@@ -88,6 +106,12 @@ def apply_plan_update(
             errors.append(_status_error(where, change.status))
             continue
         fields: dict[str, object] = {}
+        if change.dependencies is not None:
+            problem = _dependency_problem(state, change.id, change.dependencies)
+            if problem is not None:
+                errors.append(f"{where}: {problem}")
+                continue
+            fields["dependencies"] = _unique(change.dependencies)
         if change.description is not None:
             fields["description"] = change.description.strip()
         if change.owner is not None:
@@ -96,8 +120,7 @@ def apply_plan_update(
             fields["status"] = change.status
         if change.output is not None:
             fields["output"] = change.output
-        before.setdefault(change.id, current)
-        state.put_task(current.model_copy(update=fields))
+        _replace(state, before, current, fields)
 
     for i, task_id in enumerate(deletes):
         current = state.tasks.get(task_id)
@@ -106,6 +129,9 @@ def apply_plan_update(
             continue
         before.setdefault(task_id, current)
         state.remove_task(task_id)
+        for other in [t for t in state.tasks.values() if task_id in t.dependencies]:
+            kept = [d for d in other.dependencies if d != task_id]
+            _replace(state, before, other, {"dependencies": kept})
 
     delta = PlanningStateEvent()
     for task_id, old in before.items():
@@ -118,6 +144,64 @@ def apply_plan_update(
             delta.tasks_modified.append(new_task)
     created = [task_id for task_id in created if task_id in state.tasks]
     return PlanUpdateOutcome(delta=delta, errors=errors, created=created, summary=_summary(delta))
+
+
+def _replace(
+    state: PlanState, before: dict[int, Task | None], current: Task, fields: dict[str, object]
+) -> None:
+    """Store ``current`` with ``fields`` changed; ``updated_at`` moves only on a real change."""
+    changed = current.model_copy(update=fields)
+    if changed.same_content(current):
+        return
+    before.setdefault(current.id, current)
+    state.put_task(changed.model_copy(update={"updated_at": datetime.now(UTC)}))
+
+
+def _unique(ids: list[int]) -> list[int]:
+    return list(dict.fromkeys(ids))
+
+
+def _dependency_problem(
+    state: PlanState, task_id: int | None, dependencies: list[int]
+) -> str | None:
+    """Why ``dependencies`` cannot be those of task ``task_id`` (None: a task not created yet),
+    or None when they can: every id must name an existing task, never the task itself, and
+    no chain of dependencies may lead back to the task."""
+    for dep in dependencies:
+        if dep == task_id:
+            return f"a task cannot depend on itself (dependencies holds {dep})"
+        if dep not in state.tasks:
+            return (
+                f"dependency {dep} is not a task of the plan (create it first, or earlier "
+                "in create_tasks)"
+            )
+    if task_id is None or task_id not in state.tasks:
+        return None  # nothing depends on a task that does not exist yet: no cycle possible
+    cycle = _path_to(state, dependencies, task_id)
+    if cycle is not None:
+        chain = " -> ".join(f"#{i}" for i in [task_id, *cycle])
+        return f"dependencies would form a cycle ({chain})"
+    return None
+
+
+def _path_to(state: PlanState, starts: list[int], target: int) -> list[int] | None:
+    """A dependency chain from one of ``starts`` to ``target`` (depth first), or None."""
+    parents: dict[int, int | None] = {}
+    stack: list[tuple[int, int | None]] = [(start, None) for start in reversed(starts)]
+    while stack:
+        node, parent = stack.pop()
+        if node in parents:
+            continue
+        parents[node] = parent
+        if node == target:
+            path = [node]
+            while (step := parents[path[-1]]) is not None:
+                path.append(step)
+            return list(reversed(path))
+        task = state.tasks.get(node)
+        if task is not None:
+            stack.extend((dep, node) for dep in reversed(task.dependencies) if dep not in parents)
+    return None
 
 
 def _capacity_refusal(state: PlanState, creating: int, deletes: list[int]) -> str | None:

@@ -15,12 +15,14 @@ prompt's owner line (the rest are counted).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "BATCH_MAX_ITEMS",
+    "DEPENDENCIES_MAX",
     "DESCRIPTION_MAX_CHARS",
     "OUTPUT_MAX_CHARS",
     "OWNER_MAX_CHARS",
@@ -32,6 +34,7 @@ __all__ = [
     "TaskCreate",
     "TaskStatus",
     "TaskUpdate",
+    "UpdatePlan",
     "normalize_agent",
     "truncate_output",
 ]
@@ -49,8 +52,12 @@ QUERY_MAX_CHARS: Final = 500
 # Owners named on the prompt's owner line; the rest are summed into one entry.
 PROMPT_MAX_OWNERS: Final = 20
 
-TaskStatus = Literal["pending", "started", "completed", "blocked"]
-TASK_STATUSES: Final[tuple[str, ...]] = ("pending", "started", "completed", "blocked")
+# 'abort' (given up) is the predecessor's status; stored plans and restored conversations
+# use it, so it stays accepted next to 'blocked' (waiting on something outside the plan).
+TaskStatus = Literal["pending", "started", "completed", "blocked", "abort"]
+TASK_STATUSES: Final[tuple[str, ...]] = ("pending", "started", "completed", "blocked", "abort")
+# Dependencies one task may list: a task waiting on more is a plan to split.
+DEPENDENCIES_MAX: Final = 50
 
 # Status is typed as a plain string in the input models (with the allowed values in the
 # schema) so that one bad status rejects one item of a batch, not the whole call.
@@ -73,8 +80,17 @@ def normalize_agent(name: str) -> str:
     return name if name.startswith("@") else f"@{name}"
 
 
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
 class Task(BaseModel):
-    """One task of the plan. ``owner`` is empty while nobody is assigned."""
+    """One task of the plan. ``owner`` is empty while nobody is assigned.
+
+    ``dependencies`` are the ids of the tasks that must be completed before this one; the
+    plan keeps them pointing at existing tasks and free of cycles. ``updated_at`` is when
+    the task last changed.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -84,19 +100,39 @@ class Task(BaseModel):
     owner: str = ""
     creator: str = ""
     output: str = ""
+    dependencies: list[int] = Field(default_factory=list)
+    updated_at: datetime = Field(default_factory=_now)
 
     def line(self) -> str:
         """The task on one line, as listed in the plan and in search results."""
         text = f"- ID {self.id} [{self.status}] {self.description}"
         if self.output:
             text += f" — Output: {self.output}"
+        if self.dependencies:
+            text += " — Depends on: " + ", ".join(f"#{i}" for i in self.dependencies)
         owner = self.owner or "unassigned"
         return f"{text} (Owner: {owner}, Creator: {self.creator or 'unknown'})"
 
+    def same_content(self, other: Task) -> bool:
+        """Whether ``other`` holds the same task, ``updated_at`` aside."""
+        return self.model_dump(exclude={"updated_at"}) == other.model_dump(exclude={"updated_at"})
+
+
+_DEPENDENCIES_DESCRIPTION = (
+    "Ids of the tasks that must be completed before this one; they must exist, and a task "
+    f"cannot end up depending on itself. At most {DEPENDENCIES_MAX}."
+)
+
 
 class TaskCreate(BaseModel):
-    """A new task; the plan assigns its id."""
+    """A new task. The plan assigns its id unless ``id`` names a free one."""
 
+    id: int | None = Field(
+        default=None,
+        ge=1,
+        description="Optional id for the new task (must not be taken); left out, the plan "
+        "assigns the next free id.",
+    )
     description: str = Field(
         min_length=1,
         max_length=DESCRIPTION_MAX_CHARS,
@@ -115,11 +151,15 @@ class TaskCreate(BaseModel):
         max_length=OUTPUT_MAX_CHARS,
         description=f"Result summary; at most {OUTPUT_MAX_CHARS} characters (longer is cut).",
     )
+    dependencies: list[int] = Field(
+        default_factory=list, max_length=DEPENDENCIES_MAX, description=_DEPENDENCIES_DESCRIPTION
+    )
 
     @field_validator("output", mode="before")
     @classmethod
-    def _cut_output(cls, value: Any) -> Any:
-        return truncate_output(value) if isinstance(value, str) else value
+    def truncate_output(cls, v: Any) -> Any:
+        """An output longer than ``OUTPUT_MAX_CHARS`` is cut, never refused."""
+        return truncate_output(v) if isinstance(v, str) else v
 
 
 class TaskUpdate(BaseModel):
@@ -143,8 +183,26 @@ class TaskUpdate(BaseModel):
         max_length=OUTPUT_MAX_CHARS,
         description=f"Result summary; at most {OUTPUT_MAX_CHARS} characters (longer is cut).",
     )
+    dependencies: list[int] | None = Field(
+        default=None,
+        max_length=DEPENDENCIES_MAX,
+        description="New list of dependency ids (replaces the old one; [] clears it). "
+        + _DEPENDENCIES_DESCRIPTION,
+    )
 
     @field_validator("output", mode="before")
     @classmethod
-    def _cut_output(cls, value: Any) -> Any:
-        return truncate_output(value) if isinstance(value, str) else value
+    def truncate_output(cls, v: Any) -> Any:
+        """An output longer than ``OUTPUT_MAX_CHARS`` is cut, never refused."""
+        return truncate_output(v) if isinstance(v, str) else v
+
+
+class UpdatePlan(BaseModel):
+    """One batch of plan changes in one object: the predecessor's ``update_planning(update=...)``
+    argument, accepted next to the three separate lists."""
+
+    create_tasks: list[TaskCreate] = Field(default_factory=list, description="Tasks to add.")
+    update_tasks: list[TaskUpdate] = Field(
+        default_factory=list, description="Changes to existing tasks, by id."
+    )
+    delete_tasks: list[int] = Field(default_factory=list, description="Ids of tasks to delete.")

@@ -33,17 +33,23 @@ from akgentic.tool.planning.models import (
     Task,
     TaskCreate,
     TaskUpdate,
+    UpdatePlan,
 )
 from akgentic.tool.planning.planning_actor import (
+    PLANNING_ACTOR_NAME,
+    PLANNING_ACTOR_ROLE,
     PLANNING_COLLECTION,
     PlanActor,
     PlanConfig,
     PlanSearchResult,
+    SearchMode,
 )
 
 __all__ = [
     "DEFAULT_PLANNING_SCORE_THRESHOLD",
     "DEFAULT_PLANNING_TOP_K",
+    "PLANNING_ACTOR_NAME",
+    "PLANNING_ACTOR_ROLE",
     "GetPlanning",
     "GetPlanningTask",
     "PlanningTool",
@@ -62,7 +68,7 @@ class GetPlanning(BaseToolParam):
     still cover the whole team). ``max_listed``: how many tasks the prompt lists at most.
     """
 
-    expose: set[Channels] = Field(default_factory=lambda: {SYSTEM_PROMPT, COMMAND})
+    expose: set[Channels] = {SYSTEM_PROMPT, COMMAND}
     filter_by_agent: bool = True
     max_listed: int = Field(default=100, ge=1)
 
@@ -70,19 +76,19 @@ class GetPlanning(BaseToolParam):
 class GetPlanningTask(BaseToolParam):
     """One task by id: tool call and command."""
 
-    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL, COMMAND})
+    expose: set[Channels] = {TOOL_CALL, COMMAND}
 
 
 class UpdatePlanning(BaseToolParam):
     """Batch create / update / delete of tasks: a tool call."""
 
-    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL})
+    expose: set[Channels] = {TOOL_CALL}
 
 
 class SearchPlanning(BaseToolParam):
     """Task search by status, owner, creator and text: tool call and command."""
 
-    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL, COMMAND})
+    expose: set[Channels] = {TOOL_CALL, COMMAND}
 
 
 class PlanningTool(ToolCard):
@@ -103,9 +109,8 @@ class PlanningTool(ToolCard):
     search_score_threshold: float = Field(default=DEFAULT_PLANNING_SCORE_THRESHOLD, ge=0.0, le=1.0)
 
     _actor: PlanActor | None = PrivateAttr(default=None)
-    _vectors: VectorSearchClient = PrivateAttr(
-        default_factory=lambda: VectorSearchClient("PlanningTool", PLANNING_COLLECTION)
-    )
+    # Made on the first search (a fresh card compares equal to its reloaded dump).
+    _vectors: VectorSearchClient | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
@@ -116,9 +121,14 @@ class PlanningTool(ToolCard):
 
     def observer(self, observer: ToolObserver) -> Self:
         super().observer(observer)
-        config = PlanConfig(vector_store=self.vector_store, collection=self.collection)
+        config = PlanConfig(
+            vector_store=self.vector_store,
+            collection=self.collection,
+            search_top_k=self.search_top_k,
+            search_score_threshold=self.search_score_threshold,
+        )
         self._actor = bind_team_actor(observer, PlanActor, config, card="PlanningTool")
-        self._vectors.reset()
+        self._vectors = None  # look the store up again on the next search
         return self
 
     def _actor_observer(self) -> ActorToolObserver:
@@ -213,23 +223,38 @@ class PlanningTool(ToolCard):
             create_tasks: list[TaskCreate] | None = None,
             update_tasks: list[TaskUpdate] | None = None,
             delete_tasks: list[int] | None = None,
+            update: UpdatePlan | None = None,
         ) -> str:
             """Create, update and delete tasks of the team plan in one call.
 
             A description holds at most 300 characters; an output at most 150 (longer
             outputs are cut); an owner at most 100. Status is one of: pending, started,
-            completed, blocked. Owners are agent names such as '@Alice'. Each list holds
-            at most 100 items. Valid items are applied even when others are rejected; the
-            rejected ones are listed in the error.
+            completed, blocked, abort. Owners are agent names such as '@Alice'.
+            Dependencies are ids of tasks that must be completed first: they must exist
+            (a new task may depend on one created earlier in the same call) and may not
+            form a cycle; deleting a task removes it from the others' dependencies. Each
+            list holds at most 100 items. Valid items are applied even when others are
+            rejected; the rejected ones are listed in the error.
 
             Args:
-                create_tasks: New tasks (description, owner, status, output).
+                create_tasks: New tasks (description, owner, status, output,
+                    dependencies; id optional).
                 update_tasks: Changes to existing tasks, by id.
                 delete_tasks: Ids of tasks to delete.
+                update: The same three lists in one object (create_tasks, update_tasks,
+                    delete_tasks), the earlier form of this call; its items are added to
+                    the lists above.
             """
-            creates = _validate_list(TaskCreate, "create_tasks", create_tasks)
-            updates = _validate_list(TaskUpdate, "update_tasks", update_tasks)
-            deletes = _validate_ids("delete_tasks", delete_tasks)
+            nested = _nested_update(update)
+            creates = _validate_list(
+                TaskCreate, "create_tasks", _joined(create_tasks, nested.get("create_tasks"))
+            )
+            updates = _validate_list(
+                TaskUpdate, "update_tasks", _joined(update_tasks, nested.get("update_tasks"))
+            )
+            deletes = _validate_ids(
+                "delete_tasks", _joined(delete_tasks, nested.get("delete_tasks"))
+            )
             total = len(creates) + len(updates) + len(deletes)
             if total == 0:
                 raise RetriableError(
@@ -257,17 +282,25 @@ class PlanningTool(ToolCard):
             owner: str | None = None,
             creator: str | None = None,
             query: str | None = None,
+            mode: SearchMode = "hybrid",
+            top_k: int | None = None,
+            score_threshold: float | None = None,
         ) -> PlanSearchResult:
             """Find tasks of the team plan. Every given filter must hold.
 
             Args:
-                status: pending, started, completed or blocked.
+                status: pending, started, completed, blocked or abort.
                 owner: Agent owning the task, e.g. '@Alice'; 'unassigned' for tasks
                     without an owner.
                 creator: Agent that created the task.
                 query: Words or a question matched against descriptions and outputs
                     (keyword match, plus semantic similarity when available); at most
                     500 characters.
+                mode: How query matches: 'hybrid' (keyword and semantic, the default),
+                    'keyword' (words only) or 'vector' (semantic only).
+                top_k: Semantic matches considered (1 to 100; default from the tool).
+                score_threshold: Minimum similarity of a semantic match (0 to 1;
+                    default from the tool).
             """
             status = _optional_text("status", status, QUERY_MAX_CHARS)
             owner = _optional_text("owner", owner, OWNER_MAX_CHARS)
@@ -277,24 +310,98 @@ class PlanningTool(ToolCard):
                 raise RetriableError(
                     f"invalid status {status!r}: use one of {', '.join(TASK_STATUSES)}"
                 )
+            mode = _check_mode(mode)
+            k = _check_number("top_k", top_k, 1, 100, integer=True)
+            threshold = _check_number("score_threshold", score_threshold, 0.0, 1.0)
             semantic: list[tuple[str, float]] = []
             note: str | None = None
-            if query is not None and query.strip():
-                semantic, note = card._semantic(query)
-            return _call(lambda: card._plan().search(status, owner, creator, query, semantic, note))
+            if query is not None and query.strip() and mode != "keyword":
+                semantic, note = card._semantic(
+                    query,
+                    card.search_top_k if k is None else int(k),
+                    card.search_score_threshold if threshold is None else threshold,
+                )
+                if note is not None and mode == "vector":
+                    # No semantic answer at all: keyword matches instead, and say so.
+                    mode = "keyword"
+                    note += "; keyword matches shown instead"
+            search_mode = mode
+            return _call(
+                lambda: card._plan().search(
+                    status, owner, creator, query, semantic, note, mode=search_mode
+                )
+            )
 
         return search_planning
 
-    def _semantic(self, text: str) -> VectorHits:
+    def _semantic(self, text: str, top_k: int, threshold: float) -> VectorHits:
         """Vector hits for ``text``, searched on this (the caller's) thread."""
+        if self._vectors is None:
+            self._vectors = VectorSearchClient("PlanningTool", PLANNING_COLLECTION)
         return self._vectors.vector_hits(
             self.get_observer_or_none(),
             self.vector_store,
             lambda: _call(lambda: self._plan().semantic_enabled()),
             text,
-            top_k=self.search_top_k,
-            threshold=self.search_score_threshold,
+            top_k=top_k,
+            threshold=threshold,
         )
+
+
+def _nested_update(update: Any) -> dict[str, Any]:
+    """The lists of an ``update`` argument (an ``UpdatePlan`` or its dict), unvalidated."""
+    if update is None:
+        return {}
+    if isinstance(update, BaseModel):
+        update = update.model_dump(exclude_unset=True)
+    if not isinstance(update, dict):
+        raise RetriableError(
+            "update must be an object with create_tasks, update_tasks and delete_tasks, "
+            f"got {_describe(update)} (nothing was changed)"
+        )
+    unknown = sorted(set(update) - set(UpdatePlan.model_fields))
+    if unknown:
+        raise RetriableError(
+            f"update: unknown field(s) {', '.join(map(repr, unknown))}; use create_tasks, "
+            "update_tasks and delete_tasks (nothing was changed)"
+        )
+    return {key: value for key, value in update.items() if value is not None}
+
+
+def _joined(flat: Any, nested: Any) -> Any:
+    """A list argument and the same list given inside ``update``, one after the other."""
+    if nested is None:
+        return flat
+    if flat is None:
+        return nested
+    if isinstance(flat, list) and isinstance(nested, list):
+        return [*flat, *nested]
+    return flat if not isinstance(flat, list) else nested  # the non-list one is reported
+
+
+def _check_mode(mode: Any) -> SearchMode:
+    if mode not in ("hybrid", "keyword", "vector"):
+        raise RetriableError(f"mode must be 'hybrid', 'keyword' or 'vector', got {_describe(mode)}")
+    return cast(SearchMode, mode)
+
+
+def _check_number(
+    name: str, value: Any, low: float, high: float, *, integer: bool = False
+) -> float | None:
+    """An optional numeric search argument, checked for type and range."""
+    if value is None:
+        return None
+    number: float | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, float) and not integer:
+        number = value
+    if number is None or not low <= number <= high:
+        kind = "an integer" if integer else "a number"
+        raise RetriableError(
+            f"{name} must be {kind} from {low:g} to {high:g}, or null; got {_describe(value)}"
+        )
+    return number
 
 
 def _validate_list[M: BaseModel](model: type[M], name: str, items: Any) -> list[M]:

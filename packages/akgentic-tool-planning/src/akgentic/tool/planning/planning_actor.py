@@ -16,18 +16,33 @@ query itself is embedded and searched from the caller's thread (see ``planning``
 actor never waits for an embedding.
 
 The task models are re-exported here: this module is where the plan's data lives for users.
+
+Code written for the predecessor asks the actor directly with ``get_planning()``,
+``get_planning_task(task_id)``, ``search_planning(...)`` and
+``update_planning(update, actor_address)``; those work, with one difference from the
+card's path: ``search_planning`` embeds its query on this actor's thread (blocking the
+plan for that time), where the card embeds on the calling agent's. The predecessor's
+stored state, ``PlanManagerState`` (a ``task_list``), is adopted by ``init_state``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.agent_state import BaseState
 from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig
-from akgentic.tool.core.vector_binding import CollectionMirror, VectorConsumerConfig
-from akgentic.tool.core.vector_store import VectorDocument, VectorStore
+from akgentic.tool.core.vector_binding import (
+    CollectionMirror,
+    VectorConsumerConfig,
+    VectorSearchClient,
+)
+from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, VectorDocument, VectorStore
+from akgentic.tool.errors import RetriableError
 from akgentic.tool.planning._keywords import TaskKeywordIndex
 from akgentic.tool.planning._update import apply_plan_update
 from akgentic.tool.planning.event import PlanningStateEvent
@@ -40,6 +55,7 @@ from akgentic.tool.planning.models import (
     TaskCreate,
     TaskStatus,
     TaskUpdate,
+    UpdatePlan,
     normalize_agent,
 )
 from akgentic.tool.planning.state import PlanState
@@ -48,20 +64,32 @@ __all__ = [
     "DESCRIPTION_MAX_CHARS",
     "OUTPUT_MAX_CHARS",
     "PLANNING_ACTOR_NAME",
+    "PLANNING_ACTOR_ROLE",
     "PLANNING_COLLECTION",
+    "PLAN_COLLECTION",
     "TASK_STATUSES",
+    "VS_ACTOR_NAME",
     "PlanActor",
     "PlanConfig",
+    "PlanManagerState",
     "PlanSearchResult",
     "PlanUpdateReport",
     "Task",
     "TaskCreate",
     "TaskStatus",
     "TaskUpdate",
+    "UpdatePlan",
 ]
 
 PLANNING_ACTOR_NAME = "#PlanningTool"
+PLANNING_ACTOR_ROLE = "ToolActor"
+"""The plan actor's role, as persisted teams record it (the predecessor's value)."""
 PLANNING_COLLECTION = "planning"
+PLAN_COLLECTION = PLANNING_COLLECTION
+"""The predecessor's name for :data:`PLANNING_COLLECTION`."""
+VS_ACTOR_NAME = VECTOR_STORE_NAME
+"""The team's default vector store (``#VectorStore``), under the predecessor's name."""
+SearchMode = Literal["hybrid", "keyword", "vector"]
 _TASK_PREFIX = "task:"
 # Search results listed at most; the rest is counted so the model can narrow the query.
 _MAX_RESULTS = 50
@@ -73,7 +101,28 @@ class PlanConfig(DeltaToolConfig, VectorConsumerConfig):
     ``VectorConsumerConfig``."""
 
     name: str = PLANNING_ACTOR_NAME
-    role: str = "PlanningTool"
+    role: str = PLANNING_ACTOR_ROLE
+    search_top_k: int = Field(
+        default=10, ge=1, le=100, description="Semantic hits considered per query."
+    )
+    search_score_threshold: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="Minimum cosine of a semantic hit."
+    )
+
+
+class PlanManagerState(BaseState):
+    """The predecessor's plan state: the tasks as a list.
+
+    A team persisted by the predecessor restores its plan actor with one of these;
+    :meth:`PlanActor.init_state` adopts it as a :class:`PlanState` (same tasks, the next id
+    after the highest).
+    """
+
+    task_list: list[Task] = Field(default_factory=list)
+
+    def to_plan_state(self) -> PlanState:
+        """The same tasks as this package's state."""
+        return PlanState.model_validate({"task_list": self.task_list})
 
 
 class PlanUpdateReport(BaseModel):
@@ -108,8 +157,13 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         self._keywords = TaskKeywordIndex()
         self._collection = CollectionMirror.for_actor(self.config, PLANNING_COLLECTION)
 
-    def init_state(self, state: PlanState) -> None:
-        """Adopt a restored snapshot; newer deltas are replayed before the next call."""
+    def init_state(self, state: PlanState | PlanManagerState) -> None:
+        """Adopt a restored snapshot; newer deltas are replayed before the next call.
+
+        The predecessor's ``PlanManagerState`` is converted to a ``PlanState`` first.
+        """
+        if isinstance(state, PlanManagerState):
+            state = state.to_plan_state()
         super().init_state(state)
         self._renders.clear()  # cached for the previous state object
 
@@ -157,19 +211,21 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         query: str | None,
         semantic: list[tuple[str, float]],
         note: str | None = None,
+        mode: SearchMode = "hybrid",
     ) -> PlanSearchResult:
         """Tasks passing every filter and, with a query, matching it.
 
-        A task matches the query when its text holds every word of it (keyword) or when
-        the caller's ``semantic`` hits (vector-store ref, cosine) name it. Keyword matches
-        come first, then the rest by similarity.
+        A task matches the query when its text holds every word of it (keyword, unless
+        ``mode='vector'``) or when the caller's ``semantic`` hits (vector-store ref,
+        cosine) name it. Keyword matches come first, then the rest by similarity.
         """
         self._ready()
         candidates = self.state.tasks
         scores: dict[int, float] = {}
         if query is not None and query.strip():
-            for task_id in self._keywords.search(self.state, query):
-                scores[task_id] = 1.0
+            if mode != "vector":
+                for task_id in self._keywords.search(self.state, query):
+                    scores[task_id] = 1.0
             for ref, cosine in semantic:
                 if ref.startswith(_TASK_PREFIX) and ref[len(_TASK_PREFIX) :].isdigit():
                     task_id = int(ref[len(_TASK_PREFIX) :])
@@ -209,6 +265,83 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         """Whether the plan is mirrored into a vector store (looking for one if due)."""
         self._ready()
         return self._vector_store() is not None
+
+    # -- the predecessor's calls ------------------------------------------------------------
+
+    def get_planning(self) -> list[Task]:
+        """Every task of the plan, by id (the predecessor's name for :meth:`tasks`)."""
+        return self.tasks()
+
+    def get_planning_task(self, task_id: int) -> Task | None:
+        """The task with this id, or None (the predecessor's name for :meth:`get_task`)."""
+        return self.get_task(task_id)
+
+    def update_planning(
+        self, update: UpdatePlan | dict[str, Any], actor_address: ActorAddress
+    ) -> str:
+        """Apply ``update`` (an ``UpdatePlan`` or its dict) on behalf of the agent at
+        ``actor_address`` (its name becomes the creator of new tasks); the delta is
+        emitted before this returns or raises.
+
+        Returns the summary; raises ``RetriableError`` for an invalid ``update`` (nothing
+        applied), listing rejected items (the valid ones are applied), or when the batch
+        would overfill the plan (nothing applied).
+        """
+        try:
+            update = UpdatePlan.model_validate(
+                update.model_dump() if isinstance(update, BaseModel) else update
+            )
+        except ValidationError as exc:
+            raise RetriableError(f"Invalid update (nothing was changed): {exc}") from exc
+        report = self.update_plan(
+            list(update.create_tasks),
+            list(update.update_tasks),
+            list(update.delete_tasks),
+            str(actor_address.name),
+        )
+        if report.refused is not None:
+            raise RetriableError(report.refused)
+        if report.errors:
+            raise RetriableError(
+                "Update errors: " + "; ".join(report.errors) + f". Applied: {report.summary}."
+            )
+        return f"Planning updated: {report.summary}."
+
+    def search_planning(
+        self,
+        status: str | None = None,
+        owner: str | None = None,
+        creator: str | None = None,
+        query: str | None = None,
+        mode: SearchMode = "hybrid",
+        top_k: int | None = None,
+        score_threshold: float | None = None,
+    ) -> list[Task]:
+        """Tasks passing every filter and matching ``query`` (see :meth:`search`).
+
+        ``mode``: ``hybrid`` (keyword and semantic), ``keyword`` or ``vector``;
+        ``top_k`` / ``score_threshold`` default to the configuration's. The semantic part
+        embeds the query here, on the actor's thread.
+        """
+        self._ready()
+        semantic: list[tuple[str, float]] = []
+        if query is not None and query.strip() and mode != "keyword":
+            client = VectorSearchClient(self.config.name, PLANNING_COLLECTION)
+            semantic, note = client.vector_hits(
+                self,
+                self.config.vector_store,
+                lambda: self._vector_store() is not None,
+                query,
+                top_k=top_k or self.config.search_top_k,
+                threshold=(
+                    self.config.search_score_threshold
+                    if score_threshold is None
+                    else score_threshold
+                ),
+            )
+            if note is not None and mode == "vector":
+                mode = "keyword"  # no semantic answer at all: keyword matches instead
+        return self.search(status, owner, creator, query, semantic, mode=mode).tasks
 
     # -- internals ----------------------------------------------------------------------
 

@@ -8,7 +8,9 @@ the changes in between.
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Any
+
+from pydantic import Field, model_validator
 
 from akgentic.tool.core.delta_state import DeltaState
 from akgentic.tool.planning.event import PlanningStateEvent
@@ -26,6 +28,21 @@ class PlanState(DeltaState):
 
     tasks: dict[int, Task] = Field(default_factory=dict)
     next_id: int = 1
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_task_list(cls, data: Any) -> Any:
+        """Accept the predecessor's shape, ``task_list`` (a list of tasks), as input."""
+        if not isinstance(data, dict) or "task_list" not in data:
+            return data
+        data = dict(data)
+        task_list = data.pop("task_list") or []
+        tasks = {
+            (task.id if isinstance(task, Task) else int(task["id"])): task for task in task_list
+        }
+        data.setdefault("tasks", tasks)
+        data.setdefault("next_id", max(tasks, default=0) + 1)
+        return data
 
     def serializable_copy(self) -> PlanState:
         """An independent snapshot sharing the (frozen) tasks, without the observer."""
