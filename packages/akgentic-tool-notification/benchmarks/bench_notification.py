@@ -83,7 +83,7 @@ def _median_register(
     for i in range(repeat):
         if i and i % PENDING_MAX_PER_AGENT == 0:
             for entry in notifier.pending().entries:
-                notifier.cancel(entry.owner_id, entry.id)
+                notifier.cancel(entry.notification_id, entry.owner_id)
         started = time.perf_counter()
         register("benchmark entry", 300)
         samples.append(time.perf_counter() - started)
@@ -146,7 +146,7 @@ def main() -> None:
         )
         _bench("register_notification", reg, bare_ask, "bare ask to the actor")
         for entry in notifier.pending().entries:
-            notifier.cancel(entry.owner_id, entry.id)
+            notifier.cancel(entry.notification_id, entry.owner_id)
 
         # 1,000 entries, one per (owner, k), all due at the same later instant.
         # One card per owner: a card captures the agent it is attached to, so sharing one

@@ -37,8 +37,8 @@ def refusal(fn: Any, *args: Any, **kwargs: Any) -> str:
     return str(info.value)
 
 
-def snapshot(notifier: NotificationActor) -> list[tuple[str, str]]:
-    return [(e.id, e.content) for e in notifier.pending().entries]
+def snapshot(notifier: NotificationActor) -> list[tuple[int, str]]:
+    return [(e.notification_id, e.content) for e in notifier.pending().entries]
 
 
 def test_limits_are_the_documented_values() -> None:
@@ -121,9 +121,11 @@ def test_pending_all_must_be_a_boolean(
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        (["abc"], "notification_id must be a string, got list"),
-        (12345678, "notification_id must be a string, got int"),
-        ("f" * (NOTIFICATION_ID_MAX_CHARS + 1), "notification_id holds at most 64 characters"),
+        (["abc"], "notification_id must be an integer, got list"),
+        (True, "notification_id must be an integer, got bool"),
+        ("abc", "notification_id must be an integer"),
+        (12345678, "no pending notification 12345678 of yours"),
+        ("7" * (NOTIFICATION_ID_MAX_CHARS + 1), "notification_id holds at most 64 characters"),
     ],
 )
 def test_cancel_with_a_wrong_id_is_retriable_and_changes_nothing(
@@ -139,10 +141,10 @@ def test_cancel_with_a_wrong_id_is_retriable_and_changes_nothing(
 def test_a_huge_id_is_not_echoed_back(
     tool_agent: ToolTestAgent, notifier: NotificationActor
 ) -> None:
-    message = refusal(bind(tool_agent)["cancel_notification"], "f" * 5_000_000)
+    message = refusal(bind(tool_agent)["cancel_notification"], "7" * 5_000_000)
     assert len(message) < 200
     # At the limit the id is looked up (and, being nobody's, reported as unknown).
-    at_limit = refusal(bind(tool_agent)["cancel_notification"], "f" * NOTIFICATION_ID_MAX_CHARS)
+    at_limit = refusal(bind(tool_agent)["cancel_notification"], "7" * NOTIFICATION_ID_MAX_CHARS)
     assert "no pending notification" in at_limit
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from akgentic_notification_testkit import (
     ReminderMessage,
@@ -33,9 +35,13 @@ def test_not_a_dotted_path() -> None:
         resolve_message_class("Reminder")
 
 
-def test_default_class_absent_names_the_package_and_the_alternative() -> None:
-    # akgentic-agent is not installed in this workspace: the default must fail loudly and
-    # say both ways out.
+def test_default_class_absent_names_the_package_and_the_alternative(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Without akgentic-agent the default must fail loudly and say both ways out. A None
+    # entry in sys.modules makes the import fail exactly as an absent package does.
+    monkeypatch.setitem(sys.modules, "akgentic.agent", None)
+    monkeypatch.delitem(sys.modules, "akgentic.agent.messages", raising=False)
     with pytest.raises(ValueError) as info:
         resolve_message_class(DEFAULT_MESSAGE_CLASS)
     text = str(info.value)

@@ -9,11 +9,18 @@ def test_all_is_pinned() -> None:
     assert sorted(notification.__all__) == sorted(
         [
             "CONTENT_MAX_CHARS",
+            "DEFAULT_MAX_DELAY_SECONDS",
             "DEFAULT_MESSAGE_CLASS",
+            "DELIVERY_GRACE_S",
             "NOTIFICATION_ACTOR_NAME",
+            "NOTIFICATION_ACTOR_ROLE",
             "NOTIFICATION_ID_MAX_CHARS",
             "NOTIFICATION_TYPE",
             "PENDING_MAX_PER_AGENT",
+            "PROBE_CONTENT",
+            "REQUIRED_MESSAGE_FIELDS",
+            "TICK_INTERVAL_S",
+            "TICK_JOIN_TIMEOUT_S",
             "CancelNotification",
             "Clock",
             "NotificationActor",
@@ -42,8 +49,9 @@ def test_defaults() -> None:
         True,
     )
     config = notification.NotificationConfig()
-    assert (config.name, config.tick_seconds, config.owner_wait_seconds) == (
+    assert (config.name, config.role, config.tick_seconds, config.owner_wait_seconds) == (
         "#NotificationTool",
+        "ToolActor",
         1.0,
         300.0,
     )

@@ -40,7 +40,7 @@ def test_entry_overdue_after_resume_goes_out_when_the_owner_is_back(
 
     persisted = recorder.record.state_of("#NotificationTool")
     assert isinstance(persisted, NotificationState)
-    assert [e.content for e in persisted.pending] == ["check the build", "later still"]
+    assert [e.content for e in persisted.pending.values()] == ["check the build", "later still"]
 
     clock.advance(3600)  # the team stayed down for an hour: both entries are overdue
 
@@ -131,7 +131,7 @@ def test_changes_are_published_by_the_next_scan(
 
     def persisted() -> list[str]:
         state = recorder.record.state_of("#NotificationTool")
-        return [e.content for e in state.pending]
+        return [e.content for e in state.pending.values()]
 
     register(alice, "one", 100)
     register(alice, "two", 100)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from typing import Any
 
@@ -53,10 +54,14 @@ def test_bad_message_class_fails_at_bind_time(tool_agent: ToolTestAgent) -> None
 
 
 def test_default_message_class_without_akgentic_agent_fails_at_bind_time(
-    tool_agent: ToolTestAgent,
+    tool_agent: ToolTestAgent, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A None entry in sys.modules makes the import fail exactly as an absent package does.
+    monkeypatch.setitem(sys.modules, "akgentic.agent", None)
+    monkeypatch.delitem(sys.modules, "akgentic.agent.messages", raising=False)
+    card = NotificationTool()  # creating the card never imports the class
     with pytest.raises(ValueError, match="pip install akgentic-agent"):
-        ToolFactory([NotificationTool()], observer=tool_agent)
+        ToolFactory([card], observer=tool_agent)
 
 
 def test_binding_creates_one_singleton_for_the_team(
@@ -127,9 +132,10 @@ def test_all_widens_visibility_but_never_cancel_authority(
     team_view = bobs["pending_notification"](all=True)
     assert f"- {entry_id} @Tester in 1m 30s: deploy check" in team_view
 
-    with pytest.raises(RetriableError, match=f"no pending notification '{entry_id}' of yours"):
+    with pytest.raises(RetriableError, match=f"no pending notification {entry_id} of yours"):
         bobs["cancel_notification"](entry_id)
-    assert [e.id for e in notifier.pending().entries] == [entry_id]  # still pending for owner
+    # still pending for its owner
+    assert [str(e.notification_id) for e in notifier.pending().entries] == [entry_id]
 
     assert (
         mine["cancel_notification"](entry_id) == f"Cancelled notification {entry_id}: deploy check"
@@ -143,7 +149,7 @@ def test_cancel_unknown_id_lists_own_ids(
     tools = bind(tool_agent)
     entry_id = tools["register_notification"]("a", 10).split()[2].rstrip(":")
     with pytest.raises(RetriableError, match=f"your pending ids: {entry_id}"):
-        tools["cancel_notification"]("nope")
+        tools["cancel_notification"](999)
 
 
 def test_listing_is_sorted_by_due_time_with_time_left(

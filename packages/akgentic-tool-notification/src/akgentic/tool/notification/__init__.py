@@ -5,14 +5,24 @@ The pending entries live in the team singleton ``#NotificationTool``
 each one to its owner as an instance of the card's ``message_class``.
 """
 
-from akgentic.tool.notification.actor import Clock, NotificationActor, SystemClock
+from akgentic.tool.notification.actor import (
+    TICK_JOIN_TIMEOUT_S,
+    Clock,
+    NotificationActor,
+    SystemClock,
+)
 from akgentic.tool.notification.models import (
     CONTENT_MAX_CHARS,
     DEFAULT_MESSAGE_CLASS,
+    DELIVERY_GRACE_S,
     NOTIFICATION_ACTOR_NAME,
+    NOTIFICATION_ACTOR_ROLE,
     NOTIFICATION_ID_MAX_CHARS,
     NOTIFICATION_TYPE,
     PENDING_MAX_PER_AGENT,
+    PROBE_CONTENT,
+    REQUIRED_MESSAGE_FIELDS,
+    TICK_INTERVAL_S,
     NotificationConfig,
     NotificationListing,
     NotificationState,
@@ -20,6 +30,7 @@ from akgentic.tool.notification.models import (
     resolve_message_class,
 )
 from akgentic.tool.notification.tool import (
+    DEFAULT_MAX_DELAY_SECONDS,
     CancelNotification,
     NotificationTool,
     PendingNotifications,
@@ -28,11 +39,18 @@ from akgentic.tool.notification.tool import (
 
 __all__ = [
     "CONTENT_MAX_CHARS",
+    "DEFAULT_MAX_DELAY_SECONDS",
     "DEFAULT_MESSAGE_CLASS",
+    "DELIVERY_GRACE_S",
     "NOTIFICATION_ACTOR_NAME",
+    "NOTIFICATION_ACTOR_ROLE",
     "NOTIFICATION_ID_MAX_CHARS",
     "NOTIFICATION_TYPE",
     "PENDING_MAX_PER_AGENT",
+    "PROBE_CONTENT",
+    "REQUIRED_MESSAGE_FIELDS",
+    "TICK_INTERVAL_S",
+    "TICK_JOIN_TIMEOUT_S",
     "CancelNotification",
     "Clock",
     "NotificationActor",

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from akgentic.tool.errors import RetriableError
+from akgentic.tool.notification.models import NOTIFICATION_ID_MAX_CHARS
 
-__all__ = ["check_bool", "check_seconds", "check_text"]
+__all__ = ["check_bool", "check_notification_id", "check_seconds", "check_text"]
 
 
 def check_text(name: str, value: Any, limit: int) -> str:
@@ -51,3 +52,29 @@ def check_bool(name: str, value: Any) -> bool:
             f"{name} must be a boolean (true or false), got {type(value).__name__}"
         )
     return value
+
+
+def check_notification_id(name: str, value: Any) -> int:
+    """``value`` as a notification id: an integer, or its digits as text (``"3"``, ``" 3 "``).
+
+    Text longer than ``NOTIFICATION_ID_MAX_CHARS`` is refused without being looked at.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if len(value) > NOTIFICATION_ID_MAX_CHARS:
+            raise RetriableError(
+                f"{name} holds at most {NOTIFICATION_ID_MAX_CHARS} characters, got "
+                f"{len(value)}; give the number register_notification returned "
+                "(nothing was changed)"
+            )
+        text = value.strip().removeprefix("#")
+        if text.isascii() and text.isdigit():
+            return int(text)
+        raise RetriableError(
+            f"{name} must be an integer, the number register_notification returned; got the "
+            f"text {value!r} (nothing was changed)"
+        )
+    raise RetriableError(
+        f"{name} must be an integer, got {type(value).__name__}; nothing was changed"
+    )

@@ -23,8 +23,12 @@ from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.notification.models import (
+    DELIVERY_GRACE_S,
+    NOTIFICATION_ACTOR_NAME,
+    NOTIFICATION_ACTOR_ROLE,
     NOTIFICATION_TYPE,
     PENDING_MAX_PER_AGENT,
+    TICK_INTERVAL_S,
     NotificationConfig,
     NotificationListing,
     NotificationState,
@@ -32,12 +36,26 @@ from akgentic.tool.notification.models import (
     resolve_message_class,
 )
 
-__all__ = ["Clock", "NotificationActor", "NotificationTick", "SystemClock"]
+__all__ = [
+    "DELIVERY_GRACE_S",
+    "NOTIFICATION_ACTOR_NAME",
+    "NOTIFICATION_ACTOR_ROLE",
+    "NOTIFICATION_TYPE",
+    "TICK_INTERVAL_S",
+    "TICK_JOIN_TIMEOUT_S",
+    "Clock",
+    "NotificationActor",
+    "NotificationTick",
+    "SystemClock",
+]
 
 logger = logging.getLogger(__name__)
 
 # Bound on the roster ask made during a scan: a wedged orchestrator must not park this actor.
 _ROSTER_TIMEOUT_SECONDS = 5
+
+TICK_JOIN_TIMEOUT_S = 2.0
+"""How long stopping the actor waits for its ticker thread to end."""
 
 
 class Clock(Protocol):
@@ -100,7 +118,7 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         self._clock: Clock = SystemClock()
         # When a due entry was first found waiting for an absent owner. Runtime only: after
         # a resume the owner gets a fresh window, however long the team was stopped.
-        self._waiting_since: dict[str, datetime] = {}
+        self._waiting_since: dict[int, datetime] = {}
         self._message_classes: dict[str, type[Message]] = {}
         # Set by every mutation, cleared when the state is published (see _publish).
         self._dirty = False
@@ -111,6 +129,8 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
     @override
     def on_stop(self) -> None:
         self._ticker.halt()
+        if self._ticker is not threading.current_thread():
+            self._ticker.join(TICK_JOIN_TIMEOUT_S)
         self._publish()
         super().on_stop()
 
@@ -126,22 +146,23 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
 
     # -- the three operations ------------------------------------------------------------
 
-    def register(
+    def schedule(
         self,
         owner: ActorAddress,
         content: str,
         delay_seconds: float,
-        message_class: str,
+        message_class: str | None = None,
     ) -> PendingNotification:
         """Schedule ``content`` for ``owner`` in ``delay_seconds``; returns the new entry.
 
-        Raises ``RetriableError`` (nothing stored) when the owner already has
+        ``message_class`` is the delivery class (the config's ``message_class`` when not
+        given). Raises ``RetriableError`` (nothing stored) when the owner already has
         ``PENDING_MAX_PER_AGENT`` entries pending. Counted here, on the actor's thread, so
         concurrent registrations of one agent cannot overshoot the limit together.
         """
         if delay_seconds <= 0:
             raise ValueError(f"delay_seconds must be positive, got {delay_seconds}")
-        held = sum(1 for e in self.state.pending if e.owner_id == owner.agent_id)
+        held = sum(1 for e in self.state.pending.values() if e.owner_id == owner.agent_id)
         if held >= PENDING_MAX_PER_AGENT:
             raise RetriableError(
                 f"you already have {held} pending notifications, the most one agent may hold "
@@ -150,33 +171,53 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
             )
         now = self._clock.now()
         entry = PendingNotification(
-            id=self._new_id(),
-            seq=self.state.next_seq,
-            owner_id=owner.agent_id,
-            owner_name=owner.name,
+            notification_id=self.state.next_id,
+            owner=owner,
             content=content,
             created_at=now,
-            due_at=now + timedelta(seconds=delay_seconds),
-            message_class=message_class,
+            fire_at=now + timedelta(seconds=delay_seconds),
+            message_class=message_class or self.config.message_class,
         )
-        self.state.next_seq += 1
-        self.state.pending.append(entry)
+        self.state.next_id += 1
+        self.state.pending[entry.notification_id] = entry
         self._dirty = True
         return entry
 
+    def register(
+        self,
+        owner: ActorAddress,
+        content: str,
+        delay_seconds: float,
+        message_class: str,
+    ) -> PendingNotification:
+        """Same as :meth:`schedule`, with the delivery class required."""
+        return self.schedule(owner, content, delay_seconds, message_class)
+
     def pending(self, owner_id: uuid.UUID | None = None) -> NotificationListing:
         """Entries of ``owner_id`` (every owner's when ``None``), soonest first."""
-        entries = [e for e in self.state.pending if owner_id is None or e.owner_id == owner_id]
-        entries.sort(key=lambda e: (e.due_at, e.seq))
+        entries = [
+            e for e in self.state.pending.values() if owner_id is None or e.owner_id == owner_id
+        ]
+        entries.sort(key=lambda e: (e.fire_at, e.notification_id))
         return NotificationListing(now=self._clock.now(), entries=entries)
 
-    def cancel(self, owner_id: uuid.UUID, notification_id: str) -> PendingNotification | None:
-        """Remove ``notification_id`` if ``owner_id`` owns it; ``None`` otherwise."""
-        for entry in self.state.pending:
-            if entry.id == notification_id and entry.owner_id == owner_id:
-                self._remove({entry.id})
-                return entry
-        return None
+    def list_for(self, owner: ActorAddress | None) -> list[PendingNotification]:
+        """Entries of ``owner`` (every owner's when ``None``), soonest first."""
+        return self.pending(None if owner is None else owner.agent_id).entries
+
+    def cancel(
+        self, notification_id: int, owner: ActorAddress | uuid.UUID
+    ) -> PendingNotification | None:
+        """Remove ``notification_id`` if ``owner`` (an address or an agent_id) owns it.
+
+        Returns the removed entry, ``None`` when there is no such entry of that owner.
+        """
+        owner_id = owner if isinstance(owner, uuid.UUID) else owner.agent_id
+        entry = self.state.pending.get(notification_id)
+        if entry is None or entry.owner_id != owner_id:
+            return None
+        self._remove({notification_id})
+        return entry
 
     # -- delivery ------------------------------------------------------------------------
 
@@ -188,54 +229,59 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         finally:
             tick.done.set()
 
-    def tick(self) -> list[str]:
+    def tick(self) -> list[int]:
         """Deliver what is due; returns the ids delivered, in delivery order."""
         try:
             return self._deliver_due()
         finally:
             self._publish()
 
-    def _deliver_due(self) -> list[str]:
+    def deliver_due(self) -> list[int]:
+        """Same as :meth:`tick`: deliver what is due now."""
+        return self.tick()
+
+    def _deliver_due(self) -> list[int]:
         now = self._clock.now()
         due = sorted(
-            (e for e in self.state.pending if e.due_at <= now), key=lambda e: (e.due_at, e.seq)
+            (e for e in self.state.pending.values() if e.fire_at <= now),
+            key=lambda e: (e.fire_at, e.notification_id),
         )
         if not due:
             return []
         roster = self._roster()
         if roster is None:  # the team cannot be read right now: try again next tick
             return []
-        delivered: list[str] = []
-        finished: set[str] = set()
+        delivered: list[int] = []
+        finished: set[int] = set()
         for entry in due:
             owner = roster.get(entry.owner_id)
             if owner is None:
-                since = self._waiting_since.setdefault(entry.id, now)
+                since = self._waiting_since.setdefault(entry.notification_id, now)
                 if (now - since).total_seconds() >= self.config.owner_wait_seconds:
                     logger.warning(
                         "[%s] dropping notification %s: owner %s (%s) has been off the team "
                         "for %.0f s",
                         self.config.name,
-                        entry.id,
+                        entry.notification_id,
                         entry.owner_name,
                         entry.owner_id,
                         (now - since).total_seconds(),
                     )
-                    finished.add(entry.id)
+                    finished.add(entry.notification_id)
                 continue
-            finished.add(entry.id)
+            finished.add(entry.notification_id)
             try:
                 self.send(owner, self._build_message(entry))
             except Exception as exc:  # a failed send is logged and dropped, never retried
                 logger.warning(
                     "[%s] dropping notification %s for %s: delivery failed: %s",
                     self.config.name,
-                    entry.id,
+                    entry.notification_id,
                     entry.owner_name,
                     exc,
                 )
                 continue
-            delivered.append(entry.id)
+            delivered.append(entry.notification_id)
         if finished:
             self._remove(finished)
         return delivered
@@ -270,9 +316,9 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         message: Message = factory(content=entry.content, type=NOTIFICATION_TYPE)
         return message
 
-    def _remove(self, ids: set[str]) -> None:
-        self.state.pending = [e for e in self.state.pending if e.id not in ids]
+    def _remove(self, ids: set[int]) -> None:
         for notification_id in ids:
+            self.state.pending.pop(notification_id, None)
             self._waiting_since.pop(notification_id, None)
         self._dirty = True
 
@@ -287,10 +333,3 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         if self._dirty:
             self._dirty = False
             self.state.notify_state_change()
-
-    def _new_id(self) -> str:
-        taken = {e.id for e in self.state.pending}
-        while True:
-            candidate = uuid.uuid4().hex[:8]
-            if candidate not in taken:
-                return candidate

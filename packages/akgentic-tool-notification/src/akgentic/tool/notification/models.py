@@ -14,19 +14,26 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import AwareDatetime, BaseModel, Field, TypeAdapter, ValidationError
 
+from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.core.messages.message import Message
+from akgentic.core.utils.serializer import SerializableBaseModel
 
 __all__ = [
     "CONTENT_MAX_CHARS",
     "DEFAULT_MESSAGE_CLASS",
+    "DELIVERY_GRACE_S",
     "NOTIFICATION_ACTOR_NAME",
+    "NOTIFICATION_ACTOR_ROLE",
     "NOTIFICATION_ID_MAX_CHARS",
     "NOTIFICATION_TYPE",
     "PENDING_MAX_PER_AGENT",
+    "PROBE_CONTENT",
+    "REQUIRED_MESSAGE_FIELDS",
+    "TICK_INTERVAL_S",
     "NotificationConfig",
     "NotificationListing",
     "NotificationState",
@@ -36,6 +43,22 @@ __all__ = [
 
 NOTIFICATION_ACTOR_NAME = "#NotificationTool"
 """Name of the team singleton holding and delivering the pending entries."""
+
+NOTIFICATION_ACTOR_ROLE = "ToolActor"
+"""Role of that singleton (the role tool actors carry in a team)."""
+
+TICK_INTERVAL_S = 1.0
+"""Default interval between two scans for due entries (``NotificationConfig.tick_seconds``)."""
+
+DELIVERY_GRACE_S = 300.0
+"""Default wait for a due entry's owner who is off the team
+(``NotificationConfig.owner_wait_seconds``)."""
+
+REQUIRED_MESSAGE_FIELDS = ("content", "type")
+"""Fields a delivery class must declare: delivery fills exactly these two."""
+
+PROBE_CONTENT = "notification probe"
+"""Text of the trial message built at bind time to prove the delivery class can be built."""
 
 NOTIFICATION_TYPE = "notification"
 """The value written into the delivered message's ``type`` field."""
@@ -52,27 +75,46 @@ PENDING_MAX_PER_AGENT = 100
 than this means a loop, not a plan."""
 
 NOTIFICATION_ID_MAX_CHARS = 64
-"""Longest ``notification_id`` looked at; ids are 8 characters, so a longer one is a mistake."""
+"""Longest ``notification_id`` given as text that is looked at; ids are small integers, so a
+longer one is a mistake."""
 
 # Where the default class comes from, for the error raised when it is not installed.
 _DEFAULT_CLASS_DISTRIBUTION = "akgentic-agent"
 
 
-class PendingNotification(BaseModel):
+class PendingNotification(SerializableBaseModel):
     """One scheduled message, waiting in ``#NotificationTool`` until its due time.
 
-    ``due_at`` is absolute (UTC), never a remaining delay: an entry that fell due while
-    the team was stopped is simply overdue when the team comes back.
+    ``fire_at`` is absolute (UTC), never a remaining delay: an entry that fell due while
+    the team was stopped is simply overdue when the team comes back. The field names are
+    those akgentic-tool 1.6.4 persisted, so its stored teams resume with their entries.
     """
 
-    id: str = Field(description="Short identifier shown to the agent and used to cancel.")
-    seq: int = Field(description="Registration order; breaks ties between equal due times.")
-    owner_id: uuid.UUID = Field(description="agent_id of the agent the message goes back to.")
-    owner_name: str = Field(description="Name of that agent when it registered the entry.")
+    notification_id: int = Field(
+        description="Id shown to the agent and used to cancel; also the registration order."
+    )
+    owner: ActorAddress = Field(description="The agent the message goes back to.")
     content: str
-    created_at: datetime
-    due_at: datetime
-    message_class: str = Field(description="Dotted path of the class delivered when due.")
+    created_at: AwareDatetime
+    fire_at: AwareDatetime = Field(description="When the entry comes due (UTC).")
+    message_class: str = Field(
+        default=DEFAULT_MESSAGE_CLASS, description="Dotted path of the class delivered when due."
+    )
+
+    @property
+    def owner_id(self) -> uuid.UUID:
+        """``agent_id`` of the owner (delivery matches the team by id, not by name)."""
+        return self.owner.agent_id
+
+    @property
+    def owner_name(self) -> str:
+        """Name of the owner when it registered the entry."""
+        return self.owner.name
+
+    @property
+    def due_at(self) -> datetime:
+        """Same as ``fire_at``."""
+        return self.fire_at
 
 
 class NotificationListing(BaseModel):
@@ -89,32 +131,51 @@ class NotificationState(BaseState):
     pending entries intact.
     """
 
-    pending: list[PendingNotification] = Field(default_factory=list)
-    next_seq: int = 1
+    pending: dict[int, PendingNotification] = Field(default_factory=dict)
+    next_id: int = Field(default=1, ge=1, description="Id the next registration receives.")
+
+    def serializable_copy(self) -> NotificationState:
+        """A copy without the observer, for publication.
+
+        Owners' addresses are copied as address snapshots, resolved by nobody: the copy is
+        made on the actor's thread (while it stops, too), where asking the orchestrator to
+        resolve each owner could block, and delivery only needs the owner's ``agent_id``.
+        """
+        return self.__class__.model_validate(self.model_dump())
 
 
 class NotificationConfig(BaseConfig):
     """Configuration of the ``#NotificationTool`` actor."""
 
     name: str = NOTIFICATION_ACTOR_NAME
-    role: str = "NotificationTool"
+    role: str = NOTIFICATION_ACTOR_ROLE
+    message_class: str = Field(
+        default=DEFAULT_MESSAGE_CLASS,
+        description="Delivery class of an entry scheduled without one (``schedule``).",
+    )
     tick_seconds: float = Field(
-        default=1.0, gt=0, description="Interval between two scans for due entries."
+        default=TICK_INTERVAL_S, gt=0, description="Interval between two scans for due entries."
     )
     owner_wait_seconds: float = Field(
-        default=300.0,
+        default=DELIVERY_GRACE_S,
         ge=0,
         description="How long a due entry waits for an owner who is off the team.",
     )
 
 
-def resolve_message_class(path: str) -> type[Message]:
+def resolve_message_class(dotted_path: str) -> type[Message]:
     """Import ``path`` and check it can carry a notification; raise ``ValueError`` if not.
 
     The class must be a ``Message`` subclass with ``content`` and ``type`` fields, whose
     ``type`` accepts ``"notification"``, and whose other fields all have defaults (the
-    actor fills in only ``content`` and ``type``).
+    actor fills in only ``content`` and ``type``). A trial message is then built, so a
+    class whose own validators refuse a notification fails here too, not when one is due.
+
+    The class is imported only now, never when this package is imported: the default,
+    ``akgentic.agent.messages.AgentMessage``, belongs to akgentic-agent, which this package
+    does not depend on. When it is not installed the error says so and how to proceed.
     """
+    path = dotted_path
     module_name, _, class_name = path.rpartition(".")
     if not module_name or not class_name:
         raise ValueError(
@@ -138,7 +199,7 @@ def resolve_message_class(path: str) -> type[Message]:
             f"got {found!r}"
         )
     fields = found.model_fields
-    missing = [name for name in ("content", "type") if name not in fields]
+    missing = [name for name in REQUIRED_MESSAGE_FIELDS if name not in fields]
     if missing:
         raise ValueError(
             f"message_class {path!r} must declare the model field(s) {', '.join(missing)}: "
@@ -162,4 +223,14 @@ def resolve_message_class(path: str) -> type[Message]:
             f"message_class {path!r} has required field(s) {', '.join(unfillable)} that a "
             "notification cannot fill; give them defaults"
         )
+    # The checks above guarantee both fields and no other required one; the base class's
+    # signature cannot say so.
+    factory: Any = found
+    try:
+        factory(content=PROBE_CONTENT, type=NOTIFICATION_TYPE)
+    except Exception as exc:
+        raise ValueError(
+            f"message_class {path!r} cannot be built as a notification "
+            f"({type(exc).__name__}: {exc})"
+        ) from exc
     return found

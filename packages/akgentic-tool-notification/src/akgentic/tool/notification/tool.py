@@ -21,12 +21,18 @@ from akgentic.tool.core.channels import COMMAND, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.params import BaseToolParam, resolve_param
 from akgentic.tool.errors import RetriableError
-from akgentic.tool.notification._arguments import check_bool, check_seconds, check_text
+from akgentic.tool.notification._arguments import (
+    check_bool,
+    check_notification_id,
+    check_seconds,
+    check_text,
+)
 from akgentic.tool.notification.actor import NotificationActor
 from akgentic.tool.notification.models import (
     CONTENT_MAX_CHARS,
     DEFAULT_MESSAGE_CLASS,
-    NOTIFICATION_ID_MAX_CHARS,
+    NOTIFICATION_ACTOR_NAME,
+    NOTIFICATION_ACTOR_ROLE,
     NotificationConfig,
     NotificationListing,
     PendingNotification,
@@ -34,6 +40,10 @@ from akgentic.tool.notification.models import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_DELAY_SECONDS",
+    "DEFAULT_MESSAGE_CLASS",
+    "NOTIFICATION_ACTOR_NAME",
+    "NOTIFICATION_ACTOR_ROLE",
     "CancelNotification",
     "NotificationTool",
     "PendingNotifications",
@@ -45,6 +55,9 @@ logger = logging.getLogger(__name__)
 # Bound on every ask to #NotificationTool: its methods are O(pending), so this only trips
 # when the actor is wedged or gone, and then the model gets a retriable answer.
 _ASK_TIMEOUT_SECONDS = 10
+
+DEFAULT_MAX_DELAY_SECONDS = 300
+"""Largest delay an agent may schedule when the card sets none."""
 
 
 def _both_channels() -> set[Channels]:
@@ -77,7 +90,9 @@ class NotificationTool(ToolCard):
         description="Dotted path of the Message subclass delivered when an entry comes due.",
     )
     max_delay_seconds: int = Field(
-        default=300, ge=1, description="Largest delay an agent may schedule, in seconds."
+        default=DEFAULT_MAX_DELAY_SECONDS,
+        ge=1,
+        description="Largest delay an agent may schedule, in seconds.",
     )
     register_notification: bool | RegisterNotification = True
     pending_notification: bool | PendingNotifications = True
@@ -105,7 +120,14 @@ class NotificationTool(ToolCard):
                 "orchestrator to host #NotificationTool"
             )
         orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
-        address = orchestrator.getChildrenOrCreate(NotificationActor, NotificationConfig())
+        address = orchestrator.getChildrenOrCreate(
+            NotificationActor,
+            NotificationConfig(
+                name=NOTIFICATION_ACTOR_NAME,
+                role=NOTIFICATION_ACTOR_ROLE,
+                message_class=self.message_class,
+            ),
+        )
         self._actor = obs.proxy_ask(address, NotificationActor, _ASK_TIMEOUT_SECONDS)
         self._owner = obs.myAddress
         return self
@@ -180,10 +202,10 @@ class NotificationTool(ToolCard):
                     "content is empty; write the text you want to receive when it comes due"
                 )
             actor, owner = card._bound()
-            entry = _ask(lambda: actor.register(owner, content, delay_seconds, card.message_class))
+            entry = _ask(lambda: actor.schedule(owner, content, delay_seconds, card.message_class))
             return (
-                f"Scheduled notification {entry.id}: you will receive it in {delay_seconds} s "
-                f"(due {entry.due_at.isoformat(timespec='seconds')})."
+                f"Scheduled notification {entry.notification_id}: you will receive it in "
+                f"{delay_seconds} s (due {entry.fire_at.isoformat(timespec='seconds')})."
             )
 
         return register_notification
@@ -208,24 +230,23 @@ class NotificationTool(ToolCard):
     def _cancel_fn(self) -> Callable[..., str]:
         card = self
 
-        def cancel_notification(notification_id: str) -> str:
+        def cancel_notification(notification_id: int) -> str:
             """Cancel one of your own pending notifications.
 
             Args:
                 notification_id: The id returned when you registered it.
             """
-            wanted = check_text("notification_id", notification_id, NOTIFICATION_ID_MAX_CHARS)
-            wanted = wanted.strip()
+            wanted = check_notification_id("notification_id", notification_id)
             actor, owner = card._bound()
-            removed = _ask(lambda: actor.cancel(owner.agent_id, wanted))
+            removed = _ask(lambda: actor.cancel(wanted, owner.agent_id))
             if removed is None:
                 mine = _ask(lambda: actor.pending(owner.agent_id)).entries
-                known = ", ".join(e.id for e in mine) if mine else "none"
+                known = ", ".join(str(e.notification_id) for e in mine) if mine else "none"
                 raise RetriableError(
-                    f"no pending notification {wanted!r} of yours to cancel; "
+                    f"no pending notification {wanted} of yours to cancel; "
                     f"your pending ids: {known}"
                 )
-            return f"Cancelled notification {removed.id}: {_clip(removed.content)}"
+            return f"Cancelled notification {removed.notification_id}: {_clip(removed.content)}"
 
         return cancel_notification
 
@@ -254,12 +275,12 @@ def _render_listing(listing: NotificationListing, *, show_owner: bool) -> str:
         # akgentic names usually carry their "@" already; do not double it.
         owner = f" @{entry.owner_name.removeprefix('@')}" if show_owner else ""
         left = _format_left(entry, listing.now)
-        lines.append(f"- {entry.id}{owner} in {left}: {_clip(entry.content)}")
+        lines.append(f"- {entry.notification_id}{owner} in {left}: {_clip(entry.content)}")
     return "\n".join(lines)
 
 
 def _format_left(entry: PendingNotification, now: datetime) -> str:
-    seconds = int((entry.due_at - now).total_seconds())
+    seconds = int((entry.fire_at - now).total_seconds())
     if seconds <= 0:
         return "0s (due now)"
     minutes, secs = divmod(seconds, 60)
