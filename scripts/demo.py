@@ -105,7 +105,7 @@ SCRIPTS = {
     ],
     "@Writer": [
         Step("workspace_write", {"path": "fib.py", "content": FIB_PY}),
-        Step("exec_command", {"command": "python fib.py"}),
+        Step("exec_command", {"cmd": "python fib.py"}),
         Step(
             "update_planning",
             {

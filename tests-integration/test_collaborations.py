@@ -139,9 +139,9 @@ def test_workspace_and_sandbox_share_one_directory(
         agent, WorkspaceTool(workspace_id="shared"), ExecTool(mode="local", workspace_id="shared")
     )
     tools["workspace_write"](path="notes/data.txt", content="written by the workspace tool\n")
-    out = tools["exec_command"](command="cat notes/data.txt")
+    out = tools["exec_command"](cmd="cat notes/data.txt")
     assert "written by the workspace tool" in out
-    tools["exec_command"](command="python3 -c \"open('made.txt', 'w').write('from the sandbox')\"")
+    tools["exec_command"](cmd="python3 -c \"open('made.txt', 'w').write('from the sandbox')\"")
     assert "from the sandbox" in tools["workspace_read"](path="made.txt")
     assert (workspaces / "shared" / "made.txt").read_text() == "from the sandbox"
 
@@ -155,7 +155,7 @@ def test_bwrap_sandbox_sees_the_same_workspace(
         agent, WorkspaceTool(workspace_id="jail"), ExecTool(mode="bwrap", workspace_id="jail")
     )
     tools["workspace_write"](path="in.txt", content="inside\n")
-    out = tools["exec_command"](command="cat in.txt")
+    out = tools["exec_command"](cmd="cat in.txt")
     if "SandboxError" in out and "namespace" in out.lower():
         pytest.skip(f"the kernel refuses namespaces here: {out}")
     assert "inside" in out

@@ -61,7 +61,7 @@ def test_a_bwrap_swap_loop_never_steers_the_workspace_tool_outside(
     tools: dict[str, Callable[..., Any]] = {t.__name__: t for t in factory.get_tools()}
     tools["workspace_write"](path="d/secret", content="inside\n")
     probe = tools["exec_command"](
-        command=f"python3 -c \"import os; os.symlink('{host}', 'link'); print('made', 'link')\""
+        cmd=f"python3 -c \"import os; os.symlink('{host}', 'link'); print('made', 'link')\""
     )
     if "made link" not in probe:
         pytest.skip(f"bubblewrap cannot run here: {probe}")
@@ -69,7 +69,7 @@ def test_a_bwrap_swap_loop_never_steers_the_workspace_tool_outside(
     report: list[str] = []
     runner = threading.Thread(
         target=lambda: report.append(
-            tools["exec_command"](command="python3 -c '" + SWAP_LOOP.format(seconds=4) + "'")
+            tools["exec_command"](cmd="python3 -c '" + SWAP_LOOP.format(seconds=4) + "'")
         ),
         daemon=True,
     )
