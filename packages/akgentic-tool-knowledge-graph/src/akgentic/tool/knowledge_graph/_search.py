@@ -13,9 +13,11 @@ from collections.abc import Iterable
 from akgentic.tool.core.keyword_corpus import KeywordCorpus
 from akgentic.tool.knowledge_graph.models import (
     Entity,
+    GetGraphQuery,
     GraphPath,
     GraphSearchHit,
     GraphSearchResult,
+    GraphView,
     MatchKind,
     Relation,
     SearchQuery,
@@ -180,3 +182,72 @@ def _walk_back(
     entities.reverse()
     relations.reverse()
     return GraphPath(entities=entities, relations=relations)
+
+
+# -- get_graph -------------------------------------------------------------------------------
+
+
+def graph_view(state: KnowledgeGraphState, query: GetGraphQuery | None) -> GraphView:
+    """The part of the graph ``query`` selects (all of it without a query); see
+    :class:`~akgentic.tool.knowledge_graph.models.GetGraphQuery`."""
+    if query is None:
+        return GraphView(
+            entities=list(state.entities.values()), relations=list(state.relations.values())
+        )
+    types = set(query.relation_types)
+
+    def wanted(relation: Relation) -> bool:
+        return not types or relation.relation_type in types
+
+    if query.entity_names:
+        start = [name for name in dict.fromkeys(query.entity_names) if name in state.entities]
+    elif query.roots_only:
+        start = [name for name, entity in state.entities.items() if entity.is_root]
+    else:
+        start = list(state.entities)
+    names: dict[str, None] = dict.fromkeys(start)
+    if query.path:
+        followed: dict[str, Relation] = {}
+        frontier = list(start)
+        for step in query.path:
+            reached: dict[str, None] = {}
+            for name in frontier:
+                for relation in state.relations_of(name):
+                    target = state.entities.get(relation.to_entity)
+                    if (
+                        relation.from_entity == name
+                        and relation.relation_type == step.relation_type
+                        and target is not None
+                        and step.to_entity in ("*", "", target.name, target.entity_type)
+                    ):
+                        followed[relation.key] = relation
+                        reached[target.name] = None
+            names.update(reached)
+            frontier = list(reached)
+        relations = list(followed.values())
+    else:
+        frontier = list(start)
+        for _ in range(query.depth or 0):
+            reached = {}
+            for name in frontier:
+                for relation in state.relations_of(name):
+                    if not wanted(relation):
+                        continue
+                    other = (
+                        relation.to_entity if relation.from_entity == name else relation.from_entity
+                    )
+                    if other not in names and other in state.entities:
+                        reached[other] = None
+            names.update(reached)
+            frontier = list(reached)
+        between: dict[str, Relation] = {}
+        for name in names:
+            for relation in state.relations_of(name):
+                if (
+                    wanted(relation)
+                    and relation.from_entity in names
+                    and relation.to_entity in names
+                ):
+                    between[relation.key] = relation
+        relations = list(between.values())
+    return GraphView(entities=[state.entities[name] for name in names], relations=relations)

@@ -61,9 +61,11 @@ class _Recorder:
             new = self._state.relations.get(key)
             if old == new:
                 continue
-            if old is not None:
+            if old is not None and new is not None:
+                delta.relations_modified.append(new)
+            elif old is not None:
                 delta.relations_removed.append(old)
-            if new is not None:
+            elif new is not None:
                 delta.relations_added.append(new)
         return delta
 
@@ -96,15 +98,15 @@ def apply_update(state: KnowledgeGraphState, update: ManageGraph) -> UpdateOutco
         if current is None:
             errors.append(f"update_entities[{i}]: unknown entity {change.name!r}")
             continue
-        missing = [obs for obs in change.remove_observations if obs not in current.observations]
+        missing = [obs for obs in change.removed if obs not in current.observations]
         if missing:
             errors.append(
                 f"update_entities[{i}] {change.name!r}: no observation {missing[0]!r} to remove"
             )
             continue
-        dropped = set(change.remove_observations)
+        dropped = set(change.removed)
         kept = [obs for obs in current.observations if obs not in dropped]
-        observations = _unique([*kept, *change.add_observations])
+        observations = _unique([*kept, *change.added])
         if len(observations) > OBSERVATIONS_PER_ENTITY_MAX:
             errors.append(
                 f"update_entities[{i}] {change.name!r}: observations would number "
@@ -135,12 +137,16 @@ def apply_update(state: KnowledgeGraphState, update: ManageGraph) -> UpdateOutco
                 "(create it first, or in the same call)"
             )
             continue
+        key = relation_key(rel.from_entity, rel.relation_type, rel.to_entity)
+        existing = state.relations.get(key)
         relation = Relation(
             from_entity=rel.from_entity,
             to_entity=rel.to_entity,
             relation_type=rel.relation_type,
             description=rel.description,
         )
+        if existing is not None:  # same relation, new description: it keeps its id
+            relation = relation.model_copy(update={"id": existing.id})
         record.relation(relation.key)
         state.put_relation(relation)
 
@@ -180,6 +186,7 @@ def _summarize(delta: KnowledgeGraphStateEvent) -> str:
             (len(delta.entities_modified), "entity", "updated"),
             (len(delta.entities_removed), "entity", "deleted"),
             (len(delta.relations_added), "relation", "added"),
+            (len(delta.relations_modified), "relation", "updated"),
             (len(delta.relations_removed), "relation", "removed"),
         )
         if count

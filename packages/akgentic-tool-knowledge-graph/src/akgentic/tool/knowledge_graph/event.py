@@ -8,7 +8,10 @@ actor holds (see ``KnowledgeGraphState.apply``).
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Any
+from uuid import UUID
+
+from pydantic import Field, field_validator
 
 from akgentic.tool.core.delta_state import StateDelta
 from akgentic.tool.knowledge_graph.models import Entity, Relation
@@ -19,16 +22,31 @@ __all__ = ["KnowledgeGraphStateEvent"]
 class KnowledgeGraphStateEvent(StateDelta):
     """The net change of one graph update.
 
-    ``entities_modified`` and ``relations_added`` carry the new versions in full; removals
-    carry the entity names and the removed relations. A relation whose description changed
-    appears once in ``relations_removed`` (old version) and once in ``relations_added``.
+    Additions and modifications carry the new versions in full; ``entities_removed`` the
+    names of the entities removed, ``relations_removed`` the removed relations. A relation
+    whose description changed is in ``relations_modified``.
+
+    Deltas recorded by the predecessor load too: there, removals are item ids (UUIDs), which
+    :meth:`KnowledgeGraphState.apply` resolves against the graph's ``id`` fields.
     """
 
     entities_added: list[Entity] = Field(default_factory=list)
     entities_modified: list[Entity] = Field(default_factory=list)
-    entities_removed: list[str] = Field(default_factory=list)
+    entities_removed: list[str] = Field(
+        default_factory=list, description="Names (or, from the predecessor, ids) removed."
+    )
     relations_added: list[Relation] = Field(default_factory=list)
-    relations_removed: list[Relation] = Field(default_factory=list)
+    relations_modified: list[Relation] = Field(default_factory=list)
+    relations_removed: list[Relation | UUID] = Field(
+        default_factory=list, description="Relations (or, from the predecessor, ids) removed."
+    )
+
+    @field_validator("entities_removed", mode="before")
+    @classmethod
+    def _ids_as_text(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [str(item) if isinstance(item, UUID) else item for item in value]
+        return value
 
     def is_empty(self) -> bool:
         """True when the update changed nothing (such a delta is never emitted)."""
@@ -37,6 +55,7 @@ class KnowledgeGraphStateEvent(StateDelta):
             or self.entities_modified
             or self.entities_removed
             or self.relations_added
+            or self.relations_modified
             or self.relations_removed
         )
 
@@ -47,5 +66,6 @@ class KnowledgeGraphStateEvent(StateDelta):
             + len(self.entities_modified)
             + len(self.entities_removed)
             + len(self.relations_added)
+            + len(self.relations_modified)
             + len(self.relations_removed)
         )

@@ -15,7 +15,8 @@ Semantic search: when the team has the vector store this actor is configured for
 creates its collection on its first call (syncing it when the store's document count
 disagrees with the graph) and mirrors entity and relation texts into it on each change.
 Query embedding and vector search run on the *caller's* thread (see ``kg_tool``), so a
-slow embedding never holds this actor.
+slow embedding never holds this actor. The exception is code written for the predecessor
+calling ``search(query)`` alone: the actor then embeds the query itself, on its own thread.
 """
 
 from __future__ import annotations
@@ -25,38 +26,56 @@ from collections import Counter
 from pydantic import BaseModel, Field
 
 from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig
-from akgentic.tool.core.vector_binding import CollectionMirror, VectorConsumerConfig
-from akgentic.tool.core.vector_store import VectorDocument, VectorStore
+from akgentic.tool.core.vector_binding import (
+    CollectionMirror,
+    VectorConsumerConfig,
+    VectorSearchClient,
+)
+from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, VectorDocument, VectorStore
 from akgentic.tool.knowledge_graph._search import (
     ENTITY_PREFIX,
     RELATION_PREFIX,
     KeywordIndex,
     add_context,
     entity_text,
+    graph_view,
     merge_hits,
     relation_text,
 )
 from akgentic.tool.knowledge_graph._update import apply_update, plural
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
 from akgentic.tool.knowledge_graph.models import (
+    DEFAULT_KG_SCORE_THRESHOLD,
+    DEFAULT_KG_TOP_K,
     Entity,
+    GetGraphQuery,
     GraphSearchResult,
+    GraphView,
     ManageGraph,
     Relation,
     SearchQuery,
+    SearchResult,
 )
 from akgentic.tool.knowledge_graph.state import KnowledgeGraphState
 
 __all__ = [
     "KG_ACTOR_NAME",
+    "KG_ACTOR_ROLE",
     "KG_COLLECTION",
+    "VS_ACTOR_NAME",
     "GraphUpdateReport",
     "KnowledgeGraphActor",
     "KnowledgeGraphConfig",
 ]
 
 KG_ACTOR_NAME = "#KnowledgeGraphTool"
-KG_COLLECTION = "knowledge-graph"
+KG_ACTOR_ROLE = "ToolActor"
+"""The graph actor's role, as persisted teams record it (the predecessor's value)."""
+KG_COLLECTION = "knowledge_graph"
+"""The graph's collection in the vector store (the predecessor's name, so a resumed team
+finds its vectors)."""
+VS_ACTOR_NAME = VECTOR_STORE_NAME
+"""The team's default vector store (``#VectorStore``), under the predecessor's name."""
 # How many root entities the overview lists before summarising the rest.
 _OVERVIEW_ROOTS = 50
 # How many entity (and relation) types the overview names, most frequent first.
@@ -72,7 +91,16 @@ class KnowledgeGraphConfig(DeltaToolConfig, VectorConsumerConfig):
     ``VectorConsumerConfig``."""
 
     name: str = KG_ACTOR_NAME
-    role: str = "KnowledgeGraphTool"
+    role: str = KG_ACTOR_ROLE
+    search_top_k: int = Field(
+        default=DEFAULT_KG_TOP_K, ge=1, le=100, description="Hits of a search by default."
+    )
+    search_score_threshold: float = Field(
+        default=DEFAULT_KG_SCORE_THRESHOLD,
+        ge=0.0,
+        le=1.0,
+        description="Minimum cosine of a semantic hit by default.",
+    )
     snapshot_min_changes: int = Field(
         default=256, ge=1, description="Changes before the first snapshot is due."
     )
@@ -96,7 +124,7 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
         self.state = KnowledgeGraphState().observer(self)
         super().on_start()
         self._keywords = KeywordIndex()
-        self._overview: tuple[int, str] | None = None
+        self._overviews: dict[tuple[bool, bool, bool], tuple[int, str]] = {}
         self._collection = CollectionMirror.for_actor(self.config, KG_COLLECTION)
 
     # -- akgentic-core state hooks ------------------------------------------------------
@@ -104,7 +132,7 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
     def init_state(self, state: KnowledgeGraphState) -> None:
         """Adopt a restored snapshot; newer deltas are replayed before the next call."""
         super().init_state(state)
-        self._overview = None  # cached for the previous state object
+        self._overviews.clear()  # cached for the previous state object
 
     # -- public API (ask proxy) ---------------------------------------------------------
 
@@ -118,15 +146,24 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
     def search(
         self,
         query: SearchQuery,
-        vector_hits: list[tuple[str, float]],
-        top_k: int,
+        vector_hits: list[tuple[str, float]] | None = None,
+        top_k: int | None = None,
         note: str | None = None,
     ) -> GraphSearchResult:
-        """Rank keyword hits (unless ``mode='vector'``) with the given vector hits.
+        """Rank keyword hits (unless ``mode='vector'``) with the vector hits.
 
-        ``vector_hits`` are ``(vector-store ref, cosine)`` pairs found by the caller.
+        ``vector_hits`` are ``(vector-store ref, cosine)`` pairs found by the caller (the
+        card's way). Left out (the predecessor's call, ``search(query)``), the actor asks
+        the vector store itself, on its own thread, unless ``mode='keyword'``. ``top_k``
+        defaults to the query's, then to the configuration's.
         """
         self._ready()
+        top_k = top_k or query.top_k or self.config.search_top_k
+        if vector_hits is None:
+            vector_hits, note = self._own_vector_hits(query, top_k)
+            if note is not None and query.mode == "vector":
+                query = query.model_copy(update={"mode": "keyword"})
+                note += "; keyword matches shown instead"
         keyword = self._keywords.search(self.state, query.query) if query.mode != "vector" else []
         vector: list[tuple[str, str, float]] = []
         for ref, score in vector_hits:
@@ -138,13 +175,31 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
         add_context(self.state, query, result)
         return result
 
-    def overview(self) -> str:
-        """The graph's type schema and root entities, as shown in the system prompt."""
+    def search_result(self, query: SearchQuery) -> SearchResult:
+        """:meth:`search` answered in the predecessor's result shape."""
+        return self.search(query).as_search_result(self.state.entities)
+
+    def overview(
+        self, include_schema: bool = True, include_roots: bool = True, read_only: bool = False
+    ) -> str:
+        """The graph's type schema and root entities, as shown in the system prompt.
+
+        ``include_schema`` / ``include_roots`` leave the type lines / the root entities
+        out when false; ``read_only`` leaves out the hint to change the graph.
+        """
         self._ready()
         version = self.state.version
-        if self._overview is None or self._overview[0] != version:
-            self._overview = (version, _render_overview(self.state))
-        return self._overview[1]
+        key = (include_schema, include_roots, read_only)
+        cached = self._overviews.get(key)
+        if cached is None or cached[0] != version:
+            cached = (version, _render_overview(self.state, *key))
+            self._overviews[key] = cached
+        return cached[1]
+
+    def get_graph(self, query: GetGraphQuery | None = None) -> GraphView:
+        """The graph, or the part ``query`` selects (see :class:`GetGraphQuery`), as lists."""
+        self._ready()
+        return graph_view(self.state, query)
 
     def graph(self) -> KnowledgeGraphState:
         """An independent copy of the current graph (without observer)."""
@@ -157,6 +212,27 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
         return self._vector_store() is not None
 
     # -- internals ----------------------------------------------------------------------
+
+    def _own_vector_hits(
+        self, query: SearchQuery, top_k: int
+    ) -> tuple[list[tuple[str, float]], str | None]:
+        if query.mode == "keyword":
+            return [], None
+        threshold = (
+            self.config.search_score_threshold
+            if query.score_threshold is None
+            else query.score_threshold
+        )
+        client = VectorSearchClient(self.config.name, KG_COLLECTION)
+        return client.vector_hits(
+            self,
+            self.config.vector_store,
+            lambda: self._vector_store() is not None,
+            query.query,
+            top_k=min(2 * top_k, 1000),
+            threshold=threshold,
+            disabled_note="semantic search is disabled for this tool",
+        )
 
     def on_ready(self) -> None:
         """Bind the vector store once the graph caught up with the history."""
@@ -182,11 +258,13 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
         for entity in (*delta.entities_added, *delta.entities_modified):
             document = _entity_document(entity)
             documents[document.ref] = document
-        for relation in delta.relations_added:
+        for relation in (*delta.relations_added, *delta.relations_modified):
             document = _relation_document(relation)
             documents[document.ref] = document
         gone = [ENTITY_PREFIX + name for name in delta.entities_removed]
-        gone += [RELATION_PREFIX + r.key for r in delta.relations_removed]
+        gone += [
+            RELATION_PREFIX + r.key for r in delta.relations_removed if isinstance(r, Relation)
+        ]
         self._collection.apply(
             upserts=list(documents.values()), deletes=[ref for ref in gone if ref not in documents]
         )
@@ -206,19 +284,24 @@ def _relation_document(relation: Relation) -> VectorDocument:
     )
 
 
-def _render_overview(state: KnowledgeGraphState) -> str:
+def _render_overview(
+    state: KnowledgeGraphState, include_schema: bool, include_roots: bool, read_only: bool
+) -> str:
     if not state.entities:
+        if read_only:
+            return "**Knowledge graph:** empty."
         return "**Knowledge graph:** empty. Record entities and relations with update_graph(...)."
-    entity_types = Counter(e.entity_type for e in state.entities.values())
-    relation_types = Counter(r.relation_type for r in state.relations.values())
     lines = [
         f"**Knowledge graph:** {plural(len(state.entities), 'entity')}, "
         f"{plural(len(state.relations), 'relation')}",
-        "Entity types: " + _counts(entity_types),
     ]
-    if relation_types:
-        lines.append("Relation types: " + _counts(relation_types))
-    roots = [e for e in state.entities.values() if e.is_root]
+    if include_schema:
+        entity_types = Counter(e.entity_type for e in state.entities.values())
+        relation_types = Counter(r.relation_type for r in state.relations.values())
+        lines.append("Entity types: " + _counts(entity_types))
+        if relation_types:
+            lines.append("Relation types: " + _counts(relation_types))
+    roots = [e for e in state.entities.values() if e.is_root] if include_roots else []
     if roots:
         lines.append("")
         lines.append("**Root entities:**")
@@ -230,10 +313,13 @@ def _render_overview(state: KnowledgeGraphState) -> str:
         if len(roots) > _OVERVIEW_ROOTS:
             lines.append(f"- ... and {len(roots) - _OVERVIEW_ROOTS} more root entities")
     lines.append("")
-    lines.append(
-        "Use search_graph(query=...) to find entities and relations, "
-        "update_graph(...) to change them."
-    )
+    if read_only:
+        lines.append("Use search_graph(query=...) to find entities and relations.")
+    else:
+        lines.append(
+            "Use search_graph(query=...) to find entities and relations, "
+            "update_graph(...) to change them."
+        )
     return "\n".join(lines)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Self
 
-from pydantic import BaseModel, Field, PrivateAttr, ValidationError
+from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, ValidationError
 
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
@@ -26,6 +26,8 @@ from akgentic.tool.core.vector_binding import (
 from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.knowledge_graph.kg_actor import (
+    KG_ACTOR_NAME,
+    KG_ACTOR_ROLE,
     KG_COLLECTION,
     KnowledgeGraphActor,
     KnowledgeGraphConfig,
@@ -44,25 +46,46 @@ from akgentic.tool.knowledge_graph.models import (
     SearchQuery,
 )
 
-__all__ = ["GetGraph", "KnowledgeGraphTool", "SearchGraph", "UpdateGraph"]
+__all__ = [
+    "KG_ACTOR_NAME",
+    "KG_ACTOR_ROLE",
+    "GetGraph",
+    "KnowledgeGraphTool",
+    "SearchGraph",
+    "UpdateGraph",
+]
+
+_MANAGE_GRAPH_LISTS = (
+    "create_entities",
+    "update_entities",
+    "delete_entities",
+    "create_relations",
+    "delete_relations",
+)
 
 
 class GetGraph(BaseToolParam):
-    """The graph overview (types and root entities): system prompt and command."""
+    """The graph overview (types and root entities): system prompt and command.
 
-    expose: set[Channels] = Field(default_factory=lambda: {SYSTEM_PROMPT, COMMAND})
+    ``prompt_include_schema``: list the entity and relation types with their counts.
+    ``prompt_include_roots``: list the root entities.
+    """
+
+    expose: set[Channels] = {SYSTEM_PROMPT, COMMAND}
+    prompt_include_roots: bool = True
+    prompt_include_schema: bool = True
 
 
 class UpdateGraph(BaseToolParam):
     """Batch changes to the graph: a tool call."""
 
-    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL})
+    expose: set[Channels] = {TOOL_CALL}
 
 
 class SearchGraph(BaseToolParam):
     """Keyword / semantic search over the graph: tool call and command."""
 
-    expose: set[Channels] = Field(default_factory=lambda: {TOOL_CALL, COMMAND})
+    expose: set[Channels] = {TOOL_CALL, COMMAND}
 
 
 class KnowledgeGraphTool(ToolCard):
@@ -71,20 +94,26 @@ class KnowledgeGraphTool(ToolCard):
     ``vector_store``: ``True`` uses the team's ``#VectorStore``, a ``#``-name selects another
     store, ``False`` keeps search keyword-only. Without a store in the team, search is
     keyword-only as well, and says so in its result.
+
+    ``search`` configures the ``search_graph`` capability (``search_graph`` is accepted as
+    its input name too). ``read_only=True`` leaves ``update_graph`` out on every channel,
+    whatever ``update_graph`` says: the agent reads the team's graph but cannot change it.
     """
 
     get_graph: bool | GetGraph = True
     update_graph: bool | UpdateGraph = True
-    search_graph: bool | SearchGraph = True
+    search: bool | SearchGraph = Field(
+        default=True, validation_alias=AliasChoices("search", "search_graph")
+    )
+    read_only: bool = False
     vector_store: bool | str = True
     collection: CollectionConfig = Field(default_factory=CollectionConfig)
     search_top_k: int = Field(default=DEFAULT_KG_TOP_K, ge=1, le=100)
     search_score_threshold: float = Field(default=DEFAULT_KG_SCORE_THRESHOLD, ge=0.0, le=1.0)
 
     _actor: KnowledgeGraphActor | None = PrivateAttr(default=None)
-    _vectors: VectorSearchClient = PrivateAttr(
-        default_factory=lambda: VectorSearchClient("KnowledgeGraphTool", KG_COLLECTION)
-    )
+    # Made on the first search (a fresh card compares equal to its reloaded dump).
+    _vectors: VectorSearchClient | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
@@ -96,11 +125,16 @@ class KnowledgeGraphTool(ToolCard):
 
     def observer(self, observer: ToolObserver) -> Self:
         super().observer(observer)
-        config = KnowledgeGraphConfig(vector_store=self.vector_store, collection=self.collection)
+        config = KnowledgeGraphConfig(
+            vector_store=self.vector_store,
+            collection=self.collection,
+            search_top_k=self.search_top_k,
+            search_score_threshold=self.search_score_threshold,
+        )
         self._actor = bind_team_actor(
             observer, KnowledgeGraphActor, config, card="KnowledgeGraphTool"
         )
-        self._vectors.reset()
+        self._vectors = None  # look the store up again on the next search
         return self
 
     def _graph(self) -> KnowledgeGraphActor:
@@ -110,12 +144,15 @@ class KnowledgeGraphTool(ToolCard):
 
     # -- callables ----------------------------------------------------------------------
 
+    def _update_param(self) -> UpdateGraph | None:
+        return None if self.read_only else resolve_param(self.update_graph, UpdateGraph)
+
     def get_tools(self) -> list[Callable[..., Any]]:
         tools: list[Callable[..., Any]] = []
-        update = resolve_param(self.update_graph, UpdateGraph)
+        update = self._update_param()
         if update is not None and update.exposes(TOOL_CALL):
             tools.append(update.describe(self._make_update_graph()))
-        search = resolve_param(self.search_graph, SearchGraph)
+        search = resolve_param(self.search, SearchGraph)
         if search is not None and search.exposes(TOOL_CALL):
             tools.append(search.describe(self._make_search_graph()))
         return tools
@@ -123,28 +160,30 @@ class KnowledgeGraphTool(ToolCard):
     def get_system_prompts(self) -> list[Callable[..., Any]]:
         get = resolve_param(self.get_graph, GetGraph)
         if get is not None and get.exposes(SYSTEM_PROMPT):
-            return [get.describe(self._make_get_graph())]
+            return [get.describe(self._make_get_graph(get))]
         return []
 
     def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
         commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
         get = resolve_param(self.get_graph, GetGraph)
         if get is not None and get.exposes(COMMAND):
-            commands[GetGraph] = get.describe(self._make_get_graph())
-        update = resolve_param(self.update_graph, UpdateGraph)
+            commands[GetGraph] = get.describe(self._make_get_graph(get))
+        update = self._update_param()
         if update is not None and update.exposes(COMMAND):
             commands[UpdateGraph] = update.describe(self._make_update_graph())
-        search = resolve_param(self.search_graph, SearchGraph)
+        search = resolve_param(self.search, SearchGraph)
         if search is not None and search.exposes(COMMAND):
             commands[SearchGraph] = search.describe(self._make_search_graph())
         return commands
 
-    def _make_get_graph(self) -> Callable[[], str]:
+    def _make_get_graph(self, param: GetGraph) -> Callable[[], str]:
         card = self
+        schema, roots = param.prompt_include_schema, param.prompt_include_roots
+        read_only = self.read_only or self._update_param() is None
 
         def get_graph() -> str:
             """The team knowledge graph: entity and relation types, and root entities."""
-            return _call(lambda: card._graph().overview())
+            return _call(lambda: card._graph().overview(schema, roots, read_only))
 
         return get_graph
 
@@ -157,6 +196,7 @@ class KnowledgeGraphTool(ToolCard):
             delete_entities: list[str] | None = None,
             create_relations: list[RelationCreate] | None = None,
             delete_relations: list[RelationDelete] | None = None,
+            update: ManageGraph | None = None,
         ) -> str:
             """Change the team knowledge graph in one batch.
 
@@ -177,16 +217,19 @@ class KnowledgeGraphTool(ToolCard):
                 delete_entities: Names of entities to delete.
                 create_relations: New relations (from_entity, to_entity, relation_type).
                 delete_relations: Relations to delete.
+                update: The same five lists in one object, the earlier form of this call;
+                    its items are added to the lists above.
             """
+            nested = _nested_update(update)
+            flat = {
+                "create_entities": create_entities,
+                "update_entities": update_entities,
+                "delete_entities": delete_entities,
+                "create_relations": create_relations,
+                "delete_relations": delete_relations,
+            }
             batch = _validate(
-                ManageGraph,
-                {
-                    "create_entities": create_entities or [],
-                    "update_entities": update_entities or [],
-                    "delete_entities": delete_entities or [],
-                    "create_relations": create_relations or [],
-                    "delete_relations": delete_relations or [],
-                },
+                ManageGraph, {key: _joined(flat[key], nested.get(key)) for key in flat}
             )
             if batch.item_count() == 0:
                 raise RetriableError(
@@ -209,7 +252,7 @@ class KnowledgeGraphTool(ToolCard):
         card = self
 
         def search_graph(
-            query: str,
+            query: str | SearchQuery,
             mode: SearchMode = "hybrid",
             top_k: int | None = None,
             score_threshold: float | None = None,
@@ -223,7 +266,9 @@ class KnowledgeGraphTool(ToolCard):
             cosine similarity, a match found both ways cosine + 0.5.
 
             Args:
-                query: Words to look for, or a question (at most 500 characters).
+                query: Words to look for, or a question (at most 500 characters). The
+                    earlier form of this call, a whole search object (query, mode,
+                    top_k, ...), is accepted too; its settings then apply.
                 mode: 'hybrid' (keyword and semantic), 'keyword' (substring match) or
                     'vector' (semantic only).
                 top_k: Maximum number of hits (default from the tool configuration).
@@ -232,6 +277,8 @@ class KnowledgeGraphTool(ToolCard):
                 include_edges: Add every relation touching an entity hit.
                 find_paths: Add shortest paths between the five best entity hits.
             """
+            if isinstance(query, (SearchQuery, dict)):
+                return card._search(_validate(SearchQuery, _plain(query)))
             search = _validate(
                 SearchQuery,
                 {
@@ -267,6 +314,8 @@ class KnowledgeGraphTool(ToolCard):
 
     def _semantic(self, text: str, top_k: int, threshold: float) -> VectorHits:
         """Vector hits for ``text`` from the store, on this (the caller's) thread."""
+        if self._vectors is None:
+            self._vectors = VectorSearchClient("KnowledgeGraphTool", KG_COLLECTION)
         return self._vectors.vector_hits(
             self.get_observer_or_none(),
             self.vector_store,
@@ -288,6 +337,38 @@ def _validate[M: BaseModel](model: type[M], data: dict[str, Any]) -> M:
             f"{_location(err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
         )
         raise RetriableError(f"Invalid arguments: {problems}") from exc
+
+
+def _nested_update(update: Any) -> dict[str, Any]:
+    """The lists of an ``update`` argument (a ``ManageGraph`` or its dict), unvalidated."""
+    if update is None:
+        return {}
+    if isinstance(update, BaseModel):
+        update = update.model_dump(exclude_unset=True)
+    if not isinstance(update, dict):
+        raise RetriableError(
+            "Invalid arguments: update must be an object with "
+            + ", ".join(_MANAGE_GRAPH_LISTS)
+            + f"; got {type(update).__name__} (nothing was changed)"
+        )
+    unknown = sorted(set(update) - set(_MANAGE_GRAPH_LISTS))
+    if unknown:
+        raise RetriableError(
+            f"Invalid arguments: update: unknown field(s) {', '.join(map(repr, unknown))}; "
+            "use " + ", ".join(_MANAGE_GRAPH_LISTS) + " (nothing was changed)"
+        )
+    return {key: value for key, value in update.items() if value is not None}
+
+
+def _joined(flat: Any, nested: Any) -> Any:
+    """A list argument and the same list given inside ``update``, one after the other."""
+    if nested is None:
+        return [] if flat is None else flat
+    if flat is None:
+        return nested
+    if isinstance(flat, list) and isinstance(nested, list):
+        return [*flat, *nested]
+    return flat if not isinstance(flat, list) else nested  # the non-list one is reported
 
 
 def _check_observation_total(batch: ManageGraph) -> None:

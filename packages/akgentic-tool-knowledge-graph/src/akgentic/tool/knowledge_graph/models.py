@@ -15,9 +15,15 @@ observations an entity already holds (that item is then rejected like any invali
 from __future__ import annotations
 
 import json
-from typing import Annotated, Final, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
+from uuid import UUID, uuid4
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
+    from akgentic.tool.knowledge_graph.state import KnowledgeGraphState
 
 __all__ = [
     "BATCH_MAX_ITEMS",
@@ -35,16 +41,24 @@ __all__ = [
     "Entity",
     "EntityCreate",
     "EntityUpdate",
+    "GetGraphQuery",
     "GraphPath",
     "GraphSearchHit",
     "GraphSearchResult",
+    "GraphView",
+    "KnowledgeGraph",
+    "KnowledgeGraphState",
+    "KnowledgeGraphStateEvent",
     "ManageGraph",
     "MatchKind",
+    "PathStep",
     "Relation",
     "RelationCreate",
     "RelationDelete",
+    "SearchHit",
     "SearchMode",
     "SearchQuery",
+    "SearchResult",
     "relation_key",
 ]
 
@@ -117,6 +131,10 @@ class Entity(BaseModel):
     is_root: bool = Field(
         default=False, description="Root entities are listed in the graph overview."
     )
+    id: UUID = Field(
+        default_factory=uuid4,
+        description="Stable identifier, kept across updates (the name is the lookup key).",
+    )
 
 
 class Relation(BaseModel):
@@ -128,6 +146,11 @@ class Relation(BaseModel):
     to_entity: str
     relation_type: str
     description: str = ""
+    id: UUID = Field(
+        default_factory=uuid4,
+        description="Stable identifier, kept while the relation exists (its key is its ends "
+        "and type).",
+    )
 
     @property
     def key(self) -> str:
@@ -161,17 +184,27 @@ class EntityUpdate(BaseModel):
     name: EntityName = Field(description="Name of the entity to change.")
     entity_type: str | None = Field(default=None, min_length=1, max_length=ENTITY_TYPE_MAX_CHARS)
     description: str | None = Field(default=None, max_length=ENTITY_DESCRIPTION_MAX_CHARS)
-    add_observations: list[Observation] = Field(
-        default_factory=list,
+    add_observations: list[Observation] | None = Field(
+        default=None,
         max_length=OBSERVATIONS_PER_ENTITY_MAX,
         description=f"Observations to add; the entity then holds {_OBSERVATIONS_NOTE}.",
     )
-    remove_observations: list[Observation] = Field(
-        default_factory=list,
+    remove_observations: list[Observation] | None = Field(
+        default=None,
         max_length=OBSERVATIONS_PER_ENTITY_MAX,
         description="Observations to drop (exact text).",
     )
     is_root: bool | None = None
+
+    @property
+    def added(self) -> list[str]:
+        """``add_observations``, empty when left out."""
+        return self.add_observations or []
+
+    @property
+    def removed(self) -> list[str]:
+        """``remove_observations``, empty when left out."""
+        return self.remove_observations or []
 
 
 class RelationCreate(BaseModel):
@@ -220,7 +253,7 @@ class ManageGraph(BaseModel):
     def observation_count(self) -> int:
         """Observations the batch carries: created, added and removed together."""
         return sum(len(e.observations) for e in self.create_entities) + sum(
-            len(u.add_observations) + len(u.remove_observations) for u in self.update_entities
+            len(u.added) + len(u.removed) for u in self.update_entities
         )
 
 
@@ -272,6 +305,17 @@ class GraphPath(BaseModel):
     entities: list[str]
     relations: list[Relation]
 
+    def steps(self, entities: Mapping[str, Entity]) -> list[Entity | Relation]:
+        """The path as the predecessor gave it: entity, relation, entity, ... (entities
+        missing from ``entities`` are left out)."""
+        steps: list[Entity | Relation] = []
+        for index, name in enumerate(self.entities):
+            if index > 0:
+                steps.append(self.relations[index - 1])
+            if (entity := entities.get(name)) is not None:
+                steps.append(entity)
+        return steps
+
 
 class GraphSearchResult(BaseModel):
     """What ``search_graph`` returns: hits by descending score, plus requested context."""
@@ -281,3 +325,105 @@ class GraphSearchResult(BaseModel):
     edges: list[Relation] = Field(default_factory=list)
     paths: list[GraphPath] = Field(default_factory=list)
     note: str | None = Field(default=None, description="Set when part of the search could not run.")
+
+    def as_search_result(self, entities: Mapping[str, Entity]) -> SearchResult:
+        """The same answer in the predecessor's shape (:class:`SearchResult`).
+
+        ``entities`` (the graph's entities by name) supplies the entities along the paths.
+        """
+        hits: list[SearchHit] = []
+        for hit in self.hits:
+            item = hit.entity if hit.entity is not None else hit.relation
+            if item is not None:
+                hits.append(
+                    SearchHit(
+                        ref_id=str(item.id),
+                        ref_type=hit.kind,
+                        score=hit.score,
+                        entity=hit.entity,
+                        relation=hit.relation,
+                    )
+                )
+        return SearchResult(
+            hits=hits,
+            neighbors=list(self.neighbors),
+            connected_relations=list(self.edges),
+            paths=[path.steps(entities) for path in self.paths],
+        )
+
+
+# -- the predecessor's models ---------------------------------------------------------------
+
+
+class SearchHit(BaseModel):
+    """One hit in the predecessor's result shape: ``ref_type`` and ``ref_id`` (the item's
+    ``id``) name the item, which comes in ``entity`` or ``relation``."""
+
+    ref_id: str
+    ref_type: Literal["entity", "relation"]
+    score: float
+    entity: Entity | None = None
+    relation: Relation | None = None
+
+
+class SearchResult(BaseModel):
+    """A search answer in the predecessor's shape; :meth:`GraphSearchResult.as_search_result`
+    builds one. A path alternates entities and relations, from one hit to another."""
+
+    hits: list[SearchHit] = Field(default_factory=list)
+    neighbors: list[Entity] = Field(default_factory=list)
+    connected_relations: list[Relation] = Field(default_factory=list)
+    paths: list[list[Entity | Relation]] = Field(default_factory=list)
+
+
+class PathStep(BaseModel):
+    """One step of a :class:`GetGraphQuery` path: follow outgoing relations of
+    ``relation_type`` to entities matching ``to_entity`` (a name, an entity type, or ``*``
+    for any)."""
+
+    relation_type: str
+    to_entity: str
+
+
+class GetGraphQuery(BaseModel):
+    """Which part of the graph :meth:`KnowledgeGraphActor.get_graph` returns.
+
+    Start: the entities named in ``entity_names`` (unknown names are skipped), else the
+    root entities when ``roots_only``, else every entity. Then either follow ``path``
+    step by step (the result holds the start, every entity reached and the relations
+    followed), or expand ``depth`` hops in both directions (the result holds the entities
+    reached and every relation between them). ``relation_types``, when given, limits the
+    relations expanded along and returned.
+    """
+
+    entity_names: list[str] = Field(default_factory=list)
+    relation_types: list[str] = Field(default_factory=list)
+    depth: int | None = Field(default=None, ge=0)
+    path: list[PathStep] = Field(default_factory=list)
+    roots_only: bool = False
+
+
+class GraphView(BaseModel):
+    """Part or all of the graph, as lists."""
+
+    entities: list[Entity] = Field(default_factory=list)
+    relations: list[Relation] = Field(default_factory=list)
+
+
+class KnowledgeGraph(GraphView):
+    """The whole graph as lists: the predecessor's state content (``KnowledgeGraphState``
+    accepts it under ``knowledge_graph`` and shows it as that property)."""
+
+
+def __getattr__(name: str) -> Any:
+    # The state and delta live in their own modules (they import this one); the
+    # predecessor defined them here, and persisted snapshots name this module.
+    if name == "KnowledgeGraphState":
+        from akgentic.tool.knowledge_graph.state import KnowledgeGraphState
+
+        return KnowledgeGraphState
+    if name == "KnowledgeGraphStateEvent":
+        from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
+
+        return KnowledgeGraphStateEvent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

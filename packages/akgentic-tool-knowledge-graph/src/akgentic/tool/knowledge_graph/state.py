@@ -14,11 +14,14 @@ increment, and a restored actor replays the ones newer than its snapshot's ``seq
 
 from __future__ import annotations
 
-from pydantic import Field, PrivateAttr
+from typing import Any
+from uuid import UUID
+
+from pydantic import Field, PrivateAttr, model_validator
 
 from akgentic.tool.core.delta_state import DeltaState
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
-from akgentic.tool.knowledge_graph.models import Entity, Relation
+from akgentic.tool.knowledge_graph.models import Entity, KnowledgeGraph, Relation
 
 __all__ = ["KnowledgeGraphState"]
 
@@ -37,6 +40,25 @@ class KnowledgeGraphState(DeltaState):
 
     # entity name -> keys of the relations touching it; built on first use.
     _adjacency: dict[str, set[str]] | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_knowledge_graph(cls, data: Any) -> Any:
+        """Accept the predecessor's shape, ``knowledge_graph`` (entity and relation lists)."""
+        if not isinstance(data, dict) or "knowledge_graph" not in data:
+            return data
+        data = dict(data)
+        graph = KnowledgeGraph.model_validate(data.pop("knowledge_graph") or {})
+        data.setdefault("entities", {entity.name: entity for entity in graph.entities})
+        data.setdefault("relations", {relation.key: relation for relation in graph.relations})
+        return data
+
+    @property
+    def knowledge_graph(self) -> KnowledgeGraph:
+        """The graph as lists (the predecessor's ``knowledge_graph`` field), built on read."""
+        return KnowledgeGraph(
+            entities=list(self.entities.values()), relations=list(self.relations.values())
+        )
 
     def serializable_copy(self) -> KnowledgeGraphState:
         """An independent snapshot sharing the (frozen) items, without the observer."""
@@ -97,13 +119,15 @@ class KnowledgeGraphState(DeltaState):
         That order turns the state before an update into the state after it for any net
         delta the actor emits. ``seq``, when given, becomes this state's ``seq``.
         """
-        for relation in delta.relations_removed:
-            self.remove_relation(relation.key)
+        for removed in delta.relations_removed:
+            key = removed.key if isinstance(removed, Relation) else self._relation_key_of(removed)
+            if key is not None:
+                self.remove_relation(key)
         for name in delta.entities_removed:
-            self.remove_entity(name)
+            self.remove_entity(name if name in self.entities else self._entity_name_of(name))
         for entity in (*delta.entities_added, *delta.entities_modified):
             self.put_entity(entity)
-        for relation in delta.relations_added:
+        for relation in (*delta.relations_added, *delta.relations_modified):
             self.put_relation(relation)
         if seq is not None:
             self.seq = seq
@@ -130,6 +154,21 @@ class KnowledgeGraphState(DeltaState):
         return self.entities == other.entities and self.relations == other.relations
 
     # -- internals ----------------------------------------------------------------------
+
+    def _entity_name_of(self, entity_id: str) -> str:
+        """The name of the entity whose ``id`` is ``entity_id`` (a predecessor's delta names
+        removals by id), or ``entity_id`` itself when none has it."""
+        for entity in self.entities.values():
+            if str(entity.id) == entity_id:
+                return entity.name
+        return entity_id
+
+    def _relation_key_of(self, relation_id: UUID) -> str | None:
+        """The key of the relation whose ``id`` is ``relation_id``, if any."""
+        for key, relation in self.relations.items():
+            if relation.id == relation_id:
+                return key
+        return None
 
     def _adjacency_index(self) -> dict[str, set[str]]:
         # Runs once per mutated item: pydantic's private-attribute dict directly, as in

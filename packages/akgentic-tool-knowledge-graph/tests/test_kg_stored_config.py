@@ -1,0 +1,165 @@
+"""Stored knowledge-graph configurations of akgentic-tool 1.6 load, round-trip and work.
+
+Each entry of ``fixtures/stored_config.yaml`` is validated, dumped and validated again,
+then put to work on a real team: a card through ``ToolFactory`` (its tools called), the
+actor configuration by creating the graph actor with it, the predecessor's state by
+restoring a graph actor from it, a recorded delta by applying it to that state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.utils.deserializer import deserialize_object
+from akgentic.tool.core import ToolFactory
+from akgentic.tool.core.testing import ToolRetry, ToolTestAgent, team_tool_actor
+from akgentic.tool.knowledge_graph import (
+    GetGraph,
+    GraphSearchResult,
+    KnowledgeGraphActor,
+    KnowledgeGraphConfig,
+    KnowledgeGraphState,
+    KnowledgeGraphStateEvent,
+    KnowledgeGraphTool,
+    ManageGraph,
+    SearchQuery,
+)
+
+ENTRIES: list[dict[str, Any]] = yaml.safe_load(
+    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text()
+)
+MODELS: dict[str, type[Any]] = {
+    "KnowledgeGraphTool": KnowledgeGraphTool,
+    "KnowledgeGraphConfig": KnowledgeGraphConfig,
+    "KnowledgeGraphState": KnowledgeGraphState,
+    "KnowledgeGraphStateEvent": KnowledgeGraphStateEvent,
+}
+
+
+def _stored(card: str) -> dict[str, Any]:
+    config: dict[str, Any] = next(e["config"] for e in ENTRIES if e["card"] == card)
+    return config
+
+
+def _round_trip(model: type[Any], data: dict[str, Any]) -> Any:
+    loaded = model.model_validate(data)
+    again = model.model_validate(loaded.model_dump())
+    json_again = model.model_validate_json(loaded.model_dump_json())
+    if isinstance(loaded, KnowledgeGraphState):
+        assert again.same_graph(loaded)
+        assert json_again.same_graph(loaded)
+    else:
+        assert again == loaded
+        assert json_again == loaded
+    return again
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[f"{e['card']}-{i}" for i, e in enumerate(ENTRIES)])
+def test_stored_entry_loads_round_trips_and_works(
+    entry: dict[str, Any],
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+) -> None:
+    loaded = _round_trip(MODELS[entry["card"]], entry["config"])
+    if isinstance(loaded, KnowledgeGraphTool):
+        _use_card(loaded, tool_agent)
+    elif isinstance(loaded, KnowledgeGraphConfig):
+        graph = team_tool_actor(actor_system, orchestrator, KnowledgeGraphActor, loaded)
+        report = graph.update_graph(
+            ManageGraph.model_validate(
+                {"create_entities": [{"name": "X", "entity_type": "T", "description": "x"}]}
+            )
+        )
+        assert report.errors == []
+        assert [e.name for e in graph.get_graph().entities] == ["X"]
+    elif isinstance(loaded, KnowledgeGraphState):
+        graph = team_tool_actor(
+            actor_system,
+            orchestrator,
+            KnowledgeGraphActor,
+            KnowledgeGraphConfig(vector_store=False),
+        )
+        graph.init_state(loaded)
+        view = graph.get_graph()
+        assert [e.name for e in view.entities] == ["Acme", "Alice", "Bob"]
+        assert str(view.entities[0].id) == "6f1c2a58-0d4e-4a53-9a2f-1b1f7c0c2a01"
+        hits = graph.search(SearchQuery(query="premium", mode="keyword")).hits
+        assert [h.entity.name for h in hits if h.entity] == ["Acme"]
+        assert "Acme (Company)" in graph.overview()
+    else:
+        assert isinstance(loaded, KnowledgeGraphStateEvent)
+        state = KnowledgeGraphState.model_validate(_stored("KnowledgeGraphState"))
+        state.apply(loaded, seq=1)
+        assert sorted(state.entities) == ["Acme", "Alice"]  # Bob removed by id
+        assert state.entities["Acme"].description.endswith("renewed in 2024")
+        assert [(r.label(), r.description) for r in state.relations.values()] == [
+            ("Alice -[manages]-> Acme", "Since 2022, main contact")
+        ]
+
+
+def _use_card(card: KnowledgeGraphTool, agent: ToolTestAgent) -> None:
+    factory = ToolFactory([card], observer=agent, retry_exception=ToolRetry)
+    tools = {fn.__name__: fn for fn in factory.get_tools()}
+    prompts = {fn.__name__: fn for fn in factory.get_system_prompts()}
+    if card.read_only:
+        assert "update_graph" not in tools
+        assert "update_graph" not in factory.commands.names()
+    else:
+        # The predecessor's call shape: one `update` object.
+        result = tools["update_graph"](
+            update={
+                "create_entities": [
+                    {
+                        "name": "Acme",
+                        "entity_type": "Company",
+                        "description": "Customer",
+                        "is_root": True,
+                    },
+                    {"name": "Alice", "entity_type": "Person", "description": "Manager"},
+                ],
+                "create_relations": [
+                    {"from_entity": "Alice", "to_entity": "Acme", "relation_type": "manages"}
+                ],
+                "update_entities": [
+                    {"name": "Acme", "add_observations": ["Lyon"], "remove_observations": None}
+                ],
+            }
+        )
+        assert result == ("Knowledge graph updated: 2 entities created, 1 relation added.")
+    if "search_graph" in tools:
+        found = tools["search_graph"](query={"query": "Acme", "mode": "keyword", "top_k": 3})
+        assert isinstance(found, GraphSearchResult)
+        if not card.read_only:
+            assert [h.entity.name for h in found.hits if h.entity] == ["Acme"]
+    else:
+        assert card.search is False
+    if "get_graph" in prompts:
+        text = prompts["get_graph"]()
+        param = card.get_graph if isinstance(card.get_graph, GetGraph) else GetGraph()
+        if card.read_only:
+            assert "update_graph" not in text
+        else:
+            assert ("Entity types:" in text) == param.prompt_include_schema
+            assert ("**Root entities:**" in text) == param.prompt_include_roots
+
+
+def test_stored_state_and_delta_deserialize_by_the_predecessor_module_path() -> None:
+    """Snapshots and deltas name their class by module path; the predecessor's was
+    ``knowledge_graph.models``."""
+    state = KnowledgeGraphState.model_validate(_stored("KnowledgeGraphState")).model_dump()
+    state["__model__"] = "akgentic.tool.knowledge_graph.models.KnowledgeGraphState"
+    restored = deserialize_object(state)
+    assert isinstance(restored, KnowledgeGraphState)
+    assert sorted(restored.entities) == ["Acme", "Alice", "Bob"]
+    assert [e.name for e in restored.knowledge_graph.entities] == ["Acme", "Alice", "Bob"]
+    delta = KnowledgeGraphStateEvent.model_validate(_stored("KnowledgeGraphStateEvent"))
+    data = delta.model_dump()
+    data["__model__"] = "akgentic.tool.knowledge_graph.models.KnowledgeGraphStateEvent"
+    assert deserialize_object(data) == delta
