@@ -267,3 +267,26 @@ def test_sdk_retries_do_not_multiply_ours(
         agent.close()
     assert info.value.status_code == 429
     assert server.attempts == 2
+
+
+async def test_predecessor_keywords_set_attempts_and_caps(serve: Any) -> None:
+    # max_attempts counts every attempt: 2 means one retry, then the 503 is handed back.
+    server = serve(busy(503), busy(503), OK)
+    sleep = SleepRecorder()
+    async with create_http_client(max_attempts=2, exp_multiplier=0.25, sleep=sleep) as client:
+        response = await client.get(f"{server.url}/v1/thing")
+    assert response.status_code == 503
+    assert server.attempts == 2
+    assert 0.25 <= sleep.waits[0] <= 0.5
+
+
+async def test_retry_after_cap_is_separate_from_the_backoff_cap(serve: Any) -> None:
+    server = serve(busy(429, **{"Retry-After": "200"}), OK)
+    sleep = SleepRecorder()
+    async with create_http_client(
+        exp_max_s=5.0, retry_after_cap_s=150.0, timeout_s=9.0, sleep=sleep
+    ) as client:
+        assert client.timeout.read == 9.0
+        response = await client.get(f"{server.url}/v1/thing")
+    assert response.status_code == 200
+    assert sleep.waits == [150.0]

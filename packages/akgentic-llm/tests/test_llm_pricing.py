@@ -42,7 +42,7 @@ def expected_price(model: str, provider: str | None, inp: int, out: int) -> floa
 def test_totals_and_per_model_breakdown() -> None:
     summary = aggregate_usage(EVENTS)
     assert isinstance(summary, AgentUsageSummary)
-    assert summary.runs is None
+    assert summary.runs == []
     assert summary.total_input_tokens == 6700
     assert summary.total_output_tokens == 870
     assert summary.total_tokens == 7570
@@ -65,7 +65,7 @@ def test_totals_and_per_model_breakdown() -> None:
 
 def test_per_run_breakdown_in_order_of_appearance() -> None:
     summary = aggregate_usage(EVENTS, by_run=True)
-    assert summary.runs is not None
+    assert summary.runs
     assert [run.run_id for run in summary.runs] == ["r1", "r2"]
     first, second = summary.runs
     assert list(first.by_model) == ["gpt-4o"]

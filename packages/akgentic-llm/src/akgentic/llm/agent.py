@@ -81,7 +81,7 @@ class ReactAgent(AgentSurface):
     ) -> None:
         self._config = config
         self._closed = False
-        self._context = ContextManager()
+        self._context = ContextManager(max_messages=config.max_messages)
         if observer is not None:
             self._context.subscribe(observer)
         # Everything that can fail on a bad config (credentials, fallback chain) runs before

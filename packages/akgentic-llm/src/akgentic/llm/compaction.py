@@ -60,8 +60,11 @@ __all__ = [
     "CompactionStrategy",
     "CompactionStrategyFactory",
     "NoCompaction",
+    "NoOpCompaction",
+    "SlidingWindowCompaction",
     "SlidingWindowStrategy",
     "SummarizeStrategy",
+    "SummarizingCompaction",
     "create_compaction",
     "fold_compaction",
 ]
@@ -401,17 +404,39 @@ class NoCompaction:
         return CompactionResult(summary="", replaced_message_count=0)
 
 
+class SummarizingCompaction(SummarizeStrategy):
+    """The ``summarize`` strategy built from configuration (the predecessor's class name).
+
+    The summarizer is ``cfg.summary_model_cfg`` when set, else ``model_cfg``, built with
+    ``create_model`` on ``http_client``; prompt version and target size come from ``cfg``.
+    """
+
+    def __init__(
+        self,
+        cfg: CompactionConfig,
+        model_cfg: ModelConfig,
+        http_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        from akgentic.llm.providers import create_model
+
+        super().__init__(
+            create_model(cfg.summary_model_cfg or model_cfg, http_client=http_client),
+            prompt_version=cfg.summarizer_prompt_version,
+            summary_target_tokens=cfg.summary_target_tokens,
+        )
+
+
+NoOpCompaction = NoCompaction
+"""The predecessor's name of ``NoCompaction`` (the same class)."""
+
+SlidingWindowCompaction = SlidingWindowStrategy
+"""The predecessor's name of ``SlidingWindowStrategy`` (the same class)."""
+
+
 def _summarize_factory(
     cfg: CompactionConfig, model_cfg: ModelConfig, http_client: httpx.AsyncClient | None
 ) -> CompactionStrategy:
-    from akgentic.llm.providers import create_model
-
-    summarizer_cfg = cfg.summary_model_cfg or model_cfg
-    return SummarizeStrategy(
-        create_model(summarizer_cfg, http_client=http_client),
-        prompt_version=cfg.summarizer_prompt_version,
-        summary_target_tokens=cfg.summary_target_tokens,
-    )
+    return SummarizingCompaction(cfg, model_cfg, http_client)
 
 
 def _sliding_window_factory(

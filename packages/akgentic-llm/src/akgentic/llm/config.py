@@ -222,6 +222,9 @@ class ReactAgentConfig(BaseModel):
     agent_usage_limits: AgentUsageLimits = Field(default_factory=AgentUsageLimits)
     runtime_cfg: RuntimeConfig = Field(default_factory=RuntimeConfig)
     compaction_cfg: CompactionConfig = Field(default_factory=CompactionConfig)
+    max_messages: int | None = Field(default=None, gt=0)
+    """Sliding window of the agent's ``ContextManager``: at most this many messages are
+    handed to each run (system-prompt messages are never dropped); ``None`` keeps all."""
 
     def __init__(self, **data: Any) -> None:
         if "usage_limits" in data:

@@ -267,7 +267,7 @@ class ContextManager:
 
     # ------------------------------------------------------- out-of-run prompts
 
-    def append_user_prompt(self, content: str, *, run_id: str | None = None) -> None:
+    def append_user_prompt(self, entry: str, *, run_id: str | None = None) -> None:
         """Add a user-role turn that did not come from a run.
 
         Before the first run the history is empty, and pydantic-ai renders the system prompt
@@ -276,9 +276,18 @@ class ContextManager:
         Once the history has content, the turn is appended (and observed) immediately.
         """
         if len(self) == 0:
-            self._pending_user_prompts.append(content)
+            self._pending_user_prompts.append(entry)
             return
-        self.add_message(ModelRequest(parts=[UserPromptPart(content=content)]), run_id=run_id)
+        self.add_message(ModelRequest(parts=[UserPromptPart(content=entry)]), run_id=run_id)
+
+    def record_operator_action(self, entry: str, *, run_id: str | None = None) -> None:
+        """Record something a human did outside the model's turns (a slash command, ...).
+
+        The caller composes the wording; it lands in the history as a user-role turn, exactly
+        as ``append_user_prompt`` places it (buffered before the first run, appended and
+        observed afterwards). akgentic-agent calls this for every dispatched command.
+        """
+        self.append_user_prompt(entry, run_id=run_id)
 
     @property
     def pending_user_prompts(self) -> list[str]:

@@ -12,11 +12,13 @@ For one message, the order is fixed: ``LlmMessageEvent`` first, then one ``ToolC
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic_ai.messages import ModelMessage
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "ContextObserver",

@@ -7,8 +7,9 @@ A model that data does not know costs 0.0, and its tokens are still counted.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from akgentic.llm.event import LlmUsageEvent
 
@@ -39,6 +40,8 @@ class _Totals(BaseModel):
     total_input_tokens: int = 0
     total_output_tokens: int = 0
     total_cost_usd: float = 0.0
+    total_cache_read_tokens: int = 0
+    total_cache_write_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -47,15 +50,40 @@ class _Totals(BaseModel):
 
 
 class RunUsageSummary(_Totals):
-    """Usage of one run, per model and in total."""
+    """Usage of one run, per model and in total.
+
+    ``models`` lists the same ``ModelUsage`` entries as ``by_model``, in order: the
+    predecessor's shape of the breakdown. A stored summary that carries only ``models`` gets
+    its ``by_model`` rebuilt from it, and the other way round.
+    """
 
     run_id: str | None
+    models: list[ModelUsage] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_breakdown_from_the_other(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        has_models = bool(data.get("models"))
+        has_by_model = bool(data.get("by_model"))
+        if has_models and not has_by_model:
+            data = dict(data)
+            data["by_model"] = {
+                (m["model_name"] if isinstance(m, dict) else m.model_name): m
+                for m in data["models"]
+            }
+        elif has_by_model and not has_models:
+            data = dict(data)
+            data["models"] = list(data["by_model"].values())
+        return data
 
 
 class AgentUsageSummary(_Totals):
     """Usage of an agent (or any set of events): per model, per run on request, and in total."""
 
-    runs: list[RunUsageSummary] | None = None
+    runs: list[RunUsageSummary] = Field(default_factory=list)
+    """One entry per run with ``aggregate_usage(..., by_run=True)``; empty otherwise."""
 
 
 def _compute_cost(
@@ -115,13 +143,17 @@ def _fill_totals(target: _Totals, by_model: dict[str, ModelUsage]) -> None:
     target.total_input_tokens = sum(u.input_tokens for u in by_model.values())
     target.total_output_tokens = sum(u.output_tokens for u in by_model.values())
     target.total_cost_usd = sum(u.estimated_cost_usd for u in by_model.values())
+    target.total_cache_read_tokens = sum(u.cache_read_tokens for u in by_model.values())
+    target.total_cache_write_tokens = sum(u.cache_write_tokens for u in by_model.values())
+    if isinstance(target, RunUsageSummary):
+        target.models = list(by_model.values())
 
 
 def aggregate_usage(events: Iterable[object], by_run: bool = False) -> AgentUsageSummary:
     """Sum ``LlmUsageEvent``s (other objects are ignored) into an ``AgentUsageSummary``.
 
     With ``by_run=True`` the summary also lists one ``RunUsageSummary`` per ``run_id``, in the
-    order runs first appear.
+    order runs first appear; otherwise ``runs`` is empty.
     """
     usage_events = [event for event in events if isinstance(event, LlmUsageEvent)]
     summary = AgentUsageSummary()

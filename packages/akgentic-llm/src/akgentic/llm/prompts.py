@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import string
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["PromptTemplate", "current_datetime_prompt", "json_output_reminder_prompt"]
+__all__ = [
+    "DEFAULT_TEMPLATE",
+    "PromptTemplate",
+    "current_datetime_prompt",
+    "json_output_reminder_prompt",
+]
+
+DEFAULT_TEMPLATE = "You are a useful assistant"
+"""The template of a ``PromptTemplate()`` built without one (the predecessor's default)."""
 
 
 class PromptTemplate(BaseModel):
@@ -15,11 +24,15 @@ class PromptTemplate(BaseModel):
 
     Rendering uses ``str.format`` rules: ``{{`` and ``}}`` produce literal braces. A placeholder
     without a value is an error that names it, never a silently unrendered ``{name}``.
+
+    ``PromptTemplate()`` with no argument is a generic assistant prompt (``DEFAULT_TEMPLATE``),
+    so configurations that hold a template field can default it (``AgentConfig()`` in
+    akgentic-agent does).
     """
 
     model_config = ConfigDict(extra="forbid")
 
-    template: str
+    template: str = DEFAULT_TEMPLATE
     params: dict[str, str] = Field(default_factory=dict)
 
     @property
@@ -43,14 +56,20 @@ class PromptTemplate(BaseModel):
         return self.template.format_map(values)
 
 
-def current_datetime_prompt() -> str:
-    """Dynamic system prompt stating the current local date and time, with its UTC offset."""
+def current_datetime_prompt(ctx: Any = None) -> str:
+    """Dynamic system prompt stating the current local date and time, with its UTC offset.
+
+    ``ctx`` (the run's ``RunContext`` when registered with ``system_prompt``) is not read; it
+    is accepted so the function can be called as ``current_datetime_prompt(ctx)`` as well.
+    """
+    del ctx
     now = datetime.now().astimezone()
     return f"The current date and time is {now.strftime('%A %d %B %Y, %H:%M:%S %Z (UTC%z)')}."
 
 
-def json_output_reminder_prompt() -> str:
-    """Dynamic system prompt reminding the model to answer with JSON only."""
+def json_output_reminder_prompt(ctx: Any = None) -> str:
+    """Dynamic system prompt reminding the model to answer with JSON only (``ctx`` unused)."""
+    del ctx
     return (
         "Reply with a single valid JSON value that matches the requested schema, and nothing "
         "else: no prose before or after it and no Markdown code fences."

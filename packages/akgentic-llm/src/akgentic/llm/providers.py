@@ -65,13 +65,32 @@ def _sampling_settings(model_cfg: ModelConfig) -> ModelSettings:
     return settings
 
 
-def create_model_settings(model_cfg: ModelConfig) -> ModelSettings:
-    """Model settings derived from ``model_cfg``, for callers that build their own model.
+def _model_config(
+    config: ModelConfig | None, model_cfg: ModelConfig | None, func: str
+) -> ModelConfig:
+    """The model configuration given positionally / as ``config=`` or as ``model_cfg=``.
+
+    The predecessor named the parameter ``config``; this package's earlier releases and its
+    manual's examples say ``model_cfg``. Both keywords are accepted, one at a time.
+    """
+    if config is not None and model_cfg is not None:
+        raise TypeError(f"{func}() got both config and model_cfg; pass one of them")
+    chosen = config if config is not None else model_cfg
+    if chosen is None:
+        raise TypeError(f"{func}() missing the model configuration (config=ModelConfig(...))")
+    return chosen
+
+
+def create_model_settings(
+    config: ModelConfig | None = None, *, model_cfg: ModelConfig | None = None
+) -> ModelSettings:
+    """Model settings derived from the model configuration, for callers that build their own
+    model.
 
     ``create_model`` already bakes the sampling settings into every model it builds; this helper
     additionally sets ``parallel_tool_calls=True``, which ``ReactAgent`` never sends.
     """
-    settings = _sampling_settings(model_cfg)
+    settings = _sampling_settings(_model_config(config, model_cfg, "create_model_settings"))
     settings["parallel_tool_calls"] = True
     return settings
 
@@ -191,13 +210,19 @@ _FACTORIES: dict[str, Callable[[ModelConfig, httpx.AsyncClient | None], Model]] 
 }
 
 
-def create_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient | None = None) -> Model:
-    """Build the pydantic-ai model ``model_cfg`` describes.
+def create_model(
+    config: ModelConfig | None = None,
+    http_client: httpx.AsyncClient | None = None,
+    *,
+    model_cfg: ModelConfig | None = None,
+) -> Model:
+    """Build the pydantic-ai model the configuration describes (``config`` or ``model_cfg=``).
 
     With ``fallback_models`` set, every entry is built now (so a bad entry fails at
     construction, not at the first outage) and the chain is wrapped in pydantic-ai's
     ``FallbackModel``, tried in declaration order. All entries share ``http_client``.
     """
+    model_cfg = _model_config(config, model_cfg, "create_model")
     primary = _FACTORIES[model_cfg.provider](model_cfg, http_client)
     if not model_cfg.fallback_models:
         return primary
@@ -207,15 +232,22 @@ def create_model(model_cfg: ModelConfig, http_client: httpx.AsyncClient | None =
     return FallbackModel(primary, *fallbacks)
 
 
-def get_output_type(model_cfg: ModelConfig, output_type: Any) -> Any:
+def get_output_type(
+    config: ModelConfig | None = None,
+    output_type: Any = None,
+    *,
+    model_cfg: ModelConfig | None = None,
+) -> Any:
     """Wrap ``output_type`` for the provider: ``NativeOutput`` where the provider enforces a
     JSON schema natively, ``PromptedOutput`` (schema in the prompt) otherwise.
 
-    ``str`` and types the caller already wrapped (``NativeOutput``, ``PromptedOutput``,
+    The model configuration is ``config`` (positional) or ``model_cfg=``. ``str`` and types
+    the caller already wrapped (``NativeOutput``, ``PromptedOutput``,
     ``ToolOutput``, ``TextOutput``, or a list of outputs) pass through unchanged.
     """
     from pydantic_ai.output import NativeOutput, PromptedOutput, TextOutput, ToolOutput
 
+    model_cfg = _model_config(config, model_cfg, "get_output_type")
     if output_type is str or output_type is None:
         return output_type
     if isinstance(output_type, NativeOutput | PromptedOutput | TextOutput | ToolOutput | list):
@@ -243,6 +275,11 @@ def create_http_client(
     *,
     sleep: Sleep | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    timeout_s: float | None = None,
+    max_attempts: int | None = None,
+    exp_multiplier: float | None = None,
+    exp_max_s: float | None = None,
+    retry_after_cap_s: float | None = None,
 ) -> httpx.AsyncClient:
     """An ``httpx.AsyncClient`` whose requests are retried by a tenacity-driven transport.
 
@@ -257,11 +294,33 @@ def create_http_client(
 
     ``sleep`` replaces ``asyncio.sleep`` between attempts (tests pass a recorder);
     ``transport`` replaces the underlying network transport.
+
+    The predecessor's keywords are honoured and win over ``config``: ``timeout_s``
+    (``timeout``), ``max_attempts`` (attempts in all, so ``max_retries = max_attempts - 1``),
+    ``exp_multiplier`` (``backoff_multiplier``), ``exp_max_s`` (``backoff_max``) and
+    ``retry_after_cap_s``, a separate cap on a ``Retry-After`` wait (by default the same
+    ``backoff_max`` caps both waits).
     """
     from pydantic_ai.retries import AsyncTenacityTransport, RetryConfig, wait_retry_after
     from tenacity import retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
     cfg = config if config is not None else HttpClientConfig()
+    legacy: dict[str, Any] = {}
+    if timeout_s is not None:
+        legacy["timeout"] = timeout_s
+    if max_attempts is not None:
+        if max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
+        legacy["max_retries"] = max_attempts - 1
+    if exp_multiplier is not None:
+        legacy["backoff_multiplier"] = exp_multiplier
+    if exp_max_s is not None:
+        legacy["backoff_max"] = exp_max_s
+    if legacy:
+        cfg = HttpClientConfig.model_validate({**cfg.model_dump(), **legacy})
+    if retry_after_cap_s is not None and retry_after_cap_s <= 0:
+        raise ValueError(f"retry_after_cap_s must be positive, got {retry_after_cap_s}")
+    retry_after_cap = retry_after_cap_s if retry_after_cap_s is not None else cfg.backoff_max
     retry_config = RetryConfig(
         retry=retry_if_exception_type((_RetryableStatus, httpx.TransportError)),
         wait=wait_retry_after(
@@ -271,7 +330,7 @@ def create_http_client(
                 exp_base=2,
                 jitter=cfg.backoff_multiplier,
             ),
-            max_wait=cfg.backoff_max,
+            max_wait=retry_after_cap,
         ),
         stop=stop_after_attempt(cfg.max_retries + 1),
         reraise=True,

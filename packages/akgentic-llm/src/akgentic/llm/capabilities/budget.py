@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
@@ -51,6 +52,7 @@ from akgentic.llm.event import LlmUsageEvent
 __all__ = ["LifetimeBudgetCapability"]
 
 
+@dataclass(init=False, repr=False, eq=False)
 class LifetimeBudgetCapability(AbstractCapability[Any]):
     """Refuses runs and requests once the agent's lifetime budget is spent; accounts usage.
 
@@ -59,6 +61,8 @@ class LifetimeBudgetCapability(AbstractCapability[Any]):
     concurrent ones included; its counters are guarded by a lock.
     """
 
+    limits: AgentUsageLimits
+
     def __init__(self, limits: AgentUsageLimits | None = None) -> None:
         self.limits = limits if limits is not None else AgentUsageLimits()
         # Never held across an await: every critical section below is plain arithmetic.
@@ -66,6 +70,7 @@ class LifetimeBudgetCapability(AbstractCapability[Any]):
         self._run_count = 0
         self._input_tokens = 0
         self._output_tokens = 0
+        self._requests = 0
         self._in_flight = 0
         # The run whose folded usage first took the totals over a token limit; it alone may
         # keep requesting (sequential semantics: the crossing run completes normally).
@@ -96,6 +101,31 @@ class LifetimeBudgetCapability(AbstractCapability[Any]):
         """Input plus output tokens spent over the agent's lifetime, in-flight runs included."""
         return self._input_tokens + self._output_tokens
 
+    @property
+    def usage(self) -> RunUsage:
+        """Lifetime spend as a ``RunUsage``: tokens (in-flight runs included) and model
+        requests (counted as each run reports them to the ledger)."""
+        with self._lock:
+            return RunUsage(
+                requests=self._requests,
+                input_tokens=self._input_tokens,
+                output_tokens=self._output_tokens,
+            )
+
+    def seed(self, run_count: int, usage: RunUsage) -> None:
+        """Set the counters to ``run_count`` runs and ``usage``'s requests and tokens.
+
+        For a caller that persisted the counters itself; :meth:`restore` recomputes them
+        from the ``LlmUsageEvent`` stream instead.
+        """
+        if run_count < 0:
+            raise ValueError(f"run_count must not be negative, got {run_count}")
+        with self._lock:
+            self._run_count = run_count
+            self._requests = usage.requests
+            self._input_tokens = usage.input_tokens
+            self._output_tokens = usage.output_tokens
+
     def check(self) -> None:
         """Raise ``AgentUsageLimitError`` if no further run may start; change nothing.
 
@@ -118,13 +148,16 @@ class LifetimeBudgetCapability(AbstractCapability[Any]):
         run_ids: set[str | None] = set()
         input_tokens = 0
         output_tokens = 0
+        requests = 0
         for event in events:
             if isinstance(event, LlmUsageEvent):
                 run_ids.add(event.run_id)
                 input_tokens += event.input_tokens
                 output_tokens += event.output_tokens
+                requests += event.requests
         with self._lock:
             self._run_count = len(run_ids)
+            self._requests = requests
             self._input_tokens = input_tokens
             self._output_tokens = output_tokens
 
@@ -173,7 +206,12 @@ class LifetimeBudgetCapability(AbstractCapability[Any]):
                 f"Exceeded the agent_request_limit of {limit} (run_count={self._run_count})"
             )
 
-    def _add(self, run: _RunAccount, input_tokens: int, output_tokens: int) -> None:
+    def _add(
+        self, run: _RunAccount, input_tokens: int, output_tokens: int, requests: int = 0
+    ) -> None:
+        if requests:
+            self._requests += requests
+            run.folded_requests += requests
         if not (input_tokens or output_tokens):
             return
         was_within = not self._over_token_limit()
@@ -187,7 +225,10 @@ class LifetimeBudgetCapability(AbstractCapability[Any]):
     def _reconcile(self, run: _RunAccount, usage: RunUsage) -> None:
         """Bring the ledger to exactly what ``usage`` (the run's own record) says it spent."""
         self._add(
-            run, usage.input_tokens - run.folded_input, usage.output_tokens - run.folded_output
+            run,
+            usage.input_tokens - run.folded_input,
+            usage.output_tokens - run.folded_output,
+            usage.requests - run.folded_requests,
         )
 
     # ------------------------------------------- the three moments a run meets the ledger
@@ -224,6 +265,7 @@ class _RunAccount(AbstractCapability[Any]):
         self.ledger = ledger
         self.folded_input = 0
         self.folded_output = 0
+        self.folded_requests = 0
 
     @classmethod
     def get_serialization_name(cls) -> str | None:

@@ -20,8 +20,11 @@ would double-fold, and the persistence cursor locates its anchor by identity.
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from collections.abc import Callable
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
 
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.capabilities.abstract import WrapRunHandler
@@ -79,30 +82,72 @@ def _default_event_factory(strategy: CompactionStrategy) -> CompactionEventFacto
     return compaction_event_factory(strategy_id, version if isinstance(version, str) else "v1")
 
 
+def _adapt_event_factory(
+    factory: CompactionEventFactory | Callable[..., LlmContextCompactedEvent],
+) -> CompactionEventFactory:
+    """``factory`` as a ``CompactionEventFactory``, wrapping a one-argument (result) one."""
+    try:
+        inspect.signature(factory).bind(None, run_id=None, tokens_before=None)
+    except TypeError:
+        pass
+    except ValueError:  # no signature to inspect: trust it takes the full form
+        return cast(CompactionEventFactory, factory)
+    else:
+        return cast(CompactionEventFactory, factory)
+    legacy = cast(Callable[[CompactionResult], LlmContextCompactedEvent], factory)
+
+    def stamped(
+        result: CompactionResult, *, run_id: str | None, tokens_before: int | None
+    ) -> LlmContextCompactedEvent:
+        event = legacy(result)
+        updates: dict[str, Any] = {}
+        if event.run_id is None and run_id is not None:
+            updates["run_id"] = run_id
+        if event.tokens_before is None and tokens_before is not None:
+            updates["tokens_before"] = tokens_before
+        return dataclasses.replace(event, **updates) if updates else event
+
+    return stamped
+
+
 def _never() -> int | None:
     return None
 
 
+@dataclass(init=False, repr=False, eq=False)
 class CompactionCapability(AbstractCapability[Any]):
     """Folds the conversation when the last reported input size crosses the threshold.
 
     ``threshold_fn`` returns the input-token count at which to fold, or ``None`` when
     auto-compaction is off. ``event_factory`` builds the ``LlmContextCompactedEvent`` (by
     default from the strategy's ``strategy_id``/class path and ``prompt_version``).
+
+    A predecessor-style factory taking only the ``CompactionResult`` is accepted too; the
+    event it returns is stamped with the run id and the size before the fold when it left
+    them unset.
     """
+
+    strategy: CompactionStrategy
+    context: ContextManager
+    threshold_fn: Callable[[], int | None]
+    event_factory: CompactionEventFactory
 
     def __init__(
         self,
         strategy: CompactionStrategy,
         context: ContextManager,
         threshold_fn: Callable[[], int | None] = _never,
-        event_factory: CompactionEventFactory | None = None,
+        event_factory: CompactionEventFactory
+        | Callable[..., LlmContextCompactedEvent]
+        | None = None,
     ) -> None:
         self.strategy = strategy
         self.context = context
         self.threshold_fn = threshold_fn
         self.event_factory = (
-            event_factory if event_factory is not None else _default_event_factory(strategy)
+            _adapt_event_factory(event_factory)
+            if event_factory is not None
+            else _default_event_factory(strategy)
         )
 
     def should_compact(self) -> bool:
@@ -141,6 +186,13 @@ class CompactionCapability(AbstractCapability[Any]):
         if live is not None:
             live[:] = context.messages
         return event
+
+    async def compact_now(
+        self, live_messages: list[ModelMessage] | None = None
+    ) -> LlmContextCompactedEvent | None:
+        """The predecessor's name of :meth:`compact`: fold now, mirroring into
+        ``live_messages`` (a running run's history list) when given."""
+        return await self.compact(live=live_messages)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:

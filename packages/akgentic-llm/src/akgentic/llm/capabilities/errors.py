@@ -22,9 +22,9 @@ __all__ = [
 ]
 
 RUN_LIMIT_HEALING_MESSAGE = (
-    "Not executed: the budget for this turn is used up, so this tool call was not run and "
-    "no further tool call is possible in this turn. Do not call any tool again; answer now "
-    "using only the information you already have."
+    "This turn's tool and request budget is exhausted, so this tool call was aborted "
+    "and no further tool calls are possible. Answer now using what you already have, "
+    "and say plainly what you could not verify."
 )
 """Tool result written for every call a run-tier breach left unanswered.
 

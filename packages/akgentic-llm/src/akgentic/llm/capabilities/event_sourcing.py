@@ -30,6 +30,7 @@ agent never share a cursor.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
@@ -43,6 +44,7 @@ from akgentic.llm.context import ContextManager
 __all__ = ["EventSourcingCapability"]
 
 
+@dataclass(init=False, repr=False, eq=False)
 class EventSourcingCapability(AbstractCapability[Any]):
     """Persist every message a run produces into ``context``, once, in run order.
 
@@ -50,6 +52,9 @@ class EventSourcingCapability(AbstractCapability[Any]):
 
         agent = Agent(model, capabilities=[EventSourcingCapability(context)])
     """
+
+    # A dataclass field, as in the predecessor: ``EventSourcingCapability(context=...)``.
+    context: ContextManager
 
     def __init__(self, context: ContextManager) -> None:
         self.context = context

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
@@ -85,8 +86,11 @@ def healing_message(error: BaseException) -> str:
     )
 
 
+@dataclass(init=False, repr=False, eq=False)
 class HealingCapability(AbstractCapability[Any]):
     """Answers every dangling tool call after a failed run, then re-raises the failure."""
+
+    context: ContextManager
 
     def __init__(self, context: ContextManager) -> None:
         self.context = context

@@ -15,6 +15,7 @@ conclusion would start from a history that still ends in unanswered tool calls.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -30,9 +31,10 @@ __all__ = [
 ]
 
 DEFAULT_CONCLUSION_REASON = (
-    "The budget for this turn is exhausted and no tools are available any more. Using only "
-    "what you have already gathered in this conversation, give your final answer now. If "
-    "the work is incomplete, say plainly what is done and what is still missing."
+    "This turn has run out of its budget, this is your last chance to answer.\nAnswer "
+    "now with what you have already gathered. State your conclusion plainly, say "
+    "explicitly which parts you could not check or finish, and do not promise "
+    "follow-up work — the turn ends with this answer."
 )
 """User prompt of the tool-free conclusion when the default policy concludes.
 
@@ -51,6 +53,7 @@ class ConclusionDecision(BaseModel):
     reason: str = DEFAULT_CONCLUSION_REASON
 
 
+@dataclass(init=False, repr=False, eq=False)
 class LimitRecoveryCapability(AbstractCapability[Any]):
     """Decides, on a run-tier breach, whether the turn concludes without tools.
 
@@ -88,6 +91,18 @@ class LimitRecoveryCapability(AbstractCapability[Any]):
             while len(self._recorded) > _MAX_RECORDED:
                 self._recorded.popitem(last=False)
         raise error
+
+    def consume_decision(self) -> ConclusionDecision | None:
+        """Return, and forget, the most recently recorded decision (the predecessor's form).
+
+        With one run at a time this is the decision of the breach that just surfaced. With
+        concurrent runs it may belong to another run's breach: ``take_decision(error)``
+        returns exactly the one recorded for ``error`` and is what ``ReactAgent`` uses.
+        """
+        if not self._recorded:
+            return None
+        _, (_, decision) = self._recorded.popitem(last=True)
+        return decision
 
     def take_decision(self, error: BaseException) -> ConclusionDecision | None:
         """Return, and forget, the decision recorded for exactly ``error``.

@@ -124,7 +124,7 @@ class MockReactAgent(AgentSurface):
         self._cursor = 0
         self._serial = 0
         self._closed = False
-        self._context = ContextManager()
+        self._context = ContextManager(max_messages=config.max_messages)
         if observer is not None:
             self._context.subscribe(observer)
         self._run_limits = config.run_usage_limits.to_pydantic_ai()
