@@ -316,15 +316,14 @@ def test_the_mock_scenario_switch_replaces_the_model(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     scenario = tmp_path / "scenario.yaml"
-    reply = json.dumps(
-        {"messages": [{"message_type": "response", "message": "mocked", "recipient": "@Human"}]}
-    )
     scenario.write_text(
         "steps:\n"
-        "  - tools:\n"
+        "  - tool_calls:\n"
         "      - tool: workspace_write\n"
         "        args: {path: mock.txt, content: from the scenario}\n"
-        f"    reply: '{reply}'\n"
+        "    reply:\n"
+        "      messages:\n"
+        "        - {message_type: response, message: mocked, recipient: '@Human'}\n"
     )
     monkeypatch.setenv("AKGENTIC_MOCK_SCENARIO", str(scenario))
     SCRIPTS.clear()
