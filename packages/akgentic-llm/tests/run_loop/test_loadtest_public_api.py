@@ -7,13 +7,21 @@ import akgentic.llm.loadtest as loadtest
 
 def test_loadtest_all_is_pinned() -> None:
     assert sorted(loadtest.__all__) == [
+        "AgentScript",
         "EXAMPLE_SCENARIO",
+        "MatchSpec",
+        "MockProviderReachedError",
         "MockReactAgent",
+        "ResponseRequest",
+        "ResponseSpec",
         "SCENARIO_ENV_VAR",
         "Scenario",
+        "ScenarioConfig",
         "ScenarioError",
+        "ScenarioState",
         "ScenarioStep",
         "ScriptedToolCall",
+        "ToolStub",
         "load_scenario",
     ]
     for name in loadtest.__all__:

@@ -43,6 +43,8 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.tools import Tool
+from pydantic_ai.toolsets import FunctionToolset
 from pydantic_ai.usage import RequestUsage
 
 from akgentic.llm._surface import AgentSurface
@@ -56,12 +58,20 @@ from akgentic.llm.compaction import CompactionStrategy, SummarizeStrategy, creat
 from akgentic.llm.config import ReactAgentConfig, RunUsageLimits
 from akgentic.llm.context import ContextManager
 from akgentic.llm.event import ContextObserver
-from akgentic.llm.loadtest.scenario import Scenario, ScenarioError, ScenarioStep, load_scenario
+from akgentic.llm.loadtest.scenario import (
+    SCENARIO_ENV_VAR,
+    MockProviderReachedError,
+    Scenario,
+    ScenarioConfig,
+    ScenarioError,
+    ScenarioStep,
+    load_scenario,
+)
 
-__all__ = ["SCENARIO_ENV_VAR", "MockReactAgent"]
+__all__ = ["SCENARIO_ENV_VAR", "MockProviderReachedError", "MockReactAgent", "load_scenario"]
 
-SCENARIO_ENV_VAR = "AKGENTIC_LLM_SCENARIO"
-"""Path of the scenario file used when ``MockReactAgent`` is built without ``scenario=``."""
+_OLD_SCENARIO_ENV_VAR = "AKGENTIC_LLM_SCENARIO"
+"""The variable this package read before adopting the predecessor's name; still honoured."""
 
 _DEFAULT_SCENARIO = Scenario(steps=[ScenarioStep(reply="Mock reply.")])
 
@@ -89,15 +99,37 @@ def _prompt_text(prompt: Any) -> str:
     return " ".join(item for item in prompt if isinstance(item, str))
 
 
-def _resolve_scenario(scenario: Scenario | str | Path | None) -> Scenario:
-    if isinstance(scenario, Scenario):
-        return scenario
-    if scenario is not None:
-        return load_scenario(scenario)
-    from_env = os.environ.get(SCENARIO_ENV_VAR)
-    if from_env:
-        return load_scenario(from_env)
-    return _DEFAULT_SCENARIO
+def _looks_like_scenario_path(model: str) -> bool:
+    """Whether ``model_cfg.model`` carries a scenario file path (akgentic-agent puts it there)."""
+    if not model.lower().endswith((".yaml", ".yml")) and "/" not in model and "\\" not in model:
+        return False
+    return Path(model).is_file()
+
+
+def _agent_names(observer: ContextObserver | None) -> tuple[str | None, ...]:
+    """Names a ``ScenarioConfig`` may key this agent's script by: its name, then its role."""
+    config = getattr(observer, "config", None)
+    return (getattr(config, "name", None), getattr(config, "role", None))
+
+
+def _resolve_scenario(
+    scenario: Scenario | ScenarioConfig | str | Path | None,
+    config: ReactAgentConfig,
+    observer: ContextObserver | None,
+) -> Scenario:
+    """The scenario to play: ``scenario=``, else a path in ``config.model_cfg.model``, else
+    the file named by ``AKGENTIC_MOCK_SCENARIO`` (or the older ``AKGENTIC_LLM_SCENARIO``),
+    else one step answering ``"Mock reply."``."""
+    source: Scenario | ScenarioConfig | str | Path | None = scenario
+    if source is None and _looks_like_scenario_path(config.model_cfg.model):
+        source = config.model_cfg.model
+    if source is None:
+        source = os.environ.get(SCENARIO_ENV_VAR) or os.environ.get(_OLD_SCENARIO_ENV_VAR) or None
+    if isinstance(source, str | Path):
+        source = load_scenario(source)
+    if isinstance(source, ScenarioConfig):
+        return source.for_agent(*_agent_names(observer))
+    return source if source is not None else _DEFAULT_SCENARIO
 
 
 class MockReactAgent(AgentSurface):
@@ -114,13 +146,13 @@ class MockReactAgent(AgentSurface):
         capabilities: Sequence[AbstractCapability[Any]] | None = None,
         limit_recovery: LimitRecoveryCapability | None = None,
         *,
-        scenario: Scenario | str | Path | None = None,
+        scenario: Scenario | ScenarioConfig | str | Path | None = None,
     ) -> None:
         del capabilities  # accepted for signature parity, deliberately not mounted
         # Kept so the property exists as on ReactAgent, but never consulted: see the module doc.
         self._limit_recovery = limit_recovery or LimitRecoveryCapability()
         self._config = config
-        self._scenario = _resolve_scenario(scenario)
+        self._scenario = _resolve_scenario(scenario, config, observer)
         self._cursor = 0
         self._serial = 0
         self._closed = False
@@ -192,7 +224,7 @@ class MockReactAgent(AgentSurface):
         )
         parts: list[ModelResponsePart]
         if play.concluding:
-            parts = self._answer(scenario.conclusion, info)
+            parts = self._answer(scenario.conclusion, info, step)
         elif step.tool_calls and not self._answered(messages, play.call_prefix):
             registered = {tool.name for tool in info.function_tools}
             parts = []
@@ -208,7 +240,7 @@ class MockReactAgent(AgentSurface):
                     )
                 )
         else:
-            parts = self._answer(step.reply, info)
+            parts = self._answer(step.reply, info, step)
         return ModelResponse(parts=parts, usage=usage, model_name=scenario.model_name)
 
     @staticmethod
@@ -221,7 +253,12 @@ class MockReactAgent(AgentSurface):
             for part in last.parts
         )
 
-    def _answer(self, reply: str | dict[str, Any], info: AgentInfo) -> list[ModelResponsePart]:
+    def _answer(
+        self, reply: str | dict[str, Any], info: AgentInfo, step: ScenarioStep
+    ) -> list[ModelResponsePart]:
+        """The final answer: text for a text run; for a structured run, the reply (a mapping,
+        or text holding JSON) as the output tool's arguments, validated by pydantic-ai into
+        the requested type like a real model's answer."""
         if not info.output_tools:
             return [TextPart(reply if isinstance(reply, str) else json.dumps(reply))]
         args: Any = reply
@@ -229,10 +266,15 @@ class MockReactAgent(AgentSurface):
             try:
                 args = json.loads(reply)
             except ValueError:
+                args = None
+            if not isinstance(args, dict):
+                where = self._scenario.describe(step)
+                kind = "JSON that is not an object" if args is not None else "plain text"
                 raise ScenarioError(
-                    f"scenario {self._scenario.name!r}: the run expects structured output but "
-                    f"the scripted reply is plain text: {reply!r}"
-                ) from None
+                    f"scenario {self._scenario.name!r}, {where}: the run expects structured "
+                    f"output ({info.output_tools[0].name}) but the scripted reply is {kind}: "
+                    f"{reply!r}; script the reply as a mapping or as a JSON object"
+                )
         return [ToolCallPart(info.output_tools[0].name, args)]
 
     # ----------------------------------------------------------------- running
@@ -270,6 +312,7 @@ class MockReactAgent(AgentSurface):
     ) -> Any:
         self._serial += 1
         token = _PLAY.set(_Play(step, f"mock-{self._serial}-", concluding))
+        stubs = [] if concluding else self._stub_toolsets(step)
         try:
             result = await self._agent.run(
                 prompt,
@@ -277,12 +320,42 @@ class MockReactAgent(AgentSurface):
                 message_history=self._context.messages,
                 output_type=output_type,
                 usage_limits=usage_limits,
+                toolsets=stubs or None,
             )
         except UsageLimitExceeded as breach:
             raise RunUsageLimitError(limit_message(breach)) from breach
         finally:
             _PLAY.reset(token)
         return result.output
+
+    def _stub_toolsets(self, step: ScenarioStep) -> list[FunctionToolset[Any]]:
+        """A run-only toolset of stub tools for the step's calls that carry ``returns`` and
+        name no tool the agent has (a registered tool always runs for real)."""
+        wanted = {call.tool: call.returns for call in step.tool_calls if call.returns is not None}
+        if not wanted:
+            return []
+        registered = set(self._agent._function_toolset.tools)
+        for toolset in self._agent.toolsets:
+            tools = getattr(toolset, "tools", None)
+            if isinstance(tools, dict):
+                registered.update(tools)
+        stubs: list[Tool[Any]] = []
+        for name, returns in wanted.items():
+            if name in registered:
+                continue
+
+            def answer(_returns: str = returns, **_: Any) -> str:
+                return _returns
+
+            stubs.append(
+                Tool.from_schema(
+                    answer,
+                    name=name,
+                    description=f"Scenario stub of {name}.",
+                    json_schema={"type": "object", "additionalProperties": True},
+                )
+            )
+        return [FunctionToolset(stubs)] if stubs else []
 
     def run_sync(self, user_prompt: Any, deps: Any = None, output_type: Any = None) -> Any:
         """``run()`` driven on the mock's own event loop."""
