@@ -2,7 +2,7 @@
 
 Two measurements, each against a baseline taken in the same run:
 
-1. Deriving busy members (``busy_members``) from a synthetic history of N telemetry
+1. Deriving busy members (``snapshot_from_messages``) from a synthetic history of N telemetry
    messages, against the physical floor: one bare pass over the same list doing the same
    isinstance dispatch and nothing else.
 2. The whole ``team_activity`` tool call in a real team whose orchestrator holds that
@@ -38,7 +38,7 @@ from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent
 from akgentic.tool.team import TeamTool
-from akgentic.tool.team.activity import busy_members
+from akgentic.tool.team.activity import snapshot_from_messages
 
 SIZES = (1_000, 10_000, 100_000)
 LOADED_SIZES = (1_000, 10_000)
@@ -80,7 +80,7 @@ def _history(members: list[Any], size: int) -> list[Message]:
 
 
 def _floor(history: list[Message]) -> int:
-    # The same type dispatch busy_members does, with no bookkeeping behind it.
+    # The same type dispatch snapshot_from_messages does, with no bookkeeping behind it.
     kinds = (SentMessage, ProcessedMessage, HandledMessage, ReceivedMessage)
     count = 0
     for msg in history:
@@ -119,7 +119,8 @@ def main() -> None:
             history = _history(members, size)
             repeat = 21 if size <= 10_000 else 5
             derive = _median(
-                lambda h=history: busy_members(h, team, now=now, exclude=[uuid.uuid4()]), repeat
+                lambda h=history: snapshot_from_messages(h, team, now=now, exclude=[uuid.uuid4()]),
+                repeat,
             )
             floor = _median(lambda h=history: _floor(h), repeat)
             line = (

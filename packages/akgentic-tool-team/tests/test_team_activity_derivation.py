@@ -1,9 +1,10 @@
-"""busy_members on hand-built telemetry: the ledger rules, independent of any actor."""
+"""snapshot_from_messages on hand-built telemetry: the ledger rules, no actor involved."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_address_impl import ActorAddressProxy
@@ -14,7 +15,12 @@ from akgentic.core.messages.orchestrator import (
     ReceivedMessage,
     SentMessage,
 )
-from akgentic.tool.team.activity import busy_members
+from akgentic.tool.team.activity import (
+    UNRESOLVED_TASK,
+    ActivitySnapshot,
+    MemberRow,
+    snapshot_from_messages,
+)
 
 NOW = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 TEAM_ID = uuid.uuid4()
@@ -33,6 +39,16 @@ def address(name: str, *, human: bool = False) -> ActorAddress:
             "is_user_proxy": human,
         }
     )
+
+
+def busy_members(
+    history: list[Message], team: list[ActorAddress], **kwargs: Any
+) -> list[tuple[MemberRow, str]]:
+    """The snapshot's rows with their task text, as the report would resolve it."""
+    snapshot = snapshot_from_messages(history, team, now=NOW, **kwargs)
+    assert isinstance(snapshot, ActivitySnapshot)
+    assert snapshot.generated_at == NOW
+    return [(row, snapshot.texts.get(row.message_id, UNRESOLVED_TASK)) for row in snapshot.rows]
 
 
 def at(seconds_ago: float) -> datetime:
@@ -62,9 +78,10 @@ def test_received_without_processed_is_busy_and_processed_closes() -> None:
         telemetry(ReceivedMessage, bob, task_b.id, 10),
         telemetry(ProcessedMessage, bob, task_b.id, 5),
     ]
-    (busy,) = busy_members(history, [boss, ann, bob], now=NOW)
+    ((busy, text),) = busy_members(history, [boss, ann, bob])
     assert busy.name == "@Ann"
-    assert busy.text == "write docs"
+    assert busy.agent_id == ann.agent_id
+    assert text == "write docs"
     assert busy.started_at == at(20)
     assert busy.message_id == task_a.id
     assert busy.suspect is False
@@ -74,7 +91,7 @@ def test_handled_message_also_closes_the_ledger() -> None:
     ann = address("@Ann")
     mid = uuid.uuid4()
     history = [telemetry(ReceivedMessage, ann, mid, 5), telemetry(HandledMessage, ann, mid, 1)]
-    assert busy_members(history, [ann], now=NOW) == []
+    assert busy_members(history, [ann]) == []
 
 
 def test_text_fallbacks() -> None:
@@ -85,8 +102,8 @@ def test_text_fallbacks() -> None:
         sent(boss, bob, no_content),
         telemetry(ReceivedMessage, bob, no_content.id, 2),
     ]
-    rows = {b.name: b.text for b in busy_members(history, [ann, bob], now=NOW)}
-    assert rows["@Ann"].startswith("(task text unavailable")
+    rows = {b.name: text for b, text in busy_members(history, [ann, bob])}
+    assert rows["@Ann"] == UNRESOLVED_TASK == "<task text unavailable>"
     assert rows["@Bob"] == "(Message)"
 
 
@@ -98,8 +115,8 @@ def test_members_off_the_roster_humans_tools_and_excluded_ids_are_skipped() -> N
         address("#T"),
     )
     history = [telemetry(ReceivedMessage, who, uuid.uuid4(), 1) for who in (ann, gone, human, tool)]
-    assert [b.name for b in busy_members(history, [ann, human, tool], now=NOW)] == ["@Ann"]
-    assert busy_members(history, [ann, human, tool], now=NOW, exclude=[ann.agent_id]) == []
+    assert [b.name for b, _ in busy_members(history, [ann, human, tool])] == ["@Ann"]
+    assert busy_members(history, [ann, human, tool], exclude=[ann.agent_id]) == []
 
 
 def test_stale_and_suspect() -> None:
@@ -112,8 +129,31 @@ def test_stale_and_suspect() -> None:
         telemetry(ReceivedMessage, ann, recent.id, 10),
         telemetry(ReceivedMessage, bob, uuid.uuid4(), 301),
     ]
-    (row,) = busy_members(history, [ann, bob], now=NOW)
-    assert (row.name, row.suspect, row.text, row.started_at) == ("@Ann", True, "recent", at(10))
-    (row,) = busy_members(history, [ann, bob], now=NOW, stale_after_seconds=50)
-    assert (row.suspect, row.text) == (False, "recent")
-    assert busy_members(history, [ann, bob], now=NOW, stale_after_seconds=5) == []
+    ((row, text),) = busy_members(history, [ann, bob])
+    assert (row.name, row.suspect, text, row.started_at) == ("@Ann", True, "recent", at(10))
+    assert row.message_id == recent.id
+    ((row, text),) = busy_members(history, [ann, bob], stale_after_seconds=50)
+    assert (row.suspect, text) == (False, "recent")
+    assert busy_members(history, [ann, bob], stale_after_seconds=5) == []
+
+
+def test_texts_are_kept_apart_from_the_rows_and_rows_are_oldest_first() -> None:
+    boss, ann, bob = address("@Boss"), address("@Ann"), address("@Bob")
+    first, second = UserMessage(content="  spaced\n out  "), UserMessage(content="later")
+    history = [
+        sent(boss, bob, second),
+        telemetry(ReceivedMessage, bob, second.id, 5),
+        sent(boss, ann, first),
+        telemetry(ReceivedMessage, ann, first.id, 50),
+    ]
+    snapshot = snapshot_from_messages(history, [boss, ann, bob], now=NOW)
+    assert [r.name for r in snapshot.rows] == ["@Ann", "@Bob"]
+    assert snapshot.texts == {first.id: "spaced out", second.id: "later"}
+    assert snapshot.rows[0] == MemberRow(
+        agent_id=ann.agent_id,
+        name="@Ann",
+        role="Worker",
+        message_id=first.id,
+        started_at=at(50),
+        suspect=False,
+    )

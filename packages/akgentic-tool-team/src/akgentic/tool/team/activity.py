@@ -5,11 +5,19 @@ The answer is derived from the orchestrator's own telemetry. Every agent reports
 sender of the message reports a ``SentMessage`` carrying it, so an agent with a received
 message and no matching processed one is mid-handler, working on that message's text.
 
-Task text is cut to ``max_task_chars`` by default. With an :class:`ActivitySummarizer`
-configured, a caller may ask for long tasks to be summarized by a model instead; the
-summaries are produced off-thread by :class:`SummarizerWorker`s and cached, by message id,
-in the ``#TeamActivity`` actor (:class:`TeamActivityActor`), so a repeated call costs
-nothing and a slow model never blocks the team.
+A ``team_activity`` call goes through three steps, each a function of this module:
+
+1. :func:`build_snapshot` reads the team and its telemetry from the orchestrator and
+   returns an :class:`ActivitySnapshot`: one :class:`MemberRow` per busy member, and the
+   full task texts keyed by message id (:func:`snapshot_from_messages` is the same
+   derivation on a given history);
+2. :func:`apply_truncations` turns the rows into report rows whose task text is cut to
+   ``max_task_chars``; or, when the caller asked for summaries,
+3. :func:`apply_summaries` does the same but replaces tasks longer than ``summarize_over``
+   by model-written summaries, within a :class:`SummaryBudget`. The summaries are produced
+   off-thread by :class:`SummarizerWorker`s (one :class:`SummarizePayload` each) and cached,
+   by message id, in the ``#TeamActivity`` actor (:class:`TeamActivityActor`), so a repeated
+   call costs nothing and a slow model never blocks the team.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, override
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -37,23 +45,35 @@ from akgentic.core.messages.orchestrator import (
     ReceivedMessage,
     SentMessage,
 )
+from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.channels import COMMAND, TOOL_CALL, Channels
-from akgentic.tool.core.deferred import DeferredResultActor, DeferredWorker
+from akgentic.tool.core.deferred import DeferredPayload, DeferredResultActor, DeferredWorker
 from akgentic.tool.core.params import BaseToolParam
 
 __all__ = [
     "DEFAULT_SUMMARIZER_MODEL",
+    "SUMMARY_INSTRUCTION",
     "TEAM_ACTIVITY_ACTOR_NAME",
     "TEAM_ACTIVITY_ACTOR_ROLE",
+    "UNRESOLVED_TASK",
+    "ActivitySnapshot",
     "ActivitySummarizer",
     "AgentActivity",
     "GetTeamActivity",
     "MemberActivity",
+    "MemberRow",
+    "SummarizePayload",
     "SummarizerWorker",
-    "SummaryRequest",
+    "SummaryBudget",
+    "SummaryProgress",
     "TeamActivityActor",
     "TeamActivityReport",
+    "apply_summaries",
+    "apply_truncations",
+    "build_snapshot",
     "register_summarizer_model",
+    "snapshot_from_messages",
+    "truncate",
     "unregister_summarizer_model",
 ]
 
@@ -98,7 +118,7 @@ class TeamActivityReport(BaseModel):
     pending_summaries: int = Field(
         default=0,
         ge=0,
-        description="Summaries asked for but not ready yet: those tasks are shown truncated; "
+        description="Summaries still being written: those tasks are shown truncated; "
         "ask again shortly to get them summarized.",
     )
 
@@ -140,35 +160,55 @@ class GetTeamActivity(BaseToolParam):
 
 # -- deriving who is busy ---------------------------------------------------------------------
 
+UNRESOLVED_TASK = "<task text unavailable>"
+"""Task shown for a busy member whose message was not recorded as sent within the team."""
+
 
 @dataclass(frozen=True)
-class BusyMember:
-    """A busy member as derived from telemetry, before the report drops its keys."""
+class MemberRow:
+    """One busy member as the telemetry shows it, keys included, text kept apart.
+
+    ``agent_id`` and ``message_id`` never reach the report: the first identifies the
+    member, the second is the key of its task text in :attr:`ActivitySnapshot.texts` and
+    of its summary in the ``#TeamActivity`` cache.
+    """
 
     agent_id: uuid.UUID
     name: str
     role: str
     message_id: uuid.UUID
-    text: str
     started_at: datetime
     suspect: bool
 
 
-def busy_members(
+@dataclass(frozen=True)
+class ActivitySnapshot:
+    """Who was busy at ``generated_at``, oldest start first, and the text of their tasks.
+
+    ``texts`` maps a row's ``message_id`` to its full task text (whitespace collapsed). A
+    row whose message has no entry is reported with :data:`UNRESOLVED_TASK`.
+    """
+
+    generated_at: datetime
+    rows: list[MemberRow]
+    texts: dict[uuid.UUID, str]
+
+
+def snapshot_from_messages(
     messages: Iterable[Message],
     team: Iterable[ActorAddress],
     *,
     now: datetime,
     exclude: Iterable[uuid.UUID] = (),
     stale_after_seconds: float = 300.0,
-) -> list[BusyMember]:
-    """Members of ``team`` that are mid-handler according to ``messages``.
+) -> ActivitySnapshot:
+    """The busy members of ``team`` according to the telemetry ``messages``, at ``now``.
 
     A received message with no processed (or handled) counterpart is open. Open messages
     older than ``stale_after_seconds`` are ignored (unbalanced history replayed by a
     resumed team). A member with more than one open message is reported ``suspect``, with
     the most recent one as its task. Tool actors (``#`` names), user proxies and the ids in
-    ``exclude`` are never reported. Ordered by start time, oldest first.
+    ``exclude`` are never reported. Rows are ordered by start time, oldest first.
     """
     excluded = set(exclude)
     members = {
@@ -200,29 +240,53 @@ def busy_members(
             continue
         open_by_agent.setdefault(agent_id, []).append((started, message_id))
 
-    found: list[BusyMember] = []
+    rows: list[MemberRow] = []
+    texts: dict[uuid.UUID, str] = {}
     for agent_id, entries in open_by_agent.items():
         entries.sort()
         started, message_id = entries[-1]
         member = members[agent_id]
-        found.append(
-            BusyMember(
+        rows.append(
+            MemberRow(
                 agent_id=agent_id,
                 name=member.name,
                 role=member.role,
                 message_id=message_id,
-                text=_task_text(sent.get(message_id)),
                 started_at=started,
                 suspect=len(entries) > 1,
             )
         )
-    found.sort(key=lambda b: (b.started_at, b.name))
-    return found
+        message = sent.get(message_id)
+        if message is not None:
+            texts[message_id] = _task_text(message)
+    rows.sort(key=lambda r: (r.started_at, r.name))
+    return ActivitySnapshot(generated_at=now, rows=rows, texts=texts)
 
 
-def _task_text(message: Message | None) -> str:
-    if message is None:
-        return "(task text unavailable: the message was not sent by a team member)"
+def build_snapshot(
+    orchestrator_proxy: Orchestrator,
+    caller_id: uuid.UUID | None,
+    stale_after_seconds: float,
+) -> ActivitySnapshot:
+    """Read the team and its telemetry from the orchestrator and derive who is busy now.
+
+    ``orchestrator_proxy`` is an ask proxy of the team's ``Orchestrator``; ``caller_id`` is
+    the ``agent_id`` of the asking agent, which is left out of the rows (``None`` leaves
+    nobody out). See :func:`snapshot_from_messages` for the rules.
+    """
+    team = orchestrator_proxy.get_team()
+    # The orchestrator hands back its live history list: copy it at once.
+    history = list(orchestrator_proxy.get_messages())
+    return snapshot_from_messages(
+        history,
+        team,
+        now=datetime.now(UTC),
+        exclude=() if caller_id is None else (caller_id,),
+        stale_after_seconds=stale_after_seconds,
+    )
+
+
+def _task_text(message: Message) -> str:
     content = getattr(message, "content", None)
     if isinstance(content, str) and content.strip():
         return " ".join(content.split())
@@ -236,22 +300,76 @@ def truncate(text: str, limit: int) -> str:
     return text[: max(limit - 1, 0)].rstrip() + "…"
 
 
+def _row_activity(row: MemberRow, task: str, *, summarized: bool) -> MemberActivity:
+    return MemberActivity(
+        name=row.name,
+        role=row.role,
+        task=task,
+        summarized=summarized,
+        started_at=row.started_at,
+        suspect=row.suspect,
+    )
+
+
+def apply_truncations(
+    rows: Iterable[MemberRow], texts: dict[uuid.UUID, str], max_chars: int
+) -> list[MemberActivity]:
+    """The report rows for ``rows``, each task cut to ``max_chars`` characters. No model call."""
+    return [
+        _row_activity(
+            row, truncate(texts.get(row.message_id, UNRESOLVED_TASK), max_chars), summarized=False
+        )
+        for row in rows
+    ]
+
+
 # -- summaries ----------------------------------------------------------------------------------
 
+SUMMARY_INSTRUCTION = (
+    "Summarize what the following task asks for, in at most {max_chars} characters. "
+    "Answer with the summary only: no preamble, no quotes, no trailing commentary."
+)
+"""Instructions of the summarizer model; ``{max_chars}`` is the task budget."""
 
-class SummaryRequest(BaseModel):
-    """What a summarizer worker needs for one task: the text, the model, the budget."""
 
+class SummaryBudget(BaseModel):
+    """What one ``team_activity`` call may spend on summaries: model, length, poll budget."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(min_length=1)
+    max_chars: int = Field(ge=1)
+    poll_attempts: int = Field(ge=1)
+    poll_delay_seconds: float = Field(ge=0)
+
+    @classmethod
+    def from_params(cls, params: GetTeamActivity) -> SummaryBudget:
+        """The budget a :class:`GetTeamActivity` with a summarizer allows.
+
+        Raises ``ValueError`` when ``params`` has no summarizer: nothing may be summarized.
+        """
+        summarizer = params.summarizer
+        if summarizer is None:
+            raise ValueError("GetTeamActivity has no summarizer: there is no summary budget")
+        return cls(
+            model=summarizer.model,
+            max_chars=params.max_task_chars,
+            poll_attempts=summarizer.poll_attempts,
+            poll_delay_seconds=summarizer.poll_delay_seconds,
+        )
+
+
+class SummarizePayload(DeferredPayload):
+    """The work order of one :class:`SummarizerWorker`: the task, the model, the length.
+
+    ``deferred_key`` is the ``message_id`` of the task, the key of its cached summary.
+    """
+
+    deferred_key: uuid.UUID
     text: str
-    model: str
+    model: str = Field(min_length=1)
     max_chars: int = Field(ge=1)
 
-
-_SUMMARIZER_INSTRUCTIONS = (
-    "You summarize what a team member is currently working on, for a colleague who wants "
-    "a one-glance status. Reply with the summary only: one sentence, present tense, no "
-    "preamble, at most {max_chars} characters."
-)
 
 _registered_models: dict[str, Callable[[], Model]] = {}
 _registry_lock = threading.Lock()
@@ -281,21 +399,29 @@ def _resolve_model(spec: str) -> Model:
 
 
 class SummarizerWorker(DeferredWorker[uuid.UUID, str]):
-    """Writes the summary of one task with the configured model, then stops."""
+    """Writes the summary of one task with the configured model, then stops.
+
+    Started by ``#TeamActivity`` for each requested message; it can also be told a
+    :class:`SummarizePayload` directly, and reports to the cache actor that started it.
+    """
 
     @override
-    def produce(self, key: uuid.UUID, payload: Any) -> str:
-        request = SummaryRequest.model_validate(payload)
+    def produce(self, payload: SummarizePayload) -> str:  # type: ignore[override]
+        """The summary of ``payload.text``, at most ``payload.max_chars`` characters."""
+        if not isinstance(payload, SummarizePayload):
+            raise TypeError(
+                f"SummarizerWorker needs a SummarizePayload, got {type(payload).__name__}"
+            )
         agent: Agent[None, str] = Agent(
-            _resolve_model(request.model),
-            instructions=_SUMMARIZER_INSTRUCTIONS.format(max_chars=request.max_chars),
+            _resolve_model(payload.model),
+            instructions=SUMMARY_INSTRUCTION.format(max_chars=payload.max_chars),
         )
         # The budget goes to the model client itself: a thread cannot be cancelled.
-        result = agent.run_sync(request.text, model_settings={"timeout": self.timeout_seconds})
+        result = agent.run_sync(payload.text, model_settings={"timeout": self.timeout_seconds})
         summary = " ".join(result.output.split())
         if not summary:
             raise ValueError("the summarizer model returned an empty summary")
-        return truncate(summary, request.max_chars)
+        return truncate(summary, payload.max_chars)
 
 
 @dataclass(frozen=True)
@@ -329,33 +455,79 @@ class TeamActivityActor(DeferredResultActor[BaseConfig, BaseState, uuid.UUID, st
         return SummaryProgress(ready=ready, failed=frozenset(failed))
 
 
-def collect_summaries(
-    cache: TeamActivityActor,
-    requests: dict[uuid.UUID, SummaryRequest],
+def apply_summaries(
+    rows: Iterable[MemberRow],
+    texts: dict[uuid.UUID, str],
+    summarize_over: int | None,
+    budget: SummaryBudget,
+    activity_proxy: TeamActivityActor | None,
     *,
-    attempts: int,
-    delay: float,
     sleep: Callable[[float], None] = time.sleep,
-) -> dict[uuid.UUID, str]:
-    """Summaries for ``requests`` that arrive within ``attempts`` polls of ``delay`` seconds.
+) -> tuple[list[MemberActivity], int]:
+    """The report rows for ``rows``, with tasks longer than ``summarize_over`` summarized.
 
-    Missing keys are requested (the cache de-duplicates and skips recent failures), then
-    the cache is polled until every key is either ready or failed, or the budget is spent.
-    Whatever is still missing is simply absent from the result: the caller truncates.
+    Returns the rows and the number of summaries still being produced. Every task longer
+    than ``summarize_over`` characters is requested from the ``#TeamActivity`` cache
+    (``activity_proxy``, an ask proxy), which de-duplicates by message id and skips keys
+    whose production failed recently; the cache is then polled at most
+    ``budget.poll_attempts`` times, ``budget.poll_delay_seconds`` apart, until each is ready
+    or failed. Tasks without a summary in time (not ready, failed, cache gone), shorter
+    ones, and all of them when ``summarize_over`` is ``None`` or there is no cache, are
+    truncated to ``budget.max_chars``, exactly as :func:`apply_truncations` does.
     """
-    if not requests:
-        return {}
-    keys = list(requests)
+    rows = list(rows)
+    if summarize_over is not None and summarize_over < 0:
+        raise ValueError(f"summarize_over must be 0 or more, got {summarize_over}")
+    if summarize_over is None or activity_proxy is None:
+        return apply_truncations(rows, texts, budget.max_chars), 0
+    payloads = {
+        row.message_id: SummarizePayload(
+            deferred_key=row.message_id,
+            text=texts[row.message_id],
+            model=budget.model,
+            max_chars=budget.max_chars,
+        )
+        for row in rows
+        if len(texts.get(row.message_id, "")) > summarize_over
+    }
+    ready: dict[uuid.UUID, str] = {}
+    waiting: list[uuid.UUID] = []
+    if payloads:
+        try:
+            ready, waiting = _poll_summaries(activity_proxy, payloads, budget, sleep)
+        except Exception as exc:  # the cache is gone or wedged: degrade to truncation
+            logger.warning("team_activity: summaries unavailable: %s", exc)
+    members = [
+        _row_activity(row, ready[row.message_id], summarized=True)
+        if row.message_id in ready
+        else _row_activity(
+            row,
+            truncate(texts.get(row.message_id, UNRESOLVED_TASK), budget.max_chars),
+            summarized=False,
+        )
+        for row in rows
+    ]
+    return members, len(waiting)
+
+
+def _poll_summaries(
+    cache: TeamActivityActor,
+    payloads: dict[uuid.UUID, SummarizePayload],
+    budget: SummaryBudget,
+    sleep: Callable[[float], None],
+) -> tuple[dict[uuid.UUID, str], list[uuid.UUID]]:
+    """Summaries ready within the poll budget, and the keys still being produced."""
+    keys = list(payloads)
     progress = cache.progress(keys)
     ready = dict(progress.ready)
     waiting = [k for k in keys if k not in ready and k not in progress.failed]
     for key in waiting:
-        cache.request(key, requests[key])
-    for _ in range(attempts):
+        cache.request(key, payloads[key])
+    for _ in range(budget.poll_attempts):
         if not waiting:
             break
-        sleep(delay)
+        sleep(budget.poll_delay_seconds)
         progress = cache.progress(waiting)
         ready.update(progress.ready)
         waiting = [k for k in waiting if k not in ready and k not in progress.failed]
-    return ready
+    return ready, waiting

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any, Self, cast
 
 from pydantic import AliasChoices, Field, PrivateAttr
@@ -31,13 +30,12 @@ from akgentic.tool.team.activity import (
     TEAM_ACTIVITY_ACTOR_NAME,
     TEAM_ACTIVITY_ACTOR_ROLE,
     GetTeamActivity,
-    MemberActivity,
-    SummaryRequest,
+    SummaryBudget,
     TeamActivityActor,
     TeamActivityReport,
-    busy_members,
-    collect_summaries,
-    truncate,
+    apply_summaries,
+    apply_truncations,
+    build_snapshot,
 )
 from akgentic.tool.team.observer import TeamManagementToolObserver
 
@@ -423,55 +421,22 @@ class TeamTool(ToolCard):
 
     def _report(self, param: GetTeamActivity, summarize_over: int | None) -> TeamActivityReport:
         obs = self._team_observer()
-        orchestrator = self._orchestrator()
-        team = orchestrator.get_team()
-        # The orchestrator hands back its live history list: copy it at once.
-        history = list(orchestrator.get_messages())
-        generated_at = datetime.now(UTC)
-        busy = busy_members(
-            history,
-            team,
-            now=generated_at,
-            exclude=[obs.myAddress.agent_id],
-            stale_after_seconds=param.stale_after_seconds,
+        snapshot = build_snapshot(
+            self._orchestrator(), obs.myAddress.agent_id, param.stale_after_seconds
         )
-        summaries: dict[Any, str] = {}
-        requested = 0
-        summarizer = param.summarizer
-        cache = self._activity_proxy
-        if summarize_over is not None and summarizer is not None and cache is not None:
-            requests = {
-                b.message_id: SummaryRequest(
-                    text=b.text, model=summarizer.model, max_chars=param.max_task_chars
-                )
-                for b in busy
-                if len(b.text) > summarize_over
-            }
-            requested = len(requests)
-            try:
-                summaries = collect_summaries(
-                    cache,
-                    requests,
-                    attempts=summarizer.poll_attempts,
-                    delay=summarizer.poll_delay_seconds,
-                )
-            except Exception as exc:  # the cache is gone or wedged: degrade to truncation
-                logger.warning("team_activity: summaries unavailable: %s", exc)
-        members = [
-            MemberActivity(
-                name=b.name,
-                role=b.role,
-                task=summaries.get(b.message_id) or truncate(b.text, param.max_task_chars),
-                summarized=b.message_id in summaries,
-                started_at=b.started_at,
-                suspect=b.suspect,
+        pending = 0
+        if summarize_over is not None and param.summarizer is not None:
+            members, pending = apply_summaries(
+                snapshot.rows,
+                snapshot.texts,
+                summarize_over,
+                SummaryBudget.from_params(param),
+                self._activity_proxy,
             )
-            for b in busy
-        ]
+        else:
+            members = apply_truncations(snapshot.rows, snapshot.texts, param.max_task_chars)
         return TeamActivityReport(
-            generated_at=generated_at,
-            members=members,
-            pending_summaries=max(0, requested - len(summaries)),
+            generated_at=snapshot.generated_at, members=members, pending_summaries=pending
         )
 
     def _activity_fn(self, param: GetTeamActivity) -> Callable[..., TeamActivityReport]:
