@@ -80,7 +80,11 @@ def test_documented_paths() -> None:
 def test_entry_point_exports_exec_tool() -> None:
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
     exports = pyproject["project"]["entry-points"]["akgentic.tool.exports"]
-    assert exports == {"ExecTool": "akgentic.tool.sandbox:ExecTool"}
+    assert exports == {
+        "ExecTool": "akgentic.tool.sandbox:ExecTool",
+        "BwrapSandboxActor": "akgentic.tool.sandbox:BwrapSandboxActor",
+        "SeatbeltSandboxActor": "akgentic.tool.sandbox:SeatbeltSandboxActor",
+    }
     module, _, name = exports["ExecTool"].partition(":")
     assert module == sandbox.__name__
     assert getattr(sandbox, name) is sandbox.ExecTool

@@ -33,6 +33,7 @@ KNOWN_EXPORTS: dict[str, tuple[str, str]] = {
     "WorkspaceTool": ("akgentic-tool-workspace", "workspace"),
     "PlanningTool": ("akgentic-tool-planning", "planning"),
     "KnowledgeGraphTool": ("akgentic-tool-knowledge-graph", "knowledge-graph"),
+    "KnowledgeGraphStateEvent": ("akgentic-tool-knowledge-graph", "knowledge-graph"),
     "VectorStoreTool": ("akgentic-tool-vector-store", "vector-store"),
     "VectorEntry": ("akgentic-tool-vector-store", "vector-store"),
     "EmbeddingService": ("akgentic-tool-vector-store", "vector-store"),
@@ -43,6 +44,8 @@ KNOWN_EXPORTS: dict[str, tuple[str, str]] = {
     "NotificationTool": ("akgentic-tool-notification", "notification"),
     "MCPTool": ("akgentic-tool-mcp", "mcp"),
     "ExecTool": ("akgentic-tool-sandbox", "sandbox"),
+    "BwrapSandboxActor": ("akgentic-tool-sandbox", "sandbox"),
+    "SeatbeltSandboxActor": ("akgentic-tool-sandbox", "sandbox"),
 }
 
 
