@@ -136,3 +136,42 @@ def test_empty_index_answers_nothing() -> None:
     index = VectorIndex(2)
     assert index.search([1, 0]) == []
     assert index.search_batch([[1, 0], [0, 1]]) == [[], []]
+
+
+# -- the predecessor's calls ----------------------------------------------------------------
+
+
+def test_a_default_index_takes_its_dimension_from_the_first_entry() -> None:
+    from akgentic.tool.vector_store.vector import VectorEntry
+
+    index = VectorIndex()
+    assert index.dimension is None
+    assert index.search_cosine([1.0, 0.0, 0.0], 5) == []  # empty: nothing to compare with
+
+    index.add(VectorEntry(ref_id="a", ref_type="task", text="alpha", vector=[1.0, 0.0, 0.0]))
+    index.add(entry=VectorEntry(ref_id="b", ref_type="task", text="beta", vector=[0.6, 0.8, 0.0]))
+    index.add(VectorEntry(ref_id="c", ref_type="task", text="gamma", vector=[0.0, 0.0, 2.0]))
+
+    assert index.dimension == 3
+    hits = index.search_cosine(query_vector=[1.0, 0.1, 0.0], top_k=2)
+    assert [ref for ref, _ in hits] == ["a", "b"]
+    assert hits[0][1] == pytest.approx(1.0 / np.sqrt(1.01), abs=1e-6)
+    assert index.search_cosine([1.0, 0.1, 0.0], 5) == index.search([1.0, 0.1, 0.0], 5)
+    with pytest.raises(ValueError, match="dimension 2, the index holds 3"):
+        index.add(VectorEntry(ref_id="d", ref_type="task", text="delta", vector=[1.0, 0.0]))
+    with pytest.raises(ValueError, match="has no vector"):
+        index.add(VectorEntry(ref_id="e", ref_type="task", text="no vector yet"))
+
+    assert index.remove(ref_ids=["a", "missing"]) == 1
+    assert index.remove(["c"]) == 1
+    assert index.refs == ["b"]
+    assert [ref for ref, _ in index.search_cosine([1.0, 0.0, 0.0], 3)] == ["b"]
+    with pytest.raises(TypeError):
+        index.remove(["b"], ref_ids=["b"])
+
+
+def test_a_default_index_filled_from_arrays_then_searched_in_batch() -> None:
+    index = VectorIndex()
+    assert index.search_batch(np.eye(2), top_k=1) == [[], []]
+    index.add(["x", "y"], np.eye(2, dtype=np.float32))
+    assert [hits[0][0] for hits in index.search_batch(np.eye(2), top_k=1)] == ["x", "y"]

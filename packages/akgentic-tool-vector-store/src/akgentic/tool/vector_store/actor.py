@@ -57,7 +57,11 @@ from akgentic.tool.core.vector_store import (
     validate_collection_name,
 )
 from akgentic.tool.core.workspace_dir import resolve_workspace_dir, workspaces_root
-from akgentic.tool.vector_store.backend import CollectionBackend, CollectionRecord
+from akgentic.tool.vector_store.backend import (
+    CollectionBackend,
+    CollectionRecord,
+    stored_entries,
+)
 from akgentic.tool.vector_store.embedding_actor import EmbeddingActor, EmbedJob, EmbedKey
 from akgentic.tool.vector_store.event import VectorStoreStateEvent
 from akgentic.tool.vector_store.inmemory import InMemoryBackend
@@ -166,17 +170,6 @@ class VectorStoreState(BaseState):
         return VectorStoreState(collections=dict(self.collections), event_seq=self.event_seq)
 
 
-def _former_entries(name: str, backend_state: Mapping[str, Any]) -> list[Any]:
-    """The stored entries of collection ``name`` in the predecessor's ``backend_state``:
-    a list under the collection's name, or under its ``"entries"`` key."""
-    found = backend_state.get(name)
-    if found is None and isinstance(backend_state.get("collections"), Mapping):
-        found = backend_state["collections"].get(name)
-    if isinstance(found, Mapping):
-        found = found.get("entries")
-    return list(found) if isinstance(found, list) else []
-
-
 def _former_record(
     name: str,
     raw_config: Mapping[str, Any],
@@ -191,7 +184,7 @@ def _former_record(
     """
     config = CollectionConfig.model_validate(raw_config)
     docs: dict[str, tuple[str, dict[str, Any], list[float] | None]] = {}
-    for item in [*_former_entries(name, backend_state), *pending]:
+    for item in [*stored_entries(name, backend_state), *pending]:
         try:
             entry = VectorEntry.model_validate(item)
         except ValidationError:

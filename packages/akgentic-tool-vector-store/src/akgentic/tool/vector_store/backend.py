@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +29,7 @@ __all__ = [
     "CollectionRecord",
     "KeywordMatcher",
     "metadata_matches",
+    "stored_entries",
 ]
 
 _WORD = re.compile(r"\w+")
@@ -53,6 +55,18 @@ class CollectionRecord(SerializableBaseModel):
     vectors: bytes = b""
     unembedded: dict[str, str] = Field(default_factory=dict)
     unembedded_metadata: dict[str, dict[str, MetadataValue]] = Field(default_factory=dict)
+
+
+def stored_entries(name: str, backend_state: Mapping[str, Any]) -> list[Any]:
+    """The stored entries of collection ``name`` in a ``backend_state`` of the predecessor's
+    layout (what ``InMemoryBackend.get_state`` returns): a list under the collection's
+    name, or under its ``"entries"`` key, possibly inside a ``"collections"`` mapping."""
+    found = backend_state.get(name)
+    if found is None and isinstance(backend_state.get("collections"), Mapping):
+        found = backend_state["collections"].get(name)
+    if isinstance(found, Mapping):
+        found = found.get("entries")
+    return list(found) if isinstance(found, list) else []
 
 
 def metadata_matches(metadata: Mapping[str, MetadataValue], where: Mapping[str, object]) -> bool:

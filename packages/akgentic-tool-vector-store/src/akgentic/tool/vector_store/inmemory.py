@@ -15,17 +15,21 @@ Two persistence modes (``CollectionConfig.persistence``):
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import ValidationError
 
 from akgentic.tool.core.vector_store import (
     CollectionConfig,
     MetadataValue,
+    UnknownCollectionError,
     VectorDocument,
     VectorHit,
 )
@@ -34,7 +38,9 @@ from akgentic.tool.vector_store.backend import (
     CollectionRecord,
     KeywordMatcher,
     metadata_matches,
+    stored_entries,
 )
+from akgentic.tool.vector_store.protocol import SearchHit
 from akgentic.tool.vector_store.vector import VectorEntry, VectorIndex
 
 __all__ = ["FILE_SUFFIX", "InMemoryBackend"]
@@ -43,6 +49,8 @@ FILE_SUFFIX = ".vectors.npz"
 """Suffix of a collection's file under ``persistence="workspace"``."""
 
 _FORMAT_VERSION = 1
+
+logger = logging.getLogger(__name__)
 
 
 class _Document:
@@ -63,15 +71,34 @@ class InMemoryBackend(CollectionBackend):
         name: Collection name.
         config: Its configuration (``backend="inmemory"``).
         directory: Where the file lives when ``config.persistence == "workspace"``.
+
+    **The predecessor's form.** ``InMemoryBackend()``, without a name and a config, is a
+    set of named collections used through the predecessor's methods:
+    :meth:`create_collection`, :meth:`add`, :meth:`remove`, :meth:`search`,
+    :meth:`get_state` / :meth:`restore_state` and :meth:`save_collection` /
+    :meth:`load_collection`. Each collection of the set is an ``InMemoryBackend`` of its
+    own (see :meth:`collection`). A backend built with a name is the first collection
+    of its own set, so those methods reach it by its name too. The set form has no
+    collection of its own: its ``name`` is ``""`` and the collection methods
+    (``put``, ``vector_search``, ...) act on an empty, unnamed collection nobody uses.
     """
 
-    def __init__(self, name: str, config: CollectionConfig, directory: Path | None = None) -> None:
-        super().__init__(name, config)
-        if config.persistence == "workspace" and directory is None:
+    def __init__(
+        self,
+        name: str | None = None,
+        config: CollectionConfig | None = None,
+        directory: Path | None = None,
+    ) -> None:
+        if (name is None) != (config is None):
+            raise TypeError("give both a name and a config, or neither (a set of collections)")
+        config = config if config is not None else CollectionConfig()
+        super().__init__(name or "", config)
+        if config.persistence == "workspace" and directory is None and name is not None:
             raise ValueError(f"collection {name!r}: persistence='workspace' needs a directory")
         self.directory = directory
         self._docs: dict[str, _Document] = {}
         self._index = VectorIndex(config.dimension)
+        self._collections: dict[str, InMemoryBackend] = {} if name is None else {name: self}
 
     @property
     def path(self) -> Path | None:
@@ -204,6 +231,10 @@ class InMemoryBackend(CollectionBackend):
         path = self.path
         if self.config.persistence != "workspace" or path is None:
             return
+        self._write(path)
+
+    def _write(self, path: Path) -> None:
+        """Write the collection to ``path`` (temporary file, fsync, atomic rename)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         refs = list(self._docs)
         arrays: dict[str, npt.NDArray[np.generic]] = {
@@ -235,6 +266,10 @@ class InMemoryBackend(CollectionBackend):
         path = self.path
         if path is None or not path.exists():
             return
+        self._read(path)
+
+    def _read(self, path: Path) -> None:
+        """Replace the contents with the collection file at ``path``."""
         with np.load(path, allow_pickle=False) as data:
             if int(data["format"][0]) != _FORMAT_VERSION:
                 raise ValueError(f"{path}: unsupported vector file format {data['format'][0]}")
@@ -279,3 +314,198 @@ class InMemoryBackend(CollectionBackend):
         self._index = VectorIndex(self.config.dimension)
         if len(vector_refs):
             self._index.add(list(vector_refs), matrix)
+
+    # -- the predecessor's interface: a set of named collections ---------------------------
+
+    def collection(self, name: str) -> InMemoryBackend:
+        """The collection ``name`` of this set.
+
+        Raises:
+            UnknownCollectionError: when there is no such collection.
+        """
+        found = self._collections.get(name)
+        if found is None:
+            raise UnknownCollectionError(
+                f"no collection {name!r}; create_collection() it first "
+                f"(existing: {sorted(self._collections)})"
+            )
+        return found
+
+    @property
+    def collections(self) -> dict[str, InMemoryBackend]:
+        """The collections of this set, by name (a copy of the mapping)."""
+        return dict(self._collections)
+
+    def create_collection(self, name: str, config: CollectionConfig) -> None:
+        """Create collection ``name`` in this set (idempotent with the same config).
+
+        Raises:
+            ValueError: when it exists with another configuration.
+        """
+        existing = self._collections.get(name)
+        if existing is not None:
+            if existing.config != config:
+                raise ValueError(
+                    f"collection {name!r} already exists with another configuration; "
+                    "remove it first to change it"
+                )
+            return
+        self._collections[name] = InMemoryBackend(name, config, self._directory_for(config))
+
+    def add(self, collection: str, entries: Sequence[VectorEntry | Mapping[str, Any]]) -> int:
+        """Insert or replace ``entries`` (``VectorEntry`` objects or their dicts, with
+        ``ref_id``/``ref_type`` as the predecessor named them); returns how many.
+
+        Entries with a ``vector`` are searchable by vector at once; entries without one
+        are kept for keyword search and reported by :meth:`unembedded`.
+
+        Raises:
+            UnknownCollectionError: when the collection does not exist.
+            ValueError: when a vector's length is not the collection's dimension (nothing
+                is stored then).
+        """
+        target = self.collection(collection)
+        parsed = [VectorEntry.model_validate(entry) for entry in entries]
+        dimension = target.config.dimension
+        for entry in parsed:
+            if entry.vector is not None and len(entry.vector) != dimension:
+                raise ValueError(
+                    f"entry {entry.ref!r}: vector has {len(entry.vector)} values, "
+                    f"collection {collection!r} expects {dimension}"
+                )
+        target.put(
+            [
+                VectorDocument(
+                    ref=entry.ref, text=entry.text, metadata=entry.metadata, vector=entry.vector
+                )
+                for entry in parsed
+            ]
+        )
+        return len(parsed)
+
+    def remove(self, collection: str, ref_ids: Iterable[str]) -> int:
+        """Remove documents by ``ref_id``; returns how many existed."""
+        return len(self.collection(collection).delete(ref_ids))
+
+    def search(
+        self, collection: str, query_vector: Sequence[float], top_k: int = 10
+    ) -> list[SearchHit]:
+        """The ``top_k`` documents nearest to ``query_vector`` by cosine similarity, best
+        first, as the predecessor's :class:`SearchHit` (``ref_id``, ``ref_type``, text,
+        score). Documents without a vector are not candidates."""
+        target = self.collection(collection)
+        vector = np.asarray(query_vector, dtype=np.float32)
+        hits = target.vector_search(vector, top_k, float("-inf"), {})
+        return [
+            SearchHit(
+                ref_id=hit.ref,
+                ref_type=str(hit.metadata.get("ref_type", "")),
+                text=hit.text,
+                score=hit.score,
+            )
+            for hit in hits
+        ]
+
+    def get_state(self) -> dict[str, Any]:
+        """Every collection in the predecessor's ``backend_state`` layout:
+        ``{name: {"config": {...}, "entries": [VectorEntry dicts]}}``.
+
+        Collections with ``persistence="workspace"`` contribute their configuration only
+        (their documents are in their file: see :meth:`save_collection`). Vectors are the
+        stored, normalised ones. ``VectorStoreState(backend_state=...)`` and
+        :meth:`restore_state` read this layout back.
+        """
+        state: dict[str, Any] = {}
+        for name, target in self._collections.items():
+            entries = (
+                []
+                if target.config.persistence == "workspace"
+                else [entry.model_dump(mode="json") for entry in target.entries()]
+            )
+            state[name] = {"config": target.config.model_dump(mode="json"), "entries": entries}
+        return state
+
+    def restore_state(self, state: Mapping[str, Any]) -> None:
+        """Load a :meth:`get_state` result (or a stored predecessor ``backend_state``).
+
+        Each collection named in ``state`` gets exactly the entries stored for it: it is
+        created from its stored ``"config"`` if missing (or, for a bare list of entries,
+        with the dimension of the first stored vector); collections not named in
+        ``state`` are left alone. Entries that cannot be read are skipped with a warning.
+        """
+        names = state["collections"] if isinstance(state.get("collections"), Mapping) else state
+        for name in names:
+            raw = names[name]
+            stored_config = raw.get("config") if isinstance(raw, Mapping) else None
+            entries: list[VectorEntry] = []
+            for item in stored_entries(name, state):
+                try:
+                    entries.append(VectorEntry.model_validate(item))
+                except ValidationError:
+                    logger.warning("collection %r: a stored entry could not be read", name)
+            current = self._collections.get(name)
+            if stored_config is not None:
+                config = CollectionConfig.model_validate(stored_config)
+            elif current is not None:
+                config = current.config
+            else:
+                first = next((e.vector for e in entries if e.vector), None)
+                config = CollectionConfig(dimension=len(first)) if first else CollectionConfig()
+            if current is self and config != self.config:
+                raise ValueError(f"collection {name!r} is this backend's own: same config needed")
+            if current is None or current.config != config:
+                self._collections[name] = InMemoryBackend(name, config, self._directory_for(config))
+            target = self._collections[name]
+            target.delete(list(target._docs))
+            # A vector of another length is dropped: the entry stays, unembedded.
+            self.add(
+                name,
+                [
+                    entry
+                    if entry.vector is None or len(entry.vector) == config.dimension
+                    else entry.model_copy(update={"vector": None})
+                    for entry in entries
+                ],
+            )
+
+    def save_collection(self, name: str, workspace_path: str | Path) -> Path:
+        """Write collection ``name`` to ``<workspace_path>/<name>.vectors.npz`` (atomically,
+        whatever its ``persistence``) and return the file's path."""
+        target = self.collection(name)
+        path = Path(workspace_path).expanduser() / f"{name}{FILE_SUFFIX}"
+        target._write(path)
+        return path
+
+    def load_collection(
+        self, name: str, config: CollectionConfig, workspace_path: str | Path
+    ) -> int:
+        """(Re)create collection ``name`` with ``config`` and fill it from
+        ``<workspace_path>/<name>.vectors.npz`` when that file exists; returns how many
+        documents it holds then. A file written with another dimension is a ``ValueError``.
+        """
+        directory = Path(workspace_path).expanduser()
+        if self._collections.get(name) is self:
+            if config != self.config:
+                raise ValueError(f"collection {name!r} is this backend's own: same config needed")
+            target = self
+        else:
+            target = InMemoryBackend(name, config, directory)
+        path = directory / f"{name}{FILE_SUFFIX}"
+        if path.exists():
+            target._read(path)
+        self._collections[name] = target
+        return len(target._docs)
+
+    def _directory_for(self, config: CollectionConfig) -> Path | None:
+        """Directory for a new ``workspace`` collection of this set: the config's
+        ``workspace_path`` (or this backend's directory)."""
+        if config.persistence != "workspace":
+            return None
+        if config.workspace_path is not None:
+            return Path(config.workspace_path).expanduser()
+        if self.directory is None:
+            raise ValueError(
+                "persistence='workspace' needs a workspace_path in the config "
+                "(or a directory given to this backend)"
+            )
+        return self.directory

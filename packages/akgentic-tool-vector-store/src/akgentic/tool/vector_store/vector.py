@@ -21,7 +21,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -288,13 +288,20 @@ class VectorIndex:
     Vectors are normalised when added, stored in one growing float32 matrix, and looked up
     by ref through a dictionary. Removing a ref moves the last row into its slot, so the
     live rows stay contiguous and a query scans exactly ``len(index)`` rows.
+
+    ``dimension`` may be left out (the predecessor's ``VectorIndex()``): the first vectors
+    added then fix it, and every later vector must have the same length.
+
+    The predecessor's calls work too: ``add(entry)`` with a :class:`VectorEntry`,
+    ``remove(ref_ids=...)`` and ``search_cosine(query_vector, top_k)``.
     """
 
-    def __init__(self, dimension: int, capacity: int = 0) -> None:
-        if dimension < 1:
+    def __init__(self, dimension: int | None = None, capacity: int = 0) -> None:
+        if dimension is not None and dimension < 1:
             raise ValueError(f"dimension must be at least 1, got {dimension}")
-        self.dimension = dimension
-        self._matrix: FloatMatrix = np.zeros((max(capacity, 0), dimension), dtype=np.float32)
+        self.dimension: int | None = dimension
+        self._capacity = max(capacity, 0)
+        self._matrix: FloatMatrix = np.zeros((self._capacity, dimension or 0), dtype=np.float32)
         self._refs: list[str] = []
         self._rows: dict[str, int] = {}
 
@@ -319,17 +326,53 @@ class VectorIndex:
         index.add(refs, matrix)
         return index
 
-    def add(self, refs: Sequence[str], vectors: npt.ArrayLike) -> None:
+    @overload
+    def add(self, refs: Sequence[str], vectors: npt.ArrayLike) -> None: ...
+
+    @overload
+    def add(self, entry: VectorEntry, /) -> None: ...
+
+    @overload
+    def add(self, *, entry: VectorEntry) -> None: ...
+
+    def add(
+        self,
+        refs: Sequence[str] | VectorEntry | None = None,
+        vectors: npt.ArrayLike | None = None,
+        *,
+        entry: VectorEntry | None = None,
+    ) -> None:
         """Insert or replace vectors by ref (a ref repeated in ``refs`` keeps its last row).
 
+        The predecessor's form, ``add(entry)`` (positionally or as ``entry=``), adds one
+        :class:`VectorEntry` under its ``ref_id``; the entry must carry its ``vector``.
+
         Raises:
-            ValueError: when the shapes disagree with ``refs`` or the index dimension.
+            ValueError: when the shapes disagree with ``refs`` or the index dimension, or
+                an entry has no vector.
         """
+        if isinstance(refs, VectorEntry):
+            if entry is not None:
+                raise TypeError("pass the entry once, positionally or as entry=")
+            entry, refs = refs, None
+        if entry is not None:
+            if refs is not None or vectors is not None:
+                raise TypeError("pass either an entry or refs and vectors, not both")
+            if entry.vector is None:
+                raise ValueError(f"entry {entry.ref!r} has no vector to index")
+            refs, vectors = [entry.ref], [entry.vector]
+        if refs is None or vectors is None:
+            raise TypeError("add needs refs and vectors, or a VectorEntry")
         matrix = np.asarray(vectors, dtype=np.float32)
         if matrix.ndim == 1:
             matrix = matrix.reshape(1, -1)
         if matrix.ndim != 2 or matrix.shape[0] != len(refs):
             raise ValueError(f"got {len(refs)} refs for vectors of shape {matrix.shape}")
+        if self.dimension is None:
+            if matrix.shape[1] < 1:
+                raise ValueError("vectors must have at least one value")
+            self.dimension = int(matrix.shape[1])
+            self._matrix = np.zeros((self._capacity, self.dimension), dtype=np.float32)
         if matrix.shape[1] != self.dimension:
             raise ValueError(
                 f"vectors have dimension {matrix.shape[1]}, the index holds {self.dimension}"
@@ -378,10 +421,20 @@ class VectorIndex:
             self._rows[ref] = start + offset
         self._refs.extend(new_refs)
 
-    def remove(self, refs: Iterable[str]) -> int:
-        """Remove refs (unknown ones are ignored); returns how many were removed."""
+    def remove(
+        self, refs: Iterable[str] | None = None, ref_ids: Iterable[str] | None = None
+    ) -> int:
+        """Remove refs (unknown ones are ignored); returns how many were removed.
+
+        ``ref_ids`` is the predecessor's name for ``refs``: pass one or the other.
+        """
+        if refs is not None and ref_ids is not None:
+            raise TypeError("pass refs or ref_ids, not both")
+        chosen = refs if refs is not None else ref_ids
+        if chosen is None:
+            raise TypeError("remove needs the refs to remove")
         removed = 0
-        for ref in refs:
+        for ref in chosen:
             row = self._rows.pop(ref, None)
             if row is None:
                 continue
@@ -424,6 +477,8 @@ class VectorIndex:
             score_threshold: Drop results whose cosine is below it.
             allowed: When given, only these refs are candidates.
         """
+        if self.dimension is None:  # nothing was ever added
+            return []
         vector = self._query_vector(query)
         count = len(self._refs)
         if count == 0 or top_k < 1:
@@ -446,6 +501,8 @@ class VectorIndex:
     ) -> list[list[tuple[str, float]]]:
         """:meth:`search` for many queries at once, with one matrix product per chunk."""
         matrix = np.asarray(queries, dtype=np.float32)
+        if self.dimension is None and matrix.ndim == 2:  # nothing was ever added
+            return [[] for _ in range(matrix.shape[0])]
         if matrix.ndim != 2 or matrix.shape[1] != self.dimension:
             raise ValueError(f"queries must have shape (n, {self.dimension}), got {matrix.shape}")
         count = len(self._refs)
@@ -475,6 +532,14 @@ class VectorIndex:
                     ]
                 )
         return results
+
+    def search_cosine(
+        self, query_vector: npt.ArrayLike, top_k: int = 10
+    ) -> list[tuple[str, float]]:
+        """The predecessor's name for :meth:`search` without filters: the ``top_k`` refs
+        (``ref_id``) nearest to ``query_vector`` by cosine similarity, as
+        ``(ref_id, score)``, best first."""
+        return self.search(query_vector, top_k)
 
     def _top(
         self, scores: FloatMatrix, top_k: int, score_threshold: float | None
@@ -510,6 +575,6 @@ class VectorIndex:
         capacity = self._matrix.shape[0]
         if needed <= capacity:
             return
-        grown = np.zeros((max(needed, capacity * 2, 64), self.dimension), dtype=np.float32)
+        grown = np.zeros((max(needed, capacity * 2, 64), self._matrix.shape[1]), dtype=np.float32)
         grown[: len(self._refs)] = self._matrix[: len(self._refs)]
         self._matrix = grown
