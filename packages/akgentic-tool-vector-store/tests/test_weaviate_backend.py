@@ -70,6 +70,8 @@ class FakeWeaviate:
         self.objects: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
         self.rest: list[tuple[str, str]] = []
         self.grpc: list[str] = []
+        self.auth: list[str | None] = []
+        self.url = ""
         self.ready = True
 
     def bucket(self, collection: str, tenant: str) -> dict[str, dict[str, Any]]:
@@ -277,6 +279,7 @@ def _rest_handler(db: FakeWeaviate) -> type[BaseHTTPRequestHandler]:
             path = self.path.split("?")[0]
             with db.lock:
                 db.rest.append((method, path))
+                db.auth.append(self.headers.get("Authorization"))
             parts = path.strip("/").split("/")
             if path == "/v1/meta":
                 self._send(200, {"version": "1.30.0", "modules": {}, "hostname": "stand-in"})
@@ -345,6 +348,7 @@ def weaviate_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeWeaviate]:
     monkeypatch.setenv("WEAVIATE_HTTP_HOST", "127.0.0.1")
     monkeypatch.setenv("WEAVIATE_HTTP_PORT", str(httpd.server_address[1]))
     monkeypatch.setenv("WEAVIATE_GRPC_PORT", str(grpc_port))
+    db.url = f"http://127.0.0.1:{httpd.server_address[1]}"
     try:
         yield db
     finally:
@@ -517,3 +521,120 @@ def test_objects_weaviate_rejects_surface_as_an_error_naming_the_collection(
     weaviate_server.tenants["Akgentic_shared"].clear()  # the tenant vanished server-side
     with pytest.raises(RuntimeError, match="Weaviate rejected 1 of 1 objects in Akgentic_shared"):
         store.upsert("shared", [DOCS[0].model_copy(update={"vector": [1.0] * DIM})])
+
+
+# -- the predecessor's forms: WeaviateBackend(url, api_key, tenant), VectorStoreConfig --------
+
+
+def _misdirect_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point the HTTP settings of the environment nowhere, so only an explicit url works."""
+    monkeypatch.setenv("WEAVIATE_HTTP_HOST", "127.0.0.1")
+    monkeypatch.setenv("WEAVIATE_HTTP_PORT", "9")  # discard port: nothing answers
+    monkeypatch.setenv("WEAVIATE_TIMEOUT", "2")
+
+
+def test_the_predecessor_form_connects_to_its_url_and_works_per_collection(
+    weaviate_server: FakeWeaviate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from akgentic.tool.core.vector_store import UnknownCollectionError
+    from akgentic.tool.vector_store.protocol import SearchHit
+    from akgentic.tool.vector_store.vector import VectorEntry
+    from akgentic.tool.vector_store.weaviate import WeaviateBackend
+
+    _misdirect_env(monkeypatch)
+    backend = WeaviateBackend(url=weaviate_server.url, api_key="wv-key", tenant="team-7")
+    try:
+        backend.create_collection("tasks", CollectionConfig(dimension=3))
+        backend.create_collection("tasks", CollectionConfig(dimension=3))  # idempotent
+        added = backend.add(
+            "tasks",
+            [
+                VectorEntry(
+                    ref_id="t1", ref_type="task", text="write the migration", vector=[1, 0, 0]
+                ),
+                VectorEntry(ref_id="t2", ref_type="task", text="review login", vector=[0, 1, 0]),
+                {"ref_id": "t3", "ref_type": "note", "text": "no vector yet"},
+            ],
+        )
+        hits = backend.search("tasks", [1, 0.2, 0], 2)
+        by_name = backend.search(collection="tasks", query_vector=[0, 1, 0], top_k=1)
+        removed = backend.remove("tasks", ["t1", "missing"])
+        after = backend.search("tasks", [1, 0, 0], 5)
+        with pytest.raises(ValueError, match="expects 3"):
+            backend.add("tasks", [VectorEntry(ref_id="x", ref_type="t", text="x", vector=[1.0])])
+        with pytest.raises(UnknownCollectionError):
+            backend.search("nope", [1, 0, 0], 1)
+        with pytest.raises(TypeError, match="create_collection"):
+            backend.counts()
+    finally:
+        backend.close()
+
+    assert added == 3
+    assert weaviate_server.tenants["Akgentic_tasks"] == {"team-7"}
+    assert len(weaviate_server.objects[("Akgentic_tasks", "team-7")]) == 2
+    assert removed == 1
+    assert all(isinstance(hit, SearchHit) for hit in hits)
+    assert [(h.ref_id, h.ref_type) for h in hits] == [("t1", "task"), ("t2", "task")]
+    assert hits[0].score == pytest.approx(1 / np.sqrt(1.04), abs=1e-5)
+    assert [h.ref_id for h in by_name] == ["t2"]
+    assert [h.ref_id for h in after] == ["t2"]  # t3 has no vector, t1 is gone
+    assert "Bearer wv-key" in weaviate_server.auth
+
+
+def test_the_predecessor_form_positionally_and_without_url_uses_the_environment(
+    weaviate_server: FakeWeaviate,
+) -> None:
+    from akgentic.tool.vector_store.weaviate import WeaviateBackend
+
+    for backend in (WeaviateBackend(weaviate_server.url), WeaviateBackend()):
+        try:
+            backend.create_collection("c", CollectionConfig(dimension=2))
+            backend.add("c", [{"ref_id": "a", "ref_type": "t", "text": "alpha", "vector": [1, 0]}])
+            assert backend.search("c", [1, 0], 1)[0].ref_id == "a"
+        finally:
+            backend.close()
+    assert "Akgentic_c" in weaviate_server.classes  # no team, no tenant: the plain name
+    assert weaviate_server.auth
+    assert set(weaviate_server.auth) == {None}
+
+
+def test_store_config_weaviate_url_and_key_override_the_environment(
+    actor_system: ActorSystem,
+    orchestrator: Any,
+    tool_agent: Any,
+    openai_env: Any,
+    weaviate_server: FakeWeaviate,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from akgentic.core.orchestrator import Orchestrator
+    from akgentic.tool.core.vector_store import VectorStoreConfig
+
+    _misdirect_env(monkeypatch)
+    orch = actor_system.proxy_ask(orchestrator, Orchestrator)
+    orch.getChildrenOrCreate(
+        VectorStoreActor,
+        VectorStoreConfig(
+            name="#UrlStore", weaviate_url=weaviate_server.url, weaviate_api_key="cfg-key"
+        ),
+    )
+    store = lookup_vector_store(tool_agent, "#UrlStore")
+    assert store is not None
+    store.create_collection("notes", CollectionConfig(dimension=DIM, backend="weaviate"))
+    store.upsert("notes", DOCS)
+    eventually(lambda: store.collection_stats("notes").embedded == 3)
+    result = search_text(store, "notes", VectorQuery(text="postgres database migration"))
+
+    assert result.status == "ok"
+    assert result.hits[0].ref == "db"
+    assert f"Akgentic_notes_{tool_agent.team_id.hex}" in weaviate_server.classes
+    assert "Bearer cfg-key" in weaviate_server.auth
+
+
+def test_without_the_config_fields_the_environment_is_used(
+    tool_agent: Any, openai_env: Any, weaviate_server: FakeWeaviate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _misdirect_env(monkeypatch)
+    store = bind(tool_agent)  # the card sets no Weaviate fields
+    with pytest.raises(Exception, match="Could not connect to Weaviate"):
+        store.create_collection("notes", CollectionConfig(dimension=DIM, backend="weaviate"))
+    assert weaviate_server.classes == {}

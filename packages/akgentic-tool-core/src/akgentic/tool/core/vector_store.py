@@ -131,7 +131,10 @@ class VectorStoreConfig(BaseConfig):
 
     Built by ``VectorStoreTool`` from its card fields; consumers never create one. The
     embedding provider's endpoint and credentials come from the deployment's
-    environment, never from here.
+    environment, never from here. Weaviate's connection comes from the environment too
+    (``WEAVIATE_*``); ``weaviate_url`` and ``weaviate_api_key``, the predecessor's fields,
+    override it for this store when code that creates the actor itself sets them (no
+    card sets them).
     """
 
     embedding_model: str = "text-embedding-3-small"
@@ -140,6 +143,15 @@ class VectorStoreConfig(BaseConfig):
     embedding_timeout_seconds: Annotated[float, Field(gt=0, le=25)] = 10.0
     """Per-request budget handed to the HTTP client. Kept under the orchestrator's 30 s
     stop backstop: a worker blocked in a call holds its parent's stop open."""
+    weaviate_url: str | None = None
+    """Weaviate REST endpoint (``http[s]://host[:port]``) of this store's
+    ``backend="weaviate"`` collections. Replaces ``WEAVIATE_HTTP_HOST`` / ``_PORT`` /
+    ``_SECURE`` and is the gRPC host unless ``WEAVIATE_GRPC_HOST`` is set; ``None``: the
+    environment decides."""
+    weaviate_api_key: str | None = Field(default=None, repr=False)
+    """Weaviate API key of this store, replacing ``WEAVIATE_API_KEY``; ``None``: the
+    environment decides. Kept out of ``repr`` (it is still part of the config's dump,
+    as it was in the predecessor's)."""
 
 
 class CollectionConfig(BaseModel):

@@ -801,7 +801,13 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         if config.backend == "weaviate":
             from akgentic.tool.vector_store.weaviate import WeaviateBackend
 
-            return WeaviateBackend.connect(name, record, team_id=self.team_id)
+            return WeaviateBackend.connect(
+                name,
+                record,
+                team_id=self.team_id,
+                url=self.config.weaviate_url,
+                api_key=self.config.weaviate_api_key,
+            )
         directory = self._workspace_directory(config) if config.persistence == "workspace" else None
         if fresh and directory is None:
             return InMemoryBackend(name, config)

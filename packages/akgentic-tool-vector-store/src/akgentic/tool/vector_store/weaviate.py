@@ -1,7 +1,9 @@
 """The Weaviate backend: a collection stored in a Weaviate server (``weaviate`` extra).
 
 Where the server is, and how to authenticate, is deployment configuration read from the
-environment (never from a card):
+environment (never from a card). Code that creates a store actor itself may override it
+with ``VectorStoreConfig.weaviate_url`` / ``weaviate_api_key`` (the predecessor's
+fields), and ``WeaviateBackend(url=..., api_key=...)`` takes them directly:
 
 =========================  =======================  =================================
 variable                   default                  meaning
@@ -21,7 +23,9 @@ Mapping of a store collection to Weaviate:
 * with ``CollectionConfig.tenant`` set, the Weaviate collection ``Akgentic_<name>`` is
   created with multi-tenancy and the documents live in that tenant (created on demand),
   so several teams can share one Weaviate collection and stay apart;
-* without a tenant, the collection is per team: ``Akgentic_<name>_<team id>``.
+* without a tenant, the collection is per team: ``Akgentic_<name>_<team id>``; a
+  collection created through the predecessor's ``WeaviateBackend(url)`` form, which
+  knows no team, is ``Akgentic_<name>``.
 
 Each document is one object whose id is derived from its ``ref`` (so writing a ref again
 replaces it), with the properties ``ref``, ``text``, ``metadata_json`` (the metadata as
@@ -37,7 +41,8 @@ import os
 import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
+from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +50,7 @@ import numpy.typing as npt
 from akgentic.tool.core.vector_store import (
     CollectionConfig,
     MetadataValue,
+    UnknownCollectionError,
     VectorDocument,
     VectorHit,
 )
@@ -53,6 +59,8 @@ from akgentic.tool.vector_store.backend import (
     CollectionRecord,
     KeywordMatcher,
 )
+from akgentic.tool.vector_store.protocol import SearchHit
+from akgentic.tool.vector_store.vector import VectorEntry
 
 if TYPE_CHECKING:
     from weaviate import WeaviateClient
@@ -86,18 +94,45 @@ def _env_flag(name: str, default: bool) -> bool:
     return raw.strip().lower() in {"1", "true", "yes", "on"}
 
 
-def connect_from_env() -> WeaviateClient:
-    """Open a Weaviate client from the ``WEAVIATE_*`` environment variables."""
+def _endpoint(url: str | None) -> tuple[str, int, bool, str]:
+    """``(http host, http port, https?, where)`` from ``url`` or the environment."""
+    if url is None:
+        host = os.environ.get("WEAVIATE_HTTP_HOST", "localhost")
+        port = int(os.environ.get("WEAVIATE_HTTP_PORT", "8080"))
+        return (
+            host,
+            port,
+            _env_flag("WEAVIATE_HTTP_SECURE", False),
+            (f"{host}:{port} (WEAVIATE_HTTP_HOST / WEAVIATE_HTTP_PORT)"),
+        )
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"Weaviate url {url!r}: expected http[s]://host[:port]")
+    secure = parts.scheme == "https"
+    port = parts.port or (443 if secure else 80)
+    return parts.hostname, port, secure, url
+
+
+def connect_from_env(url: str | None = None, api_key: str | None = None) -> WeaviateClient:
+    """Open a Weaviate client from the ``WEAVIATE_*`` environment variables.
+
+    Args:
+        url: When given, the REST endpoint (``http[s]://host[:port]``; port 80/443 by
+            default) instead of ``WEAVIATE_HTTP_HOST`` / ``_PORT`` / ``_SECURE``. The gRPC
+            endpoint is then the same host (unless ``WEAVIATE_GRPC_HOST``), on
+            ``WEAVIATE_GRPC_PORT`` (50051), with TLS when the url is https (unless
+            ``WEAVIATE_GRPC_SECURE``).
+        api_key: When given, used instead of ``WEAVIATE_API_KEY``.
+    """
     weaviate = _require_weaviate()
     from weaviate.classes.init import AdditionalConfig, Auth, Timeout
 
-    http_host = os.environ.get("WEAVIATE_HTTP_HOST", "localhost")
-    http_secure = _env_flag("WEAVIATE_HTTP_SECURE", False)
+    http_host, http_port, http_secure, where = _endpoint(url)
     timeout = float(os.environ.get("WEAVIATE_TIMEOUT", "10"))
-    api_key = os.environ.get("WEAVIATE_API_KEY")
+    api_key = api_key if api_key is not None else os.environ.get("WEAVIATE_API_KEY")
     client: WeaviateClient = weaviate.connect_to_custom(
         http_host=http_host,
-        http_port=int(os.environ.get("WEAVIATE_HTTP_PORT", "8080")),
+        http_port=http_port,
         http_secure=http_secure,
         grpc_host=os.environ.get("WEAVIATE_GRPC_HOST", http_host),
         grpc_port=int(os.environ.get("WEAVIATE_GRPC_PORT", "50051")),
@@ -118,16 +153,24 @@ def connect_from_env() -> WeaviateClient:
         raise
     if not ready:
         client.close()
-        raise ConnectionError(
-            f"Weaviate at {http_host} is not ready (WEAVIATE_HTTP_HOST / WEAVIATE_HTTP_PORT)"
-        )
+        raise ConnectionError(f"Weaviate at {where} is not ready")
     return client
 
 
-def weaviate_name(collection: str, config: CollectionConfig, team_id: uuid.UUID) -> str:
+def weaviate_name(collection: str, config: CollectionConfig, team_id: uuid.UUID | None) -> str:
     """The Weaviate collection name used for a store collection (see the module doc)."""
     base = "Akgentic_" + _UNSAFE.sub("_", collection)
-    return base if config.tenant else f"{base}_{team_id.hex}"
+    return base if config.tenant or team_id is None else f"{base}_{team_id.hex}"
+
+
+class _NoCollection:
+    """Stands in for the collection handle of a backend in the predecessor's form."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise TypeError(
+            "this WeaviateBackend is a connection (the predecessor's WeaviateBackend(url) "
+            "form): create_collection(name, config), then add/search/remove(collection, ...)"
+        )
 
 
 def _object_id(ref: str) -> str:
@@ -144,33 +187,92 @@ class WeaviateBackend(CollectionBackend):
     Documents waiting for their embedding are remembered here (and in the actor state),
     because Weaviate only gets them, vector included, once the embedding is there.
     Until then they are stored without a vector, so keyword search finds them.
+
+    Two ways to build one:
+
+    * ``WeaviateBackend(name, config, client, team_id, unembedded=None)``: one collection
+      on an open client (what the store uses, through :meth:`connect`);
+    * the predecessor's ``WeaviateBackend(url, api_key=None, tenant=None)``: a connection
+      to the server at ``url`` (``None``: the ``WEAVIATE_*`` environment) holding named
+      collections, used with :meth:`create_collection`, :meth:`add`, :meth:`search`,
+      :meth:`remove` and :meth:`close`. ``tenant`` is the tenant of every collection
+      whose config names none.
     """
 
+    @overload
     def __init__(
         self,
         name: str,
         config: CollectionConfig,
         client: WeaviateClient,
-        team_id: uuid.UUID,
+        team_id: uuid.UUID | None,
         unembedded: Mapping[str, tuple[str, dict[str, MetadataValue]]] | None = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self, url: str | None = None, api_key: str | None = None, tenant: str | None = None
+    ) -> None: ...
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        ours = "config" in kwargs or (len(args) >= 2 and isinstance(args[1], CollectionConfig))
+        if ours:
+            self._init_collection(*args, **kwargs)
+        else:
+            self._init_connection(*args, **kwargs)
+
+    def _init_collection(
+        self,
+        name: str,
+        config: CollectionConfig,
+        client: WeaviateClient,
+        team_id: uuid.UUID | None,
+        unembedded: Mapping[str, tuple[str, dict[str, MetadataValue]]] | None = None,
+        *,
+        owns_client: bool = True,
     ) -> None:
         super().__init__(name, config)
         self._client = client
+        self._owns_client = owns_client
+        self.tenant = config.tenant
+        self._collections: dict[str, WeaviateBackend] = {name: self}
         self.weaviate_name = weaviate_name(name, config, team_id)
         self._unembedded: dict[str, tuple[str, dict[str, MetadataValue]]] = dict(unembedded or {})
         self._ensure_schema()
         handle = client.collections.get(self.weaviate_name)
-        self._collection = handle.with_tenant(config.tenant) if config.tenant else handle
+        self._collection: Any = handle.with_tenant(config.tenant) if config.tenant else handle
+
+    def _init_connection(
+        self, url: str | None = None, api_key: str | None = None, tenant: str | None = None
+    ) -> None:
+        super().__init__("", CollectionConfig(backend="weaviate", tenant=tenant))
+        _require_weaviate()
+        self._client = connect_from_env(url, api_key)
+        self._owns_client = True
+        self.tenant = tenant
+        self._collections = {}
+        self.weaviate_name = ""
+        self._unembedded = {}
+        self._collection = _NoCollection()
 
     @classmethod
-    def connect(cls, name: str, record: CollectionRecord, *, team_id: uuid.UUID) -> WeaviateBackend:
-        """Connect with the deployment's settings and open (or create) the collection.
+    def connect(
+        cls,
+        name: str,
+        record: CollectionRecord,
+        *,
+        team_id: uuid.UUID,
+        url: str | None = None,
+        api_key: str | None = None,
+    ) -> WeaviateBackend:
+        """Connect and open (or create) the collection. ``url`` and ``api_key`` override
+        the deployment's ``WEAVIATE_*`` settings (see :func:`connect_from_env`).
 
         Raises:
             ImportError: without the ``weaviate`` extra, naming the install command.
         """
         _require_weaviate()
-        client = connect_from_env()
+        client = connect_from_env(url, api_key)
         unembedded = {
             ref: (text, dict(record.unembedded_metadata.get(ref, {})))
             for ref, text in record.unembedded.items()
@@ -180,6 +282,96 @@ class WeaviateBackend(CollectionBackend):
         except BaseException:
             client.close()
             raise
+
+    # -- the predecessor's interface: named collections on one connection -----------------
+
+    def collection(self, name: str) -> WeaviateBackend:
+        """The collection ``name`` opened on this connection.
+
+        Raises:
+            UnknownCollectionError: when it was not created (or opened) here.
+        """
+        found = self._collections.get(name)
+        if found is None:
+            raise UnknownCollectionError(
+                f"no collection {name!r} on this Weaviate connection; create_collection() "
+                f"it first (existing: {sorted(self._collections)})"
+            )
+        return found
+
+    def create_collection(self, name: str, config: CollectionConfig) -> None:
+        """Open collection ``name``, creating it in Weaviate (and its tenant) if needed.
+
+        Its Weaviate name is ``Akgentic_<name>`` (no team here). The tenant is the
+        config's, else the one given to this backend. Idempotent with the same config.
+
+        Raises:
+            ValueError: when it was opened here with another configuration.
+        """
+        if config.tenant is None and self.tenant is not None:
+            config = config.model_copy(update={"tenant": self.tenant})
+        existing = self._collections.get(name)
+        if existing is not None:
+            if existing.config != config:
+                raise ValueError(f"collection {name!r} is open with another configuration")
+            return
+        child = WeaviateBackend.__new__(WeaviateBackend)
+        child._init_collection(name, config, self._client, None, owns_client=False)
+        self._collections[name] = child
+
+    def add(self, collection: str, entries: Sequence[VectorEntry | Mapping[str, Any]]) -> int:
+        """Write ``entries`` (``VectorEntry`` objects or their dicts) to the collection;
+        returns how many. Entries without a vector are stored for keyword search and
+        listed by :meth:`unembedded`.
+
+        Raises:
+            ValueError: when a vector's length is not the collection's dimension (nothing
+                is written then).
+        """
+        target = self.collection(collection)
+        parsed = [VectorEntry.model_validate(entry) for entry in entries]
+        dimension = target.config.dimension
+        for entry in parsed:
+            if entry.vector is not None and len(entry.vector) != dimension:
+                raise ValueError(
+                    f"entry {entry.ref!r}: vector has {len(entry.vector)} values, "
+                    f"collection {collection!r} expects {dimension}"
+                )
+        target.put(
+            [
+                VectorDocument(
+                    ref=entry.ref, text=entry.text, metadata=entry.metadata, vector=entry.vector
+                )
+                for entry in parsed
+            ]
+        )
+        return len(parsed)
+
+    def remove(self, collection: str, ref_ids: Iterable[str]) -> int:
+        """Delete documents by ``ref_id``; returns how many existed."""
+        return len(self.collection(collection).delete(ref_ids))
+
+    def search(
+        self, collection: str, query_vector: Sequence[float], top_k: int = 10
+    ) -> list[SearchHit]:
+        """The ``top_k`` nearest documents by cosine similarity, best first, as the
+        predecessor's :class:`SearchHit` (``ref_type`` is the ``ref_type`` metadata)."""
+        target = self.collection(collection)
+        vector = np.asarray(query_vector, dtype=np.float32)
+        if vector.shape != (target.config.dimension,):
+            raise ValueError(
+                f"query vector has {vector.size} values, collection {collection!r} "
+                f"expects {target.config.dimension}"
+            )
+        return [
+            SearchHit(
+                ref_id=hit.ref,
+                ref_type=str(hit.metadata.get("ref_type", "")),
+                text=hit.text,
+                score=hit.score,
+            )
+            for hit in target.vector_search(vector, top_k, -1.0, {})
+        ]
 
     def _ensure_schema(self) -> None:
         from weaviate.classes.config import Configure, DataType, Property
@@ -345,7 +537,10 @@ class WeaviateBackend(CollectionBackend):
         self._unembedded.clear()
 
     def close(self) -> None:
-        self._client.close()
+        """Close the client, if this backend opened it (collections created through
+        :meth:`create_collection` share their connection's and leave it open)."""
+        if self._owns_client:
+            self._client.close()
 
     def _filter(self, where: Mapping[str, MetadataValue]) -> Any:
         from weaviate.classes.query import Filter
