@@ -12,11 +12,16 @@ import akgentic.tool.core.vector_store as core_protocol
 import akgentic.tool.vector_store as package
 import akgentic.tool.vector_store.protocol as protocol
 from akgentic.tool.vector_store.actor import VectorStoreActor, VectorStoreState
-from akgentic.tool.vector_store.embedding_actor import EmbeddingActor
+from akgentic.tool.vector_store.embedding_actor import (
+    EmbeddingActor,
+    EmbeddingError,
+    EmbeddingRequest,
+    EmbeddingResult,
+)
 from akgentic.tool.vector_store.inmemory import InMemoryBackend
 from akgentic.tool.vector_store.vector import (
-    EmbeddingError,
     EmbeddingService,
+    EmbeddingServiceError,
     VectorEntry,
     VectorIndex,
 )
@@ -33,7 +38,10 @@ def test_package_all_is_pinned() -> None:
         "EmbeddingActor",
         "EmbeddingError",
         "EmbeddingProvider",
+        "EmbeddingRequest",
+        "EmbeddingResult",
         "EmbeddingService",
+        "EmbeddingServiceError",
         "InMemoryBackend",
         "SearchHit",
         "SearchResult",
@@ -54,7 +62,7 @@ def test_package_all_is_pinned() -> None:
         "VectorStoreTool",
         "WeaviateBackend",
     }
-    assert len(package.__all__) == 29
+    assert len(package.__all__) == 32
     for name in package.__all__:
         assert getattr(package, name) is not None
 
@@ -101,7 +109,10 @@ def test_lazy_names_are_the_module_classes() -> None:
     assert package.EmbeddingActor is EmbeddingActor
     assert package.InMemoryBackend is InMemoryBackend
     assert package.EmbeddingService is EmbeddingService
-    assert package.EmbeddingError is EmbeddingError
+    assert package.EmbeddingError is EmbeddingError  # the predecessor's message model
+    assert package.EmbeddingRequest is EmbeddingRequest
+    assert package.EmbeddingResult is EmbeddingResult
+    assert package.EmbeddingServiceError is EmbeddingServiceError
     assert package.VectorEntry is VectorEntry
     assert package.VectorIndex is VectorIndex
     assert isinstance(package.VectorStoreActor, type)
@@ -159,3 +170,15 @@ def test_without_numpy_the_card_binds_nothing_and_names_the_install_command() ->
     assert report["found"] is False
     assert report["tools"] == 0
     assert "Consumers fall back to keyword search" in run.stderr
+
+
+def test_embedding_error_is_the_message_model_and_the_old_exception_name_still_catches() -> None:
+    import akgentic.tool.vector_store.vector as vector
+
+    report = EmbeddingError(collection="notes", error="HTTP 500", request_id="r1")
+    assert EmbeddingError.model_validate(report.model_dump()) == report
+    assert not issubclass(EmbeddingError, BaseException)
+    # ``vector.EmbeddingError`` was the exception's name in that module: it still is.
+    assert vector.EmbeddingError is EmbeddingServiceError
+    with pytest.raises(vector.EmbeddingError, match="expected 3"):
+        EmbeddingService(embed_fn=lambda texts: [[1.0, 2.0]], dimension=3).embed(["x"])

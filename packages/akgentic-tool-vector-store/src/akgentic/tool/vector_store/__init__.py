@@ -34,11 +34,16 @@ from akgentic.tool.vector_store.tool import VS_ACTOR_NAME, VS_ACTOR_ROLE, Vector
 
 if TYPE_CHECKING:
     from akgentic.tool.vector_store.actor import VectorStoreActor, VectorStoreState
-    from akgentic.tool.vector_store.embedding_actor import EmbeddingActor
+    from akgentic.tool.vector_store.embedding_actor import (
+        EmbeddingActor,
+        EmbeddingError,
+        EmbeddingRequest,
+        EmbeddingResult,
+    )
     from akgentic.tool.vector_store.inmemory import InMemoryBackend
     from akgentic.tool.vector_store.vector import (
-        EmbeddingError,
         EmbeddingService,
+        EmbeddingServiceError,
         VectorEntry,
         VectorIndex,
     )
@@ -54,7 +59,10 @@ __all__ = [
     "EmbeddingActor",
     "EmbeddingError",
     "EmbeddingProvider",
+    "EmbeddingRequest",
+    "EmbeddingResult",
     "EmbeddingService",
+    "EmbeddingServiceError",
     "InMemoryBackend",
     "SearchHit",
     "SearchResult",
@@ -82,7 +90,12 @@ _LAZY = {
     "VectorStoreState": "akgentic.tool.vector_store.actor",
     "EmbeddingActor": "akgentic.tool.vector_store.embedding_actor",
     "InMemoryBackend": "akgentic.tool.vector_store.inmemory",
-    "EmbeddingError": "akgentic.tool.vector_store.vector",
+    # The predecessor's message model (a worker's failure report); the embedding
+    # client's exception is EmbeddingServiceError.
+    "EmbeddingError": "akgentic.tool.vector_store.embedding_actor",
+    "EmbeddingRequest": "akgentic.tool.vector_store.embedding_actor",
+    "EmbeddingResult": "akgentic.tool.vector_store.embedding_actor",
+    "EmbeddingServiceError": "akgentic.tool.vector_store.vector",
     "EmbeddingService": "akgentic.tool.vector_store.vector",
     "VectorEntry": "akgentic.tool.vector_store.vector",
     "VectorIndex": "akgentic.tool.vector_store.vector",

@@ -30,9 +30,8 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -62,12 +61,21 @@ from akgentic.tool.vector_store.backend import (
     CollectionRecord,
     stored_entries,
 )
-from akgentic.tool.vector_store.embedding_actor import EmbeddingActor, EmbedJob, EmbedKey
+from akgentic.tool.vector_store.embedding_actor import (
+    EmbeddingActor,
+    EmbeddingError,
+    EmbeddingResult,
+    EmbedJob,
+    EmbedKey,
+)
 from akgentic.tool.vector_store.event import VectorStoreStateEvent
 from akgentic.tool.vector_store.inmemory import InMemoryBackend
 from akgentic.tool.vector_store.protocol import CollectionStatus, SearchHit, SearchResult
 from akgentic.tool.vector_store.tool import VS_ACTOR_NAME, VS_ACTOR_ROLE
 from akgentic.tool.vector_store.vector import EmbeddingService, VectorEntry
+
+if TYPE_CHECKING:  # annotations only (postponed by ``from __future__ import annotations``)
+    from collections.abc import Mapping, Sequence
 
 __all__ = ["VS_ACTOR_NAME", "VS_ACTOR_ROLE", "VectorStoreActor", "VectorStoreState"]
 
@@ -602,6 +610,57 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         if key.collection in self._failing:
             self._failing.discard(key.collection)
             logger.info("embeddings for collection %r work again", key.collection)
+
+    # -- the predecessor's worker messages ----------------------------------------------
+
+    def receiveMsg_EmbeddingResult(self, msg: EmbeddingResult) -> None:
+        """Vectors for one of this store's embedding requests (``msg.request_id``, as in
+        the :class:`UpsertReceipt`), handled exactly as a worker's :meth:`deliver`: they
+        are attached to the documents still waiting for that request; a result for a
+        request the store does not wait for (unknown, or superseded) is ignored. A
+        result that lacks a vector for one of the request's documents, or carries one of
+        the wrong length, counts as a failed request (:meth:`fail`)."""
+        request_id = msg.request_id
+        query = self._query_jobs.get(request_id)
+        job = self._jobs.get(request_id)
+        vectors: list[list[float] | None]
+        if query is not None and query[0] == msg.collection:
+            key = EmbedKey(msg.collection, request_id, "query")
+            vectors = [msg.entries[0].vector if msg.entries else None]
+        elif job is not None and job[0] == msg.collection:
+            key = EmbedKey(msg.collection, request_id, "documents")
+            by_ref = {entry.ref: entry.vector for entry in msg.entries}
+            vectors = [by_ref.get(ref) for ref in job[1]]
+        else:
+            logger.debug("%s: ignored a result for request %s", self.config.name, request_id)
+            return
+        dimension = self._backends[msg.collection].config.dimension
+        rows: list[list[float]] = []
+        for vector in vectors:
+            if vector is None or len(vector) != dimension or not np.all(np.isfinite(vector)):
+                self.fail(
+                    key,
+                    f"the result of request {request_id} lacks a vector of dimension "
+                    f"{dimension} for one of its {len(vectors)} text(s)",
+                )
+                return
+            rows.append(vector)
+        self.deliver(key, np.asarray(rows, dtype=np.float32))
+
+    def receiveMsg_EmbeddingError(self, msg: EmbeddingError) -> None:
+        """A failure report for one of this store's embedding requests, handled exactly
+        as a worker's :meth:`fail` (the collection answers keyword-only for
+        ``negative_ttl_seconds`` and the documents are embedded again afterwards). A
+        report for a request the store does not wait for is ignored."""
+        request_id = msg.request_id
+        query = self._query_jobs.get(request_id)
+        job = self._jobs.get(request_id)
+        if query is not None and query[0] == msg.collection:
+            self.fail(EmbedKey(msg.collection, request_id, "query"), msg.error)
+        elif job is not None and job[0] == msg.collection:
+            self.fail(EmbedKey(msg.collection, request_id, "documents"), msg.error)
+        else:
+            logger.debug("%s: ignored a failure of request %s", self.config.name, request_id)
 
     def fail(self, key: EmbedKey, error: str) -> None:
         """A worker could not embed its job."""

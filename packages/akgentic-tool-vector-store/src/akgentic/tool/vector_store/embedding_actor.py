@@ -6,24 +6,41 @@ documents to index, or one query text) it spawns an :class:`EmbeddingActor` name
 HTTP call(s) on its own thread under a bounded time budget, tells the store
 ``deliver(key, vectors)`` or ``fail(key, error)``, and stops. The ``#`` prefix makes it a
 tool actor for the orchestrator's teardown (see core's deferred-results rules).
+
+The predecessor's message protocol works as well: a worker told an
+:class:`EmbeddingRequest` embeds its entries and sends an :class:`EmbeddingResult` (or an
+:class:`EmbeddingError`) to the actor that created it, which for a store worker is the
+:class:`~akgentic.tool.vector_store.actor.VectorStoreActor`; the store takes both.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+import uuid
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 import pykka
+from pydantic import Field
 
-from akgentic.core.actor_address import ActorAddress
+from akgentic.core.utils.serializer import SerializableBaseModel
 from akgentic.tool.core.deferred import DeferredResultActor, DeferredWorker
-from akgentic.tool.vector_store.vector import EmbeddingService
+from akgentic.tool.vector_store.vector import EmbeddingService, VectorEntry
 
-__all__ = ["EmbedJob", "EmbedKey", "EmbeddingActor"]
+if TYPE_CHECKING:
+    from akgentic.core.actor_address import ActorAddress
+
+__all__ = [
+    "EmbedJob",
+    "EmbedKey",
+    "EmbeddingActor",
+    "EmbeddingError",
+    "EmbeddingRequest",
+    "EmbeddingResult",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +62,36 @@ class EmbedJob:
     texts: tuple[str, ...]
     service: EmbeddingService
     dimension: int
+
+
+class EmbeddingRequest(SerializableBaseModel):
+    """The predecessor's request to a worker: embed ``entries`` (dicts with ``ref_id``,
+    ``ref_type`` and ``text``) of ``collection`` with the named model and provider."""
+
+    collection: str
+    entries: list[dict[str, str]]
+    embedding_model: str = "text-embedding-3-small"
+    embedding_provider: Literal["openai", "azure"] = "openai"
+    request_id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+
+class EmbeddingResult(SerializableBaseModel):
+    """A worker's answer to an :class:`EmbeddingRequest`: its entries, in order, each
+    with its ``vector``."""
+
+    collection: str
+    entries: list[VectorEntry]
+    request_id: str
+
+
+class EmbeddingError(SerializableBaseModel):
+    """A worker's report that an :class:`EmbeddingRequest` could not be embedded, with
+    the reason in ``error``. A message, not an exception: the exception the embedding
+    client raises is :class:`~akgentic.tool.vector_store.vector.EmbeddingServiceError`."""
+
+    collection: str
+    error: str
+    request_id: str
 
 
 class EmbeddingActor(DeferredWorker[EmbedKey, npt.NDArray[np.float32]]):
@@ -81,5 +128,54 @@ class EmbeddingActor(DeferredWorker[EmbedKey, npt.NDArray[np.float32]]):
             # to take the result, and the store's state already lists these texts as
             # unembedded, so a resumed team embeds them again.
             logger.debug("embedding worker %s: the store is gone", self.config.name)
+        finally:
+            self.stop()
+
+    # -- the predecessor's message protocol ---------------------------------------------
+
+    def request_service(self, msg: EmbeddingRequest) -> EmbeddingService:
+        """The service an :class:`EmbeddingRequest` is embedded with: its model and
+        provider, endpoint and key from the environment (see :class:`EmbeddingService`).
+        Override to embed with something else."""
+        return EmbeddingService(msg.embedding_model, msg.embedding_provider)
+
+    def receiveMsg_EmbeddingRequest(self, msg: EmbeddingRequest) -> None:
+        """Embed ``msg.entries`` within ``timeout_seconds``, send the creator of this
+        worker an :class:`EmbeddingResult` (entries in order, with their vectors) or an
+        :class:`EmbeddingError`, then stop."""
+        reply: EmbeddingResult | EmbeddingError
+        service: EmbeddingService | None = None
+        try:
+            entries = [VectorEntry.model_validate(entry) for entry in msg.entries]
+            service = self.request_service(msg)
+            deadline = time.monotonic() + self.timeout_seconds
+            matrix = service.embed([entry.text for entry in entries], deadline=deadline)
+            reply = EmbeddingResult(
+                collection=msg.collection,
+                request_id=msg.request_id,
+                entries=[
+                    entry.model_copy(update={"vector": row})
+                    for entry, row in zip(entries, matrix.tolist(), strict=True)
+                ],
+            )
+        except Exception as exc:
+            logger.debug("embedding worker %s failed: %s", self.config.name, exc)
+            reply = EmbeddingError(
+                collection=msg.collection, request_id=msg.request_id, error=f"{exc}"
+            )
+        finally:
+            if service is not None:
+                service.close()
+        try:
+            if self._parent is None:
+                logger.warning(
+                    "embedding worker %s has nobody to report request %s to",
+                    self.config.name,
+                    msg.request_id,
+                )
+            else:
+                self.send(self._parent, reply)
+        except pykka.ActorDeadError:
+            logger.debug("embedding worker %s: its creator is gone", self.config.name)
         finally:
             self.stop()

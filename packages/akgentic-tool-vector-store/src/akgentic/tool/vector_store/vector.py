@@ -10,8 +10,8 @@ Design notes:
   arrays; no per-vector Python object is created on the indexing or the query path.
 * :class:`EmbeddingService` is a thin, thread-safe wrapper over the OpenAI (or Azure
   OpenAI) embeddings endpoint: it batches inputs, hands its timeout to every HTTP call and
-  turns any provider problem into :class:`EmbeddingError`. Tests and offline deployments
-  plug a local function instead with ``embed_fn``.
+  turns any provider problem into :class:`EmbeddingServiceError`. Tests and offline
+  deployments plug a local function instead with ``embed_fn``.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ __all__ = [
     "EmbedFunction",
     "EmbeddingError",
     "EmbeddingService",
+    "EmbeddingServiceError",
     "VectorEntry",
     "VectorIndex",
 ]
@@ -98,9 +99,17 @@ class VectorEntry(BaseModel):
         return self
 
 
-class EmbeddingError(RuntimeError):
+class EmbeddingServiceError(RuntimeError):
     """The embedding provider could not embed the texts (network, HTTP status, timeout,
     missing credentials, wrong vector size, ...). The message says what happened."""
+
+
+EmbeddingError = EmbeddingServiceError
+"""The former name of :class:`EmbeddingServiceError` in this module, kept so that
+``except EmbeddingError`` written against ``akgentic.tool.vector_store.vector`` still
+catches it. Elsewhere (``akgentic.tool.vector_store`` and its ``embedding_actor``
+module) ``EmbeddingError`` is the predecessor's message model, a worker's failure
+report, and not an exception."""
 
 
 class EmbeddingService:
@@ -117,7 +126,7 @@ class EmbeddingService:
         batch_size: Most inputs sent in one HTTP request.
         timeout_seconds: Budget of each HTTP request, handed to the client call itself.
         max_retries: Retries of the ``openai`` client per request (its own backoff).
-        dimension: When set, a vector of another length is an :class:`EmbeddingError`.
+        dimension: When set, a vector of another length is an :class:`EmbeddingServiceError`.
         embed_fn: Local embedding function used instead of any HTTP provider.
     """
 
@@ -167,7 +176,7 @@ class EmbeddingService:
             dimension: Expected vector length for this call (defaults to the service's).
 
         Raises:
-            EmbeddingError: on any provider failure; nothing is returned partially.
+            EmbeddingServiceError: on any provider failure; nothing is returned partially.
         """
         items = list(texts)
         expected = dimension if dimension is not None else self.dimension
@@ -194,22 +203,24 @@ class EmbeddingService:
             else:
                 raw = self._call_http(batch, self._request_timeout(deadline))
             matrix = np.asarray(raw, dtype=np.float32)
-        except EmbeddingError:
+        except EmbeddingServiceError:
             raise
         except Exception as exc:  # any provider/client failure becomes one error type
-            raise EmbeddingError(f"{self._describe()} failed: {type(exc).__name__}: {exc}") from exc
+            raise EmbeddingServiceError(
+                f"{self._describe()} failed: {type(exc).__name__}: {exc}"
+            ) from exc
         if matrix.ndim != 2 or matrix.shape[0] != len(batch):
-            raise EmbeddingError(
+            raise EmbeddingServiceError(
                 f"{self._describe()} returned {matrix.shape[0] if matrix.ndim else 0} vectors "
                 f"for {len(batch)} texts"
             )
         if expected is not None and matrix.shape[1] != expected:
-            raise EmbeddingError(
+            raise EmbeddingServiceError(
                 f"{self._describe()} returned vectors of dimension {matrix.shape[1]}, "
                 f"expected {expected}"
             )
         if not np.all(np.isfinite(matrix)):
-            raise EmbeddingError(f"{self._describe()} returned non-finite values")
+            raise EmbeddingServiceError(f"{self._describe()} returned non-finite values")
         return matrix
 
     def _request_timeout(self, deadline: float | None) -> float:
@@ -217,7 +228,9 @@ class EmbeddingService:
             return self.timeout_seconds
         left = deadline - time.monotonic()
         if left <= 0:
-            raise EmbeddingError(f"{self._describe()}: time budget exhausted before the call")
+            raise EmbeddingServiceError(
+                f"{self._describe()}: time budget exhausted before the call"
+            )
         # The client may retry the request; every attempt gets an equal share of the time
         # left, so all of them together stay within the deadline (backoff sleeps aside).
         return min(self.timeout_seconds, left / (self.max_retries + 1))
@@ -254,7 +267,7 @@ class EmbeddingService:
 
     def _open_client(self) -> OpenAI:
         if openai is None:  # pragma: no cover - depends on the environment
-            raise EmbeddingError(
+            raise EmbeddingServiceError(
                 "the openai package is missing: "
                 'pip install "akgentic-tool-vector-store[vector-search]"'
             )
