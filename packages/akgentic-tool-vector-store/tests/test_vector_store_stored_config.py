@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent, eventually
-from akgentic.tool.core.vector_store import CollectionConfig
+from akgentic.tool.core.vector_store import CollectionConfig, VectorStoreConfig
 from akgentic.tool.vector_store import (
     VS_ACTOR_ROLE,
     CollectionStatus,
@@ -39,6 +39,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "VectorStoreTool": VectorStoreTool,
     "CollectionConfig": CollectionConfig,
     "VectorStoreState": VectorStoreState,
+    "VectorStoreConfig": VectorStoreConfig,
 }
 
 
@@ -150,3 +151,11 @@ def test_entries_keep_ref_and_ref_id_in_step() -> None:
         VectorEntry(ref="a", ref_id="b", text="t")
     with pytest.raises(ValueError, match="needs its ref"):
         VectorEntry(text="t")
+
+
+def test_a_stored_store_config_keeps_its_weaviate_overrides() -> None:
+    [entry] = by_card("VectorStoreConfig")
+    config = round_trip(VectorStoreConfig, entry["config"])
+    assert isinstance(config, VectorStoreConfig)
+    assert config.weaviate_url == "http://weaviate.internal:8080"
+    assert config.weaviate_api_key == "wv-stored-key"
