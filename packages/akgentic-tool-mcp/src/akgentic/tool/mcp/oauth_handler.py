@@ -37,7 +37,7 @@ import re
 import secrets
 import time
 import webbrowser
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from html import escape
 from http import HTTPStatus
@@ -385,6 +385,12 @@ async def request_authorization_code(
             f"no authorization arrived at {redirect_uri} within {timeout:g} s{turned_away}"
         ) from None
     # The callback only hands over the redirect carrying `state`.
+    code = _code_from_redirect(params)
+    return AuthorizationCode(code=code, redirect_uri=redirect_uri, code_verifier=pkce.verifier)
+
+
+def _code_from_redirect(params: Mapping[str, str]) -> str:
+    """The authorization code of a redirect, or the refusal it carries as `OAuthFlowError`."""
     if "error" in params:
         description = params.get("error_description", "")
         raise OAuthFlowError(
@@ -394,7 +400,7 @@ async def request_authorization_code(
     code = params.get("code")
     if not code:
         raise OAuthFlowError("the authorization redirect carried no code")
-    return AuthorizationCode(code=code, redirect_uri=redirect_uri, code_verifier=pkce.verifier)
+    return code
 
 
 async def exchange_code(
@@ -882,17 +888,7 @@ def handle_mcp_oauth_flow(
                 )
             server.timeout = remaining
             server.handle_request()
-    params = pending.params
-    if "error" in params:
-        description = params.get("error_description", "")
-        raise OAuthFlowError(
-            f"authorization was refused: {params['error']}"
-            + (f" ({description})" if description else "")
-        )
-    code = params.get("code")
-    if not code:
-        raise OAuthFlowError("the authorization redirect carried no code")
-    return code
+    return _code_from_redirect(pending.params)
 
 
 def get_mcp_token_with_oauth_if_needed(

@@ -33,6 +33,7 @@ from akgentic.tool.core.vector_store import (
     VectorDocument,
     VectorHit,
 )
+from akgentic.tool.vector_store._entry_shapes import documents_from_entries, search_hits
 from akgentic.tool.vector_store.backend import (
     CollectionBackend,
     CollectionRecord,
@@ -365,23 +366,9 @@ class InMemoryBackend(CollectionBackend):
                 is stored then).
         """
         target = self.collection(collection)
-        parsed = [VectorEntry.model_validate(entry) for entry in entries]
-        dimension = target.config.dimension
-        for entry in parsed:
-            if entry.vector is not None and len(entry.vector) != dimension:
-                raise ValueError(
-                    f"entry {entry.ref!r}: vector has {len(entry.vector)} values, "
-                    f"collection {collection!r} expects {dimension}"
-                )
-        target.put(
-            [
-                VectorDocument(
-                    ref=entry.ref, text=entry.text, metadata=entry.metadata, vector=entry.vector
-                )
-                for entry in parsed
-            ]
-        )
-        return len(parsed)
+        documents = documents_from_entries(collection, target.config.dimension, entries)
+        target.put(documents)
+        return len(documents)
 
     def remove(self, collection: str, ref_ids: Iterable[str]) -> int:
         """Remove documents by ``ref_id``; returns how many existed."""
@@ -396,15 +383,7 @@ class InMemoryBackend(CollectionBackend):
         target = self.collection(collection)
         vector = np.asarray(query_vector, dtype=np.float32)
         hits = target.vector_search(vector, top_k, float("-inf"), {})
-        return [
-            SearchHit(
-                ref_id=hit.ref,
-                ref_type=str(hit.metadata.get("ref_type", "")),
-                text=hit.text,
-                score=hit.score,
-            )
-            for hit in hits
-        ]
+        return search_hits(hits)
 
     def get_state(self) -> dict[str, Any]:
         """Every collection in the predecessor's ``backend_state`` layout:

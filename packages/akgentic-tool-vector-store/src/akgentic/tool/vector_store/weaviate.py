@@ -54,6 +54,7 @@ from akgentic.tool.core.vector_store import (
     VectorDocument,
     VectorHit,
 )
+from akgentic.tool.vector_store._entry_shapes import documents_from_entries, search_hits
 from akgentic.tool.vector_store.backend import (
     CollectionBackend,
     CollectionRecord,
@@ -329,23 +330,9 @@ class WeaviateBackend(CollectionBackend):
                 is written then).
         """
         target = self.collection(collection)
-        parsed = [VectorEntry.model_validate(entry) for entry in entries]
-        dimension = target.config.dimension
-        for entry in parsed:
-            if entry.vector is not None and len(entry.vector) != dimension:
-                raise ValueError(
-                    f"entry {entry.ref!r}: vector has {len(entry.vector)} values, "
-                    f"collection {collection!r} expects {dimension}"
-                )
-        target.put(
-            [
-                VectorDocument(
-                    ref=entry.ref, text=entry.text, metadata=entry.metadata, vector=entry.vector
-                )
-                for entry in parsed
-            ]
-        )
-        return len(parsed)
+        documents = documents_from_entries(collection, target.config.dimension, entries)
+        target.put(documents)
+        return len(documents)
 
     def remove(self, collection: str, ref_ids: Iterable[str]) -> int:
         """Delete documents by ``ref_id``; returns how many existed."""
@@ -363,15 +350,7 @@ class WeaviateBackend(CollectionBackend):
                 f"query vector has {vector.size} values, collection {collection!r} "
                 f"expects {target.config.dimension}"
             )
-        return [
-            SearchHit(
-                ref_id=hit.ref,
-                ref_type=str(hit.metadata.get("ref_type", "")),
-                text=hit.text,
-                score=hit.score,
-            )
-            for hit in target.vector_search(vector, top_k, -1.0, {})
-        ]
+        return search_hits(target.vector_search(vector, top_k, -1.0, {}))
 
     def _ensure_schema(self) -> None:
         from weaviate.classes.config import Configure, DataType, Property
