@@ -29,6 +29,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, ClassVar, Generic, TypeVar
 
+from pykka import ActorDeadError
+
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent import Akgent, ConfigType, StateType
 from akgentic.core.agent_config import BaseConfig
@@ -154,6 +156,20 @@ class DeferredResultActor(Akgent[ConfigType, StateType], Generic[ConfigType, Sta
 
     def _now(self) -> float:
         return time.monotonic()
+
+    def stop_children(self, blocking: bool = True) -> None:
+        """Stop the workers still running.
+
+        A worker stops itself once it has reported, so one can end between the base class's
+        liveness check and its stop request; that worker is gone, which is what the stop
+        wanted, and the next pass drops it from the children.
+        """
+        for _ in range(len(self._children) + 1):
+            try:
+                super().stop_children(blocking=blocking)
+                return
+            except ActorDeadError:
+                continue
 
     def get(self, key: K) -> V | None:
         """The cached value of ``key``, or ``None`` (not produced yet, failed, or evicted)."""
