@@ -73,6 +73,25 @@ def test_no_change_emits_nothing_and_seq_stays_gap_free(
     assert [e.name for e in events[1].payload.entities_modified] == ["Alice"]
 
 
+def test_a_new_entity_type_is_applied_and_emitted(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    # Issue 21: nothing noticed an update whose entity_type was silently ignored.
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
+    tools["update_graph"](create_entities=[_person("Alice", observations=["likes tea"])])
+    result = tools["update_graph"](update_entities=[{"name": "Alice", "entity_type": "Engineer"}])
+    assert "1 entity updated" in result
+    events = _kg_events(actor_system, orchestrator)
+    assert [e.seq for e in events] == [1, 2]
+    (changed,) = events[1].payload.entities_modified
+    assert (changed.name, changed.entity_type) == ("Alice", "Engineer")
+    assert changed.observations == ("likes tea",)  # the rest is kept
+    hits = tools["search_graph"](query="Engineer", mode="keyword").hits
+    assert [(h.entity.name, h.entity.entity_type) for h in hits if h.entity] == [
+        ("Alice", "Engineer")
+    ]
+
+
 def test_partial_batch_applies_valid_items_and_names_the_bad_ones(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:

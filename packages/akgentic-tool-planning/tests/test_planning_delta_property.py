@@ -49,6 +49,10 @@ def test_replayed_deltas_equal_the_live_plan(
             seq += 1
             client.apply(outcome.delta, seq=seq)
     assert client.same_plan(live)
+    # The replayed plan must never hand out an id it already holds (issue 21: a one-task
+    # delta that left next_id behind made the next create overwrite that task).
+    assert all(task_id < client.next_id for task_id in client.tasks)
+    assert client.next_id <= live.next_id
     assert all(task.status != "bogus" for task in live.tasks.values())
     assert all(task_id < live.next_id for task_id in live.tasks)
     # Dependencies always name existing tasks, never the task itself.

@@ -129,6 +129,28 @@ def test_abrupt_end_without_snapshot_restores_from_history(
     assert tools["update_planning"](create_tasks=[{"description": "x"}]).endswith("#151.")
 
 
+def test_resume_after_one_task_delta_without_snapshot_keeps_that_task(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    # Issue 21: replaying a delta that carries a single task must move next_id past it,
+    # or the first create after the resume reuses id 1 and overwrites the task.
+    subscriber = record_team(actor_system, orchestrator)
+    tools = bind_card(
+        spawn_tool_agent(actor_system, orchestrator), PlanningTool(vector_store=False)
+    )
+    assert tools["update_planning"](create_tasks=[{"description": "first"}]).endswith("#1.")
+    settle(actor_system, orchestrator)
+    frozen = subscriber.record.copy()  # the process dies before any snapshot
+    stop_team(actor_system, orchestrator)
+
+    new_orchestrator, members = resume_team(actor_system, frozen, restore_states=False)
+    tools = bind_card(agent_at(actor_system, members["@Tester"]), PlanningTool(vector_store=False))
+    assert _plan_actor(actor_system, new_orchestrator).plan().next_id == 2
+    assert tools["update_planning"](create_tasks=[{"description": "second"}]).endswith("#2.")
+    assert tools["get_planning_task"](1).description == "first"
+    assert tools["get_planning_task"](2).description == "second"
+
+
 def test_replaying_deltas_rebuilds_the_plan(
     actor_system: ActorSystem, orchestrator: ActorAddress
 ) -> None:
