@@ -119,7 +119,9 @@ SearchStatus = Literal["ok", "pending", "degraded"]
 are keyword-only for now. ``degraded``: no vector search is possible for this query (the
 provider failed, or the caller's poll budget ran out); the hits are keyword-only."""
 
-_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+# Matched with fullmatch: "$" would also accept a name ending in a newline ("notes\n"),
+# which then reaches file names and actor names.
+_NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")
 
 
 class UnknownCollectionError(KeyError):
@@ -329,7 +331,7 @@ def embed_worker_name(collection: str, request_id: str) -> str:
 
 def validate_collection_name(name: str) -> str:
     """Return ``name`` if it is a valid collection name, else raise ``ValueError``."""
-    if not isinstance(name, str) or not _NAME_PATTERN.match(name):
+    if not isinstance(name, str) or _NAME_PATTERN.fullmatch(name) is None:
         raise ValueError(
             f"invalid collection name {name!r}: use 1-63 letters, digits, '_', '.' or '-', "
             "starting with a letter or digit"
