@@ -19,7 +19,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 from uuid import UUID, uuid4
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+
+from akgentic.tool.knowledge_graph._names import check_single_script, normalize_name
 
 if TYPE_CHECKING:
     from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
@@ -95,10 +97,16 @@ _TYPE = Field(
     max_length=ENTITY_TYPE_MAX_CHARS,
     description=f"Entity type, e.g. 'Person'; at most {ENTITY_TYPE_MAX_CHARS} characters.",
 )
+# Names and types are normalised where they enter (NFC, no format characters: see
+# _names), so every spelling that renders the same finds the same entity.
+_Normalized = BeforeValidator(normalize_name)
 # A reference to an entity by name: any name the graph could hold.
-EntityName = Annotated[str, Field(min_length=1, max_length=ENTITY_NAME_MAX_CHARS)]
+EntityName = Annotated[str, Field(min_length=1, max_length=ENTITY_NAME_MAX_CHARS), _Normalized]
+# The name of a new entity: normalised, and no word mixing look-alike scripts.
+NewEntityName = Annotated[str, _Normalized, AfterValidator(check_single_script)]
+EntityType = Annotated[str, Field(min_length=1, max_length=ENTITY_TYPE_MAX_CHARS), _Normalized]
 Observation = Annotated[str, Field(max_length=OBSERVATION_MAX_CHARS)]
-RelationType = Annotated[str, Field(min_length=1, max_length=RELATION_TYPE_MAX_CHARS)]
+RelationType = Annotated[str, Field(min_length=1, max_length=RELATION_TYPE_MAX_CHARS), _Normalized]
 _OBSERVATIONS_NOTE = (
     f"at most {OBSERVATIONS_PER_ENTITY_MAX} per entity, "
     f"each at most {OBSERVATION_MAX_CHARS} characters"
@@ -165,8 +173,8 @@ class Relation(BaseModel):
 class EntityCreate(BaseModel):
     """A new entity. Its name must not be taken yet."""
 
-    name: str = _NAME
-    entity_type: str = _TYPE
+    name: NewEntityName = _NAME
+    entity_type: EntityType = _TYPE
     description: str = Field(default="", max_length=ENTITY_DESCRIPTION_MAX_CHARS)
     observations: list[Observation] = Field(
         default_factory=list,
@@ -182,7 +190,7 @@ class EntityUpdate(BaseModel):
     """Changes to an existing entity; fields left out are kept."""
 
     name: EntityName = Field(description="Name of the entity to change.")
-    entity_type: str | None = Field(default=None, min_length=1, max_length=ENTITY_TYPE_MAX_CHARS)
+    entity_type: EntityType | None = None
     description: str | None = Field(default=None, max_length=ENTITY_DESCRIPTION_MAX_CHARS)
     add_observations: list[Observation] | None = Field(
         default=None,
@@ -260,7 +268,7 @@ class ManageGraph(BaseModel):
 class SearchQuery(BaseModel):
     """A graph search over entities and relations."""
 
-    query: str = Field(
+    query: Annotated[str, _Normalized] = Field(
         min_length=1,
         max_length=QUERY_MAX_CHARS,
         description=f"Words to look for, or a question; at most {QUERY_MAX_CHARS} characters.",
