@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from akgentic.tool.core.keyword_corpus import KeywordCorpus
 from akgentic.tool.knowledge_graph.models import (
+    DEFAULT_PATH_MAX_HOPS,
     Entity,
     GetGraphQuery,
     GraphPath,
@@ -103,8 +104,14 @@ def merge_hits(
     return hits
 
 
-def add_context(state: KnowledgeGraphState, query: SearchQuery, result: GraphSearchResult) -> None:
-    """Fill neighbours, edges and paths around the entity hits, as ``query`` asks."""
+def add_context(
+    state: KnowledgeGraphState,
+    query: SearchQuery,
+    result: GraphSearchResult,
+    max_hops: int = DEFAULT_PATH_MAX_HOPS,
+) -> None:
+    """Fill neighbours, edges and paths (of at most ``max_hops`` relations) around the
+    entity hits, as ``query`` asks."""
     names = [hit.entity.name for hit in result.hits if hit.entity is not None]
     truncated = False
     if query.include_neighbors:
@@ -123,25 +130,35 @@ def add_context(state: KnowledgeGraphState, query: SearchQuery, result: GraphSea
                 edges[relation.key] = relation
         truncated |= len(edges) > CONTEXT_LIMIT
         result.edges = list(edges.values())[:CONTEXT_LIMIT]
+    notes = [f"neighbours/edges cut to the first {CONTEXT_LIMIT}"] if truncated else []
     if query.find_paths:
-        result.paths = shortest_paths(state, names[:PATH_SOURCES])
-    if truncated:
-        extra = f"neighbours/edges cut to the first {CONTEXT_LIMIT}"
-        result.note = f"{result.note}; {extra}" if result.note else extra
+        sources = list(dict.fromkeys(names[:PATH_SOURCES]))
+        result.paths = shortest_paths(state, sources, max_hops)
+        pairs = min(len(sources) * (len(sources) - 1) // 2, MAX_PATH_PAIRS)
+        if len(result.paths) < pairs:
+            notes.append(
+                f"{pairs - len(result.paths)} of {pairs} pairs of hits have no path of at "
+                f"most {max_hops} relations (longer paths are not looked for)"
+            )
+    if notes:
+        result.note = "; ".join([result.note, *notes] if result.note else notes)
 
 
-def shortest_paths(state: KnowledgeGraphState, names: list[str]) -> list[GraphPath]:
+def shortest_paths(
+    state: KnowledgeGraphState, names: list[str], max_hops: int = DEFAULT_PATH_MAX_HOPS
+) -> list[GraphPath]:
     """Shortest undirected paths between each pair of ``names`` (at most 10 pairs).
 
-    One breadth-first search per source finds the paths to all later names at once.
-    Pairs with no connecting path are left out.
+    One breadth-first search per source finds the paths to all later names at once, going
+    at most ``max_hops`` relations out (so a long chain costs neither time nor an answer of
+    its whole length). Pairs with no path that short are left out.
     """
     paths: list[GraphPath] = []
     for i, source in enumerate(names):
         targets = [t for t in names[i + 1 :] if t != source]
         if not targets:
             continue
-        parents = _bfs(state, source, set(targets))
+        parents = _bfs(state, source, set(targets), max_hops)
         for target in targets:
             if target in parents:
                 paths.append(_walk_back(parents, source, target))
@@ -151,19 +168,21 @@ def shortest_paths(state: KnowledgeGraphState, names: list[str]) -> list[GraphPa
 
 
 def _bfs(
-    state: KnowledgeGraphState, source: str, targets: set[str]
+    state: KnowledgeGraphState, source: str, targets: set[str], max_hops: int
 ) -> dict[str, tuple[str, Relation] | None]:
     parents: dict[str, tuple[str, Relation] | None] = {source: None}
-    queue = deque([source])
+    queue = deque([(source, 0)])
     remaining = set(targets)
     while queue and remaining:
-        current = queue.popleft()
+        current, hops = queue.popleft()
+        if hops >= max_hops:
+            continue  # entities further out would need a longer path
         for relation in state.relations_of(current):
             other = relation.to_entity if relation.from_entity == current else relation.from_entity
             if other not in parents:
                 parents[other] = (current, relation)
                 remaining.discard(other)
-                queue.append(other)
+                queue.append((other, hops + 1))
     return parents
 
 

@@ -32,6 +32,7 @@ from akgentic.tool.core.vector_binding import (
     VectorSearchClient,
 )
 from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, VectorDocument, VectorStore
+from akgentic.tool.knowledge_graph._bounds import fit_graph_view, fit_search_result
 from akgentic.tool.knowledge_graph._search import (
     ENTITY_PREFIX,
     RELATION_PREFIX,
@@ -47,11 +48,15 @@ from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
 from akgentic.tool.knowledge_graph.models import (
     DEFAULT_KG_SCORE_THRESHOLD,
     DEFAULT_KG_TOP_K,
+    DEFAULT_OBSERVATIONS_PER_HIT,
+    DEFAULT_PATH_MAX_HOPS,
+    DEFAULT_RESULT_MAX_CHARS,
     Entity,
     GetGraphQuery,
     GraphSearchResult,
     GraphView,
     ManageGraph,
+    ReadLimits,
     Relation,
     SearchQuery,
     SearchResult,
@@ -104,6 +109,23 @@ class KnowledgeGraphConfig(DeltaToolConfig, VectorConsumerConfig):
     snapshot_min_changes: int = Field(
         default=256, ge=1, description="Changes before the first snapshot is due."
     )
+    path_max_hops: int = Field(
+        default=DEFAULT_PATH_MAX_HOPS, ge=1, le=1000, description="Longest path looked for."
+    )
+    result_max_chars: int = Field(
+        default=DEFAULT_RESULT_MAX_CHARS, ge=500, description="Size of one read's answer."
+    )
+    observations_per_hit: int = Field(
+        default=DEFAULT_OBSERVATIONS_PER_HIT, ge=0, description="Observations per entity shown."
+    )
+
+    def read_limits(self) -> ReadLimits:
+        """The three read bounds above, as one value."""
+        return ReadLimits(
+            path_max_hops=self.path_max_hops,
+            result_max_chars=self.result_max_chars,
+            observations_per_hit=self.observations_per_hit,
+        )
 
 
 class GraphUpdateReport(BaseModel):
@@ -149,13 +171,15 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
         vector_hits: list[tuple[str, float]] | None = None,
         top_k: int | None = None,
         note: str | None = None,
+        limits: ReadLimits | None = None,
     ) -> GraphSearchResult:
         """Rank keyword hits (unless ``mode='vector'``) with the vector hits.
 
         ``vector_hits`` are ``(vector-store ref, cosine)`` pairs found by the caller (the
         card's way). Left out (the predecessor's call, ``search(query)``), the actor asks
         the vector store itself, on its own thread, unless ``mode='keyword'``. ``top_k``
-        defaults to the query's, then to the configuration's.
+        defaults to the query's, then to the configuration's, and so do ``limits`` (what
+        the answer may hold, see :class:`ReadLimits`).
         """
         self._ready()
         top_k = top_k or query.top_k or self.config.search_top_k
@@ -172,7 +196,9 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
             elif ref.startswith(RELATION_PREFIX):
                 vector.append(("relation", ref[len(RELATION_PREFIX) :], score))
         result = GraphSearchResult(hits=merge_hits(self.state, keyword, vector, top_k), note=note)
-        add_context(self.state, query, result)
+        limits = limits or self.config.read_limits()
+        add_context(self.state, query, result, limits.path_max_hops)
+        fit_search_result(result, limits, query.query)
         return result
 
     def search_result(self, query: SearchQuery) -> SearchResult:
@@ -197,9 +223,17 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
         return cached[1]
 
     def get_graph(self, query: GetGraphQuery | None = None) -> GraphView:
-        """The graph, or the part ``query`` selects (see :class:`GetGraphQuery`), as lists."""
+        """The graph, or the part ``query`` selects (see :class:`GetGraphQuery`), as lists.
+
+        A selected part is bounded like a search answer (the configuration's
+        :class:`ReadLimits`, cuts in its ``note``); the whole graph, asked without a
+        query, is an export for code and comes complete (:meth:`graph` is its state form).
+        """
         self._ready()
-        return graph_view(self.state, query)
+        view = graph_view(self.state, query)
+        if query is None:
+            return view
+        return fit_graph_view(view, self.config.read_limits())
 
     def graph(self) -> KnowledgeGraphState:
         """An independent copy of the current graph (without observer)."""

@@ -35,11 +35,16 @@ from akgentic.tool.knowledge_graph.kg_actor import (
 from akgentic.tool.knowledge_graph.models import (
     DEFAULT_KG_SCORE_THRESHOLD,
     DEFAULT_KG_TOP_K,
+    DEFAULT_OBSERVATIONS_PER_HIT,
+    DEFAULT_PATH_MAX_HOPS,
+    DEFAULT_RESULT_MAX_CHARS,
     OBSERVATIONS_PER_CALL_MAX,
+    OBSERVATIONS_PER_ENTITY_MAX,
     EntityCreate,
     EntityUpdate,
     GraphSearchResult,
     ManageGraph,
+    ReadLimits,
     RelationCreate,
     RelationDelete,
     SearchMode,
@@ -110,6 +115,11 @@ class KnowledgeGraphTool(ToolCard):
     collection: CollectionConfig = Field(default_factory=CollectionConfig)
     search_top_k: int = Field(default=DEFAULT_KG_TOP_K, ge=1, le=100)
     search_score_threshold: float = Field(default=DEFAULT_KG_SCORE_THRESHOLD, ge=0.0, le=1.0)
+    path_max_hops: int = Field(default=DEFAULT_PATH_MAX_HOPS, ge=1, le=1000)
+    result_max_chars: int = Field(default=DEFAULT_RESULT_MAX_CHARS, ge=500)
+    observations_per_hit: int = Field(
+        default=DEFAULT_OBSERVATIONS_PER_HIT, ge=0, le=OBSERVATIONS_PER_ENTITY_MAX
+    )
 
     _actor: KnowledgeGraphActor | None = PrivateAttr(default=None)
     # Made on the first search (a fresh card compares equal to its reloaded dump).
@@ -130,6 +140,9 @@ class KnowledgeGraphTool(ToolCard):
             collection=self.collection,
             search_top_k=self.search_top_k,
             search_score_threshold=self.search_score_threshold,
+            path_max_hops=self.path_max_hops,
+            result_max_chars=self.result_max_chars,
+            observations_per_hit=self.observations_per_hit,
         )
         self._actor = bind_team_actor(
             observer, KnowledgeGraphActor, config, card="KnowledgeGraphTool"
@@ -276,6 +289,11 @@ class KnowledgeGraphTool(ToolCard):
                 include_neighbors: Add the entities one hop from each entity hit.
                 include_edges: Add every relation touching an entity hit.
                 find_paths: Add shortest paths between the five best entity hits.
+
+            The answer is bounded: an entity shows its first observations (those with a
+            word of the query first) and counts the rest, paths longer than the tool's
+            hop limit are not looked for, and an answer over the tool's size limit keeps
+            its best items; its note then says what was left out.
             """
             if isinstance(query, (SearchQuery, dict)):
                 return card._search(_validate(SearchQuery, _plain(query)))
@@ -310,7 +328,13 @@ class KnowledgeGraphTool(ToolCard):
                 # No semantic answer at all: fall back to keyword matching, and say so.
                 search = search.model_copy(update={"mode": "keyword"})
                 note += "; keyword matches shown instead"
-        return _call(lambda: self._graph().search(search, vector_hits, top_k, note))
+        # This card's read bounds, whichever card's configuration created the team's actor.
+        limits = ReadLimits(
+            path_max_hops=self.path_max_hops,
+            result_max_chars=self.result_max_chars,
+            observations_per_hit=self.observations_per_hit,
+        )
+        return _call(lambda: self._graph().search(search, vector_hits, top_k, note, limits))
 
     def _semantic(self, text: str, top_k: int, threshold: float) -> VectorHits:
         """Vector hits for ``text`` from the store, on this (the caller's) thread."""

@@ -31,6 +31,9 @@ __all__ = [
     "BATCH_MAX_ITEMS",
     "DEFAULT_KG_SCORE_THRESHOLD",
     "DEFAULT_KG_TOP_K",
+    "DEFAULT_OBSERVATIONS_PER_HIT",
+    "DEFAULT_PATH_MAX_HOPS",
+    "DEFAULT_RESULT_MAX_CHARS",
     "ENTITY_DESCRIPTION_MAX_CHARS",
     "ENTITY_NAME_MAX_CHARS",
     "ENTITY_TYPE_MAX_CHARS",
@@ -54,6 +57,7 @@ __all__ = [
     "ManageGraph",
     "MatchKind",
     "PathStep",
+    "ReadLimits",
     "Relation",
     "RelationCreate",
     "RelationDelete",
@@ -86,6 +90,14 @@ OBSERVATIONS_PER_CALL_MAX: Final = 2000
 BATCH_MAX_ITEMS: Final = 500
 # Search text: a question or a few words, never a document.
 QUERY_MAX_CHARS: Final = 500
+
+# Bounds on what a read returns (defaults of ReadLimits, configurable per card):
+# a path longer than this many relations is not looked for (nor returned),
+DEFAULT_PATH_MAX_HOPS: Final = 10
+# a whole answer (as the JSON the model reads) is cut to this many characters (~10k tokens),
+DEFAULT_RESULT_MAX_CHARS: Final = 40_000
+# and an entity in an answer shows this many observations, the rest counted.
+DEFAULT_OBSERVATIONS_PER_HIT: Final = 20
 
 _NAME = Field(
     min_length=1,
@@ -411,16 +423,49 @@ class GetGraphQuery(BaseModel):
     roots_only: bool = False
 
 
-class GraphView(BaseModel):
-    """Part or all of the graph, as lists."""
-
+class _GraphLists(BaseModel):
     entities: list[Entity] = Field(default_factory=list)
     relations: list[Relation] = Field(default_factory=list)
 
 
-class KnowledgeGraph(GraphView):
+class GraphView(_GraphLists):
+    """Part or all of the graph, as lists. A view selected by a query is bounded like a
+    search answer (see :class:`ReadLimits`); ``note`` then says what was cut."""
+
+    note: str | None = Field(default=None, description="Set when the view was cut.")
+
+
+class KnowledgeGraph(_GraphLists):
     """The whole graph as lists: the predecessor's state content (``KnowledgeGraphState``
     accepts it under ``knowledge_graph`` and shows it as that property)."""
+
+
+class ReadLimits(BaseModel):
+    """How much one read of the graph may return (``search_graph``, ``get_graph(query)``).
+
+    A read over ``result_max_chars`` is cut, best items kept, and its ``note`` says what
+    was left out and how to narrow the request.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    path_max_hops: int = Field(
+        default=DEFAULT_PATH_MAX_HOPS,
+        ge=1,
+        le=1000,
+        description="Longest path (in relations) find_paths looks for.",
+    )
+    result_max_chars: int = Field(
+        default=DEFAULT_RESULT_MAX_CHARS,
+        ge=500,
+        description="Size of one answer, as JSON characters; the rest is cut and counted.",
+    )
+    observations_per_hit: int = Field(
+        default=DEFAULT_OBSERVATIONS_PER_HIT,
+        ge=0,
+        le=OBSERVATIONS_PER_ENTITY_MAX,
+        description="Observations shown per entity in an answer; the rest are counted.",
+    )
 
 
 def __getattr__(name: str) -> Any:
