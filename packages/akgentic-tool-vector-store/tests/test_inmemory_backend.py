@@ -89,7 +89,7 @@ def test_workspace_file_is_replaced_atomically(
 
     backend.put([doc("b", "second", [0, 1, 0])])
 
-    def refuse(src: Any, dst: Any) -> None:
+    def refuse(src: Any, dst: Any, **dir_fds: Any) -> None:
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", refuse)

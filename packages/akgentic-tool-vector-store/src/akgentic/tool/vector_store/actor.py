@@ -56,9 +56,11 @@ from akgentic.tool.core.vector_store import (
     validate_collection_name,
 )
 from akgentic.tool.core.workspace_dir import resolve_workspace_dir, workspaces_root
+from akgentic.tool.vector_store._store_dir import StoreDirectory, StorePathError
 from akgentic.tool.vector_store.backend import (
     CollectionBackend,
     CollectionRecord,
+    CorruptCollectionError,
     stored_entries,
 )
 from akgentic.tool.vector_store.embedding_actor import (
@@ -101,6 +103,9 @@ class VectorStoreState(BaseState):
     """
 
     collections: dict[str, CollectionRecord] = Field(default_factory=dict)
+    set_aside_records: dict[str, CollectionRecord] = Field(default_factory=dict)
+    """Records that could not be read back on restore, under ``<name>.corrupt-<time>``:
+    kept for inspection, never overwritten (the collection started empty instead)."""
     event_seq: int = 0
     """Number of the last ToolStateEvent emitted, so numbering continues after a resume."""
 
@@ -151,6 +156,11 @@ class VectorStoreState(BaseState):
         self.collections[name] = record
         self._revision += 1
 
+    def set_aside(self, key: str, record: CollectionRecord) -> None:
+        """Keep an unreadable record under ``key`` (see ``set_aside_records``)."""
+        self.set_aside_records[key] = record
+        self._revision += 1
+
     def drop_record(self, name: str) -> None:
         """Forget a collection."""
         if self.collections.pop(name, None) is not None:
@@ -175,7 +185,11 @@ class VectorStoreState(BaseState):
 
     def serializable_copy(self) -> VectorStoreState:
         """A copy without the observer, sharing the immutable records."""
-        return VectorStoreState(collections=dict(self.collections), event_seq=self.event_seq)
+        return VectorStoreState(
+            collections=dict(self.collections),
+            set_aside_records=dict(self.set_aside_records),
+            event_seq=self.event_seq,
+        )
 
 
 def _former_record(
@@ -269,6 +283,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._episodes: dict[str, tuple[float, str]] = {}
         self._failing: set[str] = set()
         self._dirty: set[str] = set()
+        self._unsafe_paths: set[str] = set()
         self._flush_timer: threading.Timer | None = None
         self._flush_delay = self.flush_delay_seconds
         self._flush_lock = threading.Lock()
@@ -352,8 +367,17 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             return False
         try:
             backend.drop()
+        except (StorePathError, OSError) as exc:
+            # Dropped from the store all the same; whatever the path leads to is left alone.
+            logger.warning(
+                "%s: collection %r dropped, its file was not removed: %s",
+                self.config.name,
+                name,
+                exc,
+            )
         finally:
             backend.close()
+        self._unsafe_paths.discard(name)
         self._forget(name)
         self.state.drop_record(name)
         self._dirty.discard(name)
@@ -849,11 +873,15 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         for key in [key for key in self._query_cache if key[0] == name]:
             del self._query_cache[key]
 
-    def _workspace_directory(self, config: CollectionConfig) -> Path:
+    def _workspace_directory(self, config: CollectionConfig) -> StoreDirectory:
+        """Where a ``workspace`` collection's file lives, as a root from configuration and
+        the part beneath it that must not be reached through a symlink."""
         if config.workspace_path is None:
-            return resolve_workspace_dir(str(self.team_id)) / WORKSPACE_SUBDIR
+            return StoreDirectory(resolve_workspace_dir(str(self.team_id)), WORKSPACE_SUBDIR)
         path = Path(config.workspace_path).expanduser()
-        return path if path.is_absolute() else workspaces_root() / path
+        if path.is_absolute():
+            return StoreDirectory.at(path)
+        return StoreDirectory(workspaces_root(), config.workspace_path)
 
     def _open(self, name: str, record: CollectionRecord, *, fresh: bool) -> CollectionBackend:
         config = record.config
@@ -870,7 +898,57 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         directory = self._workspace_directory(config) if config.persistence == "workspace" else None
         if fresh and directory is None:
             return InMemoryBackend(name, config)
-        return InMemoryBackend.from_record(name, record, directory)
+        try:
+            return InMemoryBackend.from_record(name, record, directory)
+        except StorePathError as exc:
+            # A link planted where the store keeps its files: nothing is read from it.
+            # The collection works in memory; flushes keep being refused (with one
+            # warning) until the link is gone.
+            logger.warning(
+                "%s: collection %r is not loaded from its file: %s; it starts empty, in memory",
+                self.config.name,
+                name,
+                exc,
+            )
+            self._unsafe_paths.add(name)
+            return InMemoryBackend(name, config, directory)
+        except CorruptCollectionError as exc:
+            return self._salvage(name, record, directory, exc)
+
+    def _salvage(
+        self,
+        name: str,
+        record: CollectionRecord,
+        directory: StoreDirectory | None,
+        error: CorruptCollectionError,
+    ) -> CollectionBackend:
+        """A collection whose stored record cannot be read back whole.
+
+        When only the vectors are damaged, the documents are kept without them (they are
+        embedded again). Otherwise the record is kept aside in the state under
+        ``<name>.corrupt-<timestamp>`` (never overwritten) and the collection starts empty.
+        """
+        consistent = len(record.refs) == len(record.texts) == len(record.metadata)
+        if consistent:
+            logger.warning(
+                "%s: %s; its %d document(s) are kept and embedded again",
+                self.config.name,
+                error,
+                len(record.refs),
+            )
+            salvaged = record.model_copy(update={"vector_refs": [], "vectors": b""})
+            self._mark_dirty(name)  # the damaged record is replaced at the next flush
+            return InMemoryBackend.from_record(name, salvaged, directory)
+        aside = f"{name}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:4]}"
+        self.state.set_aside(aside, record)
+        logger.warning(
+            "%s: %s; the record is kept aside as %r and the collection starts empty",
+            self.config.name,
+            error,
+            aside,
+        )
+        self._mark_dirty(name)
+        return InMemoryBackend(name, record.config, directory)
 
     def _rebuild(self) -> None:
         for backend in getattr(self, "_backends", {}).values():
@@ -886,7 +964,8 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._needs_retry = set()
         self._episodes = {}
         self._failing = set()
-        for name, record in self.state.collections.items():
+        self._unsafe_paths = set()
+        for name, record in list(self.state.collections.items()):
             try:
                 backend = self._open(name, record, fresh=False)
             except Exception:
@@ -931,6 +1010,20 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             try:
                 backend.flush()
                 self.state.put_record(name, backend.record())
+                self._unsafe_paths.discard(name)
+            except StorePathError as exc:
+                # Kept in memory; tried again at the next flush, warned about once. The
+                # state still remembers the collection (its config), so a resume has it.
+                self.state.put_record(name, backend.record())
+                if name not in self._unsafe_paths:
+                    self._unsafe_paths.add(name)
+                    logger.warning(
+                        "%s: collection %r is not written: %s; it is kept in memory only",
+                        self.config.name,
+                        name,
+                        exc,
+                    )
+                self._dirty.add(name)
             except Exception:
                 logger.exception("%s: could not persist collection %r", self.config.name, name)
                 self._dirty.add(name)

@@ -27,12 +27,18 @@ from akgentic.tool.core.vector_store import (
 __all__ = [
     "CollectionBackend",
     "CollectionRecord",
+    "CorruptCollectionError",
     "KeywordMatcher",
     "metadata_matches",
     "stored_entries",
 ]
 
 _WORD = re.compile(r"\w+")
+
+
+class CorruptCollectionError(ValueError):
+    """Stored collection data that cannot be read back (a truncated file or vector
+    matrix, refs and texts that do not line up). The message names the collection."""
 
 
 class CollectionRecord(SerializableBaseModel):

@@ -9,18 +9,19 @@ Two persistence modes (``CollectionConfig.persistence``):
   ``<directory>/<collection>.vectors.npz`` through a temporary file and an atomic
   rename, so a crash leaves either the old file or the new one, never half of one;
   :meth:`InMemoryBackend.load` reads it back. The actor state then keeps only the
-  configuration.
+  configuration. Every file access goes through a :class:`StoreDirectory` (by
+  descriptor, never through a symlink). A file that cannot be read back is renamed
+  ``<file>.corrupt-<timestamp>`` and the collection starts empty, so the next flush
+  does not overwrite the only copy of the bad data.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -34,9 +35,11 @@ from akgentic.tool.core.vector_store import (
     VectorHit,
 )
 from akgentic.tool.vector_store._entry_shapes import documents_from_entries, search_hits
+from akgentic.tool.vector_store._store_dir import StoreDirectory
 from akgentic.tool.vector_store.backend import (
     CollectionBackend,
     CollectionRecord,
+    CorruptCollectionError,
     KeywordMatcher,
     metadata_matches,
     stored_entries,
@@ -45,6 +48,8 @@ from akgentic.tool.vector_store.protocol import SearchHit
 from akgentic.tool.vector_store.vector import VectorEntry, VectorIndex
 
 __all__ = ["FILE_SUFFIX", "InMemoryBackend"]
+
+FloatMatrix = npt.NDArray[np.float32]
 
 FILE_SUFFIX = ".vectors.npz"
 """Suffix of a collection's file under ``persistence="workspace"``."""
@@ -88,7 +93,7 @@ class InMemoryBackend(CollectionBackend):
         self,
         name: str | None = None,
         config: CollectionConfig | None = None,
-        directory: Path | None = None,
+        directory: Path | StoreDirectory | None = None,
     ) -> None:
         if (name is None) != (config is None):
             raise TypeError("give both a name and a config, or neither (a set of collections)")
@@ -96,36 +101,46 @@ class InMemoryBackend(CollectionBackend):
         super().__init__(name or "", config)
         if config.persistence == "workspace" and directory is None and name is not None:
             raise ValueError(f"collection {name!r}: persistence='workspace' needs a directory")
-        self.directory = directory
+        self.store_dir: StoreDirectory | None = (
+            StoreDirectory.at(directory) if isinstance(directory, Path) else directory
+        )
         self._docs: dict[str, _Document] = {}
         self._index = VectorIndex(config.dimension)
         self._collections: dict[str, InMemoryBackend] = {} if name is None else {name: self}
 
     @property
+    def directory(self) -> Path | None:
+        """The directory of the collection's file (``workspace`` persistence), else ``None``."""
+        return None if self.store_dir is None else self.store_dir.path
+
+    @property
+    def file_name(self) -> str:
+        """The name of the collection's file in its directory."""
+        return f"{self.name}{FILE_SUFFIX}"
+
+    @property
     def path(self) -> Path | None:
         """The collection's file (``workspace`` persistence), else ``None``."""
-        if self.directory is None:
+        if self.store_dir is None:
             return None
-        return self.directory / f"{self.name}{FILE_SUFFIX}"
+        return self.store_dir.path / self.file_name
 
     # -- writes -------------------------------------------------------------------------
 
     def put(self, documents: Sequence[VectorDocument]) -> None:
-        with_vector: list[VectorDocument] = []
+        with_vector = [doc for doc in documents if doc.vector is not None]
+        # Vectors are checked (float32, finite, with a finite norm) before anything
+        # changes: a refused vector must not leave the document's new text behind.
+        matrix = _checked_matrix(with_vector, self.config.dimension)
         stale: list[str] = []
         for doc in documents:
             self._docs[doc.ref] = _Document(doc.text, dict(doc.metadata))
             if doc.vector is None:
                 stale.append(doc.ref)
-            else:
-                with_vector.append(doc)
         if stale:
             self._index.remove(stale)
         if with_vector:
-            self._index.add(
-                [doc.ref for doc in with_vector],
-                np.asarray([doc.vector for doc in with_vector], dtype=np.float32),
-            )
+            self._index.add([doc.ref for doc in with_vector], matrix)
 
     def set_vectors(self, refs: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
         keep = [position for position, ref in enumerate(refs) if ref in self._docs]
@@ -213,7 +228,7 @@ class InMemoryBackend(CollectionBackend):
 
     @classmethod
     def from_record(
-        cls, name: str, record: CollectionRecord, directory: Path | None = None
+        cls, name: str, record: CollectionRecord, directory: Path | StoreDirectory | None = None
     ) -> InMemoryBackend:
         """Rebuild a collection from the actor state (or from its file in workspace mode)."""
         backend = cls(name, record.config, directory)
@@ -221,7 +236,9 @@ class InMemoryBackend(CollectionBackend):
             backend.load()
             return backend
         if not (len(record.refs) == len(record.texts) == len(record.metadata)):
-            raise ValueError(f"collection {name!r}: inconsistent record (refs/texts/metadata)")
+            raise CorruptCollectionError(
+                f"collection {name!r}: inconsistent record (refs/texts/metadata)"
+            )
         backend._restore(
             record.refs, record.texts, record.metadata, record.vector_refs, record.vectors
         )
@@ -229,14 +246,20 @@ class InMemoryBackend(CollectionBackend):
 
     def flush(self) -> None:
         """Write the collection file atomically (``workspace`` persistence only)."""
-        path = self.path
-        if self.config.persistence != "workspace" or path is None:
+        if self.config.persistence != "workspace" or self.store_dir is None:
             return
-        self._write(path)
+        self._write(self.store_dir, self.file_name)
 
-    def _write(self, path: Path) -> None:
-        """Write the collection to ``path`` (temporary file, fsync, atomic rename)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def _write(self, directory: StoreDirectory, name: str) -> None:
+        """Write the collection to ``name`` in ``directory`` (temp file, fsync, rename)."""
+        arrays = self._arrays()
+
+        def write(handle: BinaryIO) -> None:
+            np.savez(handle, allow_pickle=False, **arrays)
+
+        directory.write_atomic(name, write)
+
+    def _arrays(self) -> dict[str, npt.NDArray[np.generic]]:
         refs = list(self._docs)
         arrays: dict[str, npt.NDArray[np.generic]] = {
             "format": np.asarray([_FORMAT_VERSION], dtype=np.int64),
@@ -249,49 +272,79 @@ class InMemoryBackend(CollectionBackend):
             "vector_refs": np.asarray(self._index.refs, dtype=np.str_),
             "vectors": self._index.matrix(),
         }
-        handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, then renamed
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-        )
-        try:
-            with handle:
-                np.savez(handle, allow_pickle=False, **arrays)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(handle.name, path)
-        except BaseException:
-            Path(handle.name).unlink(missing_ok=True)
-            raise
+        return arrays
 
     def load(self) -> None:
-        """Replace the contents with the collection file, if there is one."""
-        path = self.path
-        if path is None or not path.exists():
-            return
-        self._read(path)
+        """Replace the contents with the collection file, if there is one.
 
-    def _read(self, path: Path) -> None:
-        """Replace the contents with the collection file at ``path``."""
-        with np.load(path, allow_pickle=False) as data:
-            if int(data["format"][0]) != _FORMAT_VERSION:
-                raise ValueError(f"{path}: unsupported vector file format {data['format'][0]}")
-            if int(data["dimension"][0]) != self.config.dimension:
-                raise ValueError(
-                    f"{path}: holds vectors of dimension {int(data['dimension'][0])}, "
-                    f"collection {self.name!r} is configured with {self.config.dimension}"
-                )
-            metadata = [json.loads(item) for item in data["metadata"].tolist()]
-            self._restore(
-                data["refs"].tolist(),
-                data["texts"].tolist(),
-                metadata,
-                data["vector_refs"].tolist(),
-                data["vectors"],
+        Temporary files a killed flush left behind are removed first. A file that cannot
+        be read back is renamed ``<file>.corrupt-<timestamp>`` (with a warning) and the
+        collection starts empty; a file of another format version or dimension is left
+        untouched and raises ``ValueError``.
+
+        Raises:
+            StorePathError: when the directory or the file is a symlink.
+        """
+        if self.store_dir is None:
+            return
+        name = self.file_name
+        stale = self.store_dir.clean_stale_temps(name)
+        if stale:
+            logger.info("collection %r: removed %d stale temporary file(s)", self.name, len(stale))
+        try:
+            self._read(self.store_dir, name)
+        except CorruptCollectionError as exc:
+            aside = self.store_dir.set_aside(name)
+            logger.warning(
+                "collection %r: %s; the file is kept as %s and the collection starts empty",
+                self.name,
+                exc,
+                aside,
             )
+            self._restore([], [], [], [], b"")
+
+    def _read(self, directory: StoreDirectory, name: str) -> None:
+        """Replace the contents with the collection file ``name`` in ``directory``."""
+        shown = directory.path / name
+
+        def read(handle: BinaryIO) -> None:
+            try:
+                with np.load(handle, allow_pickle=False) as data:
+                    self._load_arrays(shown, data)
+            except (CorruptCollectionError, _VersionOrDimensionError):
+                raise
+            except Exception as exc:  # zip, npy header, JSON, missing array, short read
+                raise CorruptCollectionError(
+                    f"{shown}: unreadable vector file ({type(exc).__name__}: {exc})"
+                ) from exc
+
+        try:
+            directory.read(name, read)
+        except _VersionOrDimensionError as exc:
+            raise ValueError(str(exc)) from None
+
+    def _load_arrays(self, shown: Path, data: Any) -> None:
+        if int(data["format"][0]) != _FORMAT_VERSION:
+            raise _VersionOrDimensionError(
+                f"{shown}: unsupported vector file format {data['format'][0]}"
+            )
+        if int(data["dimension"][0]) != self.config.dimension:
+            raise _VersionOrDimensionError(
+                f"{shown}: holds vectors of dimension {int(data['dimension'][0])}, "
+                f"collection {self.name!r} is configured with {self.config.dimension}"
+            )
+        metadata = [json.loads(item) for item in data["metadata"].tolist()]
+        self._restore(
+            data["refs"].tolist(),
+            data["texts"].tolist(),
+            metadata,
+            data["vector_refs"].tolist(),
+            data["vectors"],
+        )
 
     def drop(self) -> None:
-        path = self.path
-        if self.config.persistence == "workspace" and path is not None:
-            path.unlink(missing_ok=True)
+        if self.config.persistence == "workspace" and self.store_dir is not None:
+            self.store_dir.remove(self.file_name)
 
     def _restore(
         self,
@@ -305,10 +358,20 @@ class InMemoryBackend(CollectionBackend):
             ref: _Document(text, dict(meta))
             for ref, text, meta in zip(refs, texts, metadata, strict=True)
         }
+        row_bytes = 4 * self.config.dimension
+        if isinstance(vectors, bytes) and len(vectors) != row_bytes * len(vector_refs):
+            raise CorruptCollectionError(
+                f"collection {self.name!r}: {len(vectors)} bytes of vectors for "
+                f"{len(vector_refs)} vector refs of dimension {self.config.dimension} "
+                f"(expected {row_bytes * len(vector_refs)})"
+            )
         matrix = np.frombuffer(vectors, dtype=np.float32) if isinstance(vectors, bytes) else vectors
-        matrix = np.asarray(matrix, dtype=np.float32).reshape(-1, self.config.dimension)
+        try:
+            matrix = np.asarray(matrix, dtype=np.float32).reshape(-1, self.config.dimension)
+        except ValueError as exc:
+            raise CorruptCollectionError(f"collection {self.name!r}: {exc}") from None
         if matrix.shape[0] != len(vector_refs):
-            raise ValueError(
+            raise CorruptCollectionError(
                 f"collection {self.name!r}: {len(vector_refs)} vector refs for "
                 f"{matrix.shape[0]} stored vectors"
             )
@@ -451,9 +514,9 @@ class InMemoryBackend(CollectionBackend):
         """Write collection ``name`` to ``<workspace_path>/<name>.vectors.npz`` (atomically,
         whatever its ``persistence``) and return the file's path."""
         target = self.collection(name)
-        path = Path(workspace_path).expanduser() / f"{name}{FILE_SUFFIX}"
-        target._write(path)
-        return path
+        directory = StoreDirectory.at(Path(workspace_path))
+        target._write(directory, f"{name}{FILE_SUFFIX}")
+        return directory.path / f"{name}{FILE_SUFFIX}"
 
     def load_collection(
         self, name: str, config: CollectionConfig, workspace_path: str | Path
@@ -469,9 +532,7 @@ class InMemoryBackend(CollectionBackend):
             target = self
         else:
             target = InMemoryBackend(name, config, directory)
-        path = directory / f"{name}{FILE_SUFFIX}"
-        if path.exists():
-            target._read(path)
+        target._read(StoreDirectory.at(directory), f"{name}{FILE_SUFFIX}")
         self._collections[name] = target
         return len(target._docs)
 
@@ -488,3 +549,31 @@ class InMemoryBackend(CollectionBackend):
                 "(or a directory given to this backend)"
             )
         return self.directory
+
+
+class _VersionOrDimensionError(Exception):
+    """A readable file written for another format or dimension: left untouched."""
+
+
+def _checked_matrix(documents: Sequence[VectorDocument], dimension: int) -> FloatMatrix:
+    """The documents' vectors as a float32 matrix, refused (``ValueError`` naming the
+    first bad ref) when one has another length, a NaN or infinity, or values whose norm
+    overflows float32 (they could not be normalised)."""
+    if not documents:
+        return np.zeros((0, dimension), dtype=np.float32)
+    for doc in documents:
+        assert doc.vector is not None
+        if len(doc.vector) != dimension:
+            raise ValueError(
+                f"document {doc.ref!r}: vector has {len(doc.vector)} values, expected {dimension}"
+            )
+    with np.errstate(over="ignore", invalid="ignore"):
+        matrix = np.asarray([doc.vector for doc in documents], dtype=np.float32)
+        norms = np.linalg.norm(matrix, axis=1)
+    bad = np.flatnonzero(~np.isfinite(norms))
+    if bad.size:
+        raise ValueError(
+            f"document {documents[int(bad[0])].ref!r}: vector contains NaN or infinity, "
+            "or values too large for float32"
+        )
+    return matrix
