@@ -30,6 +30,9 @@ class Scripted:
     status: int
     body: Any
     delay: float = 0.0
+    # Seconds between single bytes of the body (or of the headers, with trickle_headers).
+    trickle: float = 0.0
+    trickle_headers: bool = False
 
 
 @dataclass
@@ -48,6 +51,15 @@ class FakeTavily:
         """Answer the next request with ``status``/``body`` (after ``delay`` seconds)."""
         with self.lock:
             self.scripted.append(Scripted(status, body, delay))
+
+    def trickle_next(self, body: Any, every: float, headers: bool = False) -> None:
+        """Answer the next request with 200/``body``, one byte every ``every`` seconds.
+
+        With ``headers`` the status line and headers trickle too; otherwise they arrive at
+        once (with the body's Content-Length) and only the body trickles.
+        """
+        with self.lock:
+            self.scripted.append(Scripted(200, body, trickle=every, trickle_headers=headers))
 
     def stall_next(self, seconds: float) -> None:
         """Answer the next request normally, but only after ``seconds``."""
@@ -142,6 +154,9 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             status, payload = fake.answer(self.path, body)
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        if scripted is not None and scripted.trickle:
+            self._trickle(data, scripted)
+            return
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -151,6 +166,25 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             # The client gave up (timeout) before the stalled answer was ready.
             return
+
+    def _trickle(self, data: bytes, scripted: Scripted) -> None:
+        head = (
+            f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n"
+        ).encode()
+        slow = head + data if scripted.trickle_headers else data
+        try:
+            if not scripted.trickle_headers:
+                self.wfile.write(head)
+                self.wfile.flush()
+            for i in range(len(slow)):
+                if self.fake.stop.wait(scripted.trickle):
+                    return
+                self.wfile.write(slow[i : i + 1])
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the client gave up, as it should
+        self.close_connection = True
 
 
 def make_handler(fake: FakeTavily) -> type[BaseHTTPRequestHandler]:

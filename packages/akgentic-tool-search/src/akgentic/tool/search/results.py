@@ -37,6 +37,11 @@ class WebPage(BaseModel):
         description="Why the page could not be read (only when several `urls` were asked "
         "for; `content` is then empty).",
     )
+    notice: str | None = Field(
+        default=None,
+        description="Set when the page's text stops early because it was larger than the "
+        "download limit: how much arrived, and that the rest cannot be read.",
+    )
 
 
 class CrawledPage(BaseModel):
@@ -56,4 +61,9 @@ class CrawlResult(BaseModel):
     pages: list[CrawledPage]
     omitted_pages: int = Field(
         default=0, description="Pages the provider returned beyond the page limit (not shown)."
+    )
+    notice: str | None = Field(
+        default=None,
+        description="Set when the provider's answer was larger than the download limit and "
+        "was cut: the last page may stop early and later pages are missing.",
     )

@@ -17,8 +17,6 @@ error naming the variable, instead of discovering mid-conversation that it canno
 from __future__ import annotations
 
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
@@ -29,7 +27,17 @@ from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, TOOL_CALL
 from akgentic.tool.core.params import BaseToolParam, resolve_param
 from akgentic.tool.errors import RetriableError
-from akgentic.tool.search._provider import DEFAULT_BASE_URL, TavilyClients, call_tavily
+from akgentic.tool.search._answers import CrawlAnswer, ExtractAnswer, SearchAnswer, parse_answer
+from akgentic.tool.search._page_cache import FetchedPage, PageCache
+from akgentic.tool.search._provider import (
+    DEFAULT_BASE_URL,
+    DETAIL_CHARS,
+    TavilyClients,
+    call_tavily,
+    clip_marked,
+    redact,
+)
+from akgentic.tool.search._transport import Transfer
 from akgentic.tool.search.results import CrawledPage, CrawlResult, SearchResult, WebPage
 
 __all__ = [
@@ -46,11 +54,21 @@ TAVILY_API_KEY_ENV = "TAVILY_API_KEY"
 TAVILY_API_BASE_URL_ENV = "TAVILY_API_BASE_URL"
 
 # How many extracted pages one bound SearchTool remembers, so that reading a long page
-# window by window costs one Tavily call, not one per window.
+# window by window costs one Tavily call, not one per window. Their total size is bounded
+# too (WebFetch.cache_chars).
 _PAGE_CACHE_SIZE = 16
 
-# Titles are short by nature; the cap only guards against a malformed provider answer.
+# Titles and URLs are short by nature; the caps only guard against a malformed or hostile
+# provider answer (a cut one says how much was cut).
 _TITLE_CHARS = 300
+_URL_CHARS = 2_000
+
+# Bounds on what the model may send: a URL, the domains a search is limited to, and a
+# crawl's instructions. Tavily has its own limits; these keep a runaway argument from
+# costing a request at all.
+_MAX_DOMAINS = 50
+_DOMAIN_CHARS = 253
+_INSTRUCTIONS_CHARS = 2_000
 
 Topic = Literal["general", "news", "finance"]
 TimeRange = Literal["day", "week", "month", "year"]
@@ -83,6 +101,12 @@ class WebSearch(BaseToolParam):
     snippet_chars: int = Field(
         default=800, ge=50, le=10_000, description="Longest snippet kept per result."
     )
+    max_query_chars: int = Field(
+        default=400,
+        ge=10,
+        le=10_000,
+        description="Longest query accepted (a search-engine query, not a paragraph).",
+    )
     search_depth: Depth | None = Field(
         default=None,
         description=(
@@ -103,6 +127,13 @@ class WebFetch(BaseToolParam):
         ge=500,
         le=200_000,
         description="Size of the window of page text one call returns.",
+    )
+    cache_chars: int = Field(
+        default=20_000_000,
+        ge=0,
+        le=500_000_000,
+        description="Most characters of page text kept for paging, over all cached pages "
+        "(0: no cache; a page longer than this is not cached).",
     )
     extract_depth: Depth | None = Field(
         default=None,
@@ -183,6 +214,12 @@ class SearchTool(ToolCard):
         le=_MAX_TIMEOUT,
         description="Ceiling on every request's timeout (None: each capability's own timeout).",
     )
+    max_download_bytes: int = Field(
+        default=10_000_000,
+        ge=1_000,
+        le=1_000_000_000,
+        description="Most bytes read of one provider answer; past it the answer is cut.",
+    )
 
     def get_tools(self) -> list[Callable[..., Any]]:
         return [fn for param, fn in self._bind() if param.exposes(TOOL_CALL)]
@@ -223,7 +260,9 @@ class SearchTool(ToolCard):
         configured_timeout = self._timeout(param.timeout)
         cap = param.max_results
         snippet_chars = param.snippet_chars
+        query_chars = param.max_query_chars
         configured_depth = param.search_depth
+        max_bytes = self.max_download_bytes
 
         def web_search(
             query: str,
@@ -246,39 +285,49 @@ class SearchTool(ToolCard):
             text = _arg_str("web_search", "query", query).strip()
             if not text:
                 raise RetriableError("web_search needs a non-empty query.")
-            if len(text) > 400:
+            if len(text) > query_chars:
                 raise RetriableError(
-                    f"web_search query is {len(text)} characters long; keep it under 400 "
-                    "(a search-engine style query, not a paragraph)."
+                    f"web_search `query` is {len(text):,} characters long; the limit is "
+                    f"{query_chars:,}. Use a short search-engine style query, not a paragraph."
                 )
+            if isinstance(max_results, bool) or not isinstance(max_results, int):
+                raise RetriableError("web_search `max_results` must be a whole number.")
             if max_results < 1:
                 raise RetriableError("web_search max_results must be at least 1.")
             count = min(max_results, cap)
             depth = (
                 _depth("web_search", "search_depth", search_depth) or configured_depth or "basic"
             )
-            timeout = configured_timeout
+            domains = _domains(include_domains)
+            transfer = Transfer(timeout=configured_timeout, max_bytes=max_bytes)
             answer = call_tavily(
                 "web_search",
-                timeout,
-                lambda: clients.get().search(
+                transfer,
+                clients,
+                lambda client: client.search(
                     text,
                     search_depth=depth,
                     topic=topic,
                     time_range=time_range,
                     max_results=count,
-                    include_domains=include_domains or None,
-                    timeout=timeout,
+                    include_domains=domains,
+                    timeout=transfer.timeout,
                 ),
             )
+            if transfer.cut:
+                raise RetriableError(
+                    f"web_search failed: Tavily's answer passed the {max_bytes:,}-byte download "
+                    "limit. Ask for fewer results (max_results), or a narrower query."
+                )
+            hits = parse_answer("web_search", SearchAnswer, answer).results
             return [
                 SearchResult(
-                    title=_clip(_text(hit.get("title")) or _text(hit.get("url")), _TITLE_CHARS),
-                    url=_text(hit.get("url")),
-                    snippet=_clip(_text(hit.get("content")), snippet_chars),
-                    score=hit.get("score") if isinstance(hit.get("score"), int | float) else None,
+                    title=clip_marked(hit.title or hit.url, _TITLE_CHARS),
+                    url=clip_marked(hit.url, _URL_CHARS),
+                    snippet=_clip(hit.content or "", snippet_chars),
+                    score=hit.score,
                 )
-                for hit in _records(answer, "results")[:count]
+                for hit in hits[:count]
             ]
 
         return web_search
@@ -287,59 +336,58 @@ class SearchTool(ToolCard):
         configured_timeout = self._timeout(param.timeout)
         window = param.max_chars
         configured_depth = param.extract_depth
-        cache: OrderedDict[str, str] = OrderedDict()
-        lock = threading.Lock()
+        cache = PageCache(_PAGE_CACHE_SIZE, param.cache_chars)
+        max_bytes = self.max_download_bytes
 
         def extract(
             urls: list[str], depth: Depth | None, timeout: float
-        ) -> dict[str, str | RetriableError]:
+        ) -> dict[str, FetchedPage | RetriableError]:
             """Text of each URL (from the cache when known), or why it could not be read."""
-            found: dict[str, str | RetriableError] = {}
-            with lock:
-                for url in urls:
-                    if url in cache:
-                        cache.move_to_end(url)
-                        found[url] = cache[url]
+            found: dict[str, FetchedPage | RetriableError] = {}
+            for url in urls:
+                cached = cache.get(url)
+                if cached is not None:
+                    found[url] = cached
             missing = [url for url in urls if url not in found]
             if not missing:
                 return found
+            transfer = Transfer(timeout=timeout, max_bytes=max_bytes)
             answer = call_tavily(
                 "web_fetch",
-                timeout,
-                lambda: clients.get().extract(
+                transfer,
+                clients,
+                lambda client: client.extract(
                     missing if len(missing) > 1 else missing[0],
                     extract_depth=depth,
                     format="markdown",
                     timeout=timeout,
                 ),
             )
-            pages = {
-                _text(p.get("url")): _text(p.get("raw_content"))
-                for p in _records(answer, "results")
-            }
-            failures = {
-                _text(f.get("url")): _text(f.get("error"))
-                for f in _records(answer, "failed_results")
-            }
+            parsed = parse_answer("web_fetch", ExtractAnswer, answer)
+            pages = {page.url: page.raw_content or "" for page in parsed.results}
+            # When the answer was cut, the last page in it is the one that stops early, and
+            # the pages after it never arrived.
+            cut_url = parsed.results[-1].url if transfer.cut and parsed.results else None
+            failures = {f.url: f.error or "" for f in parsed.failed_results}
             for url in missing:
                 if url in pages or (len(missing) == 1 and len(pages) == 1):
                     # A provider may normalise the URL it echoes; with one URL asked, the one
                     # page returned is that URL's.
-                    content = pages.get(url, next(iter(pages.values()), ""))
-                    found[url] = content
-                    with lock:
-                        cache[url] = content
-                        while len(cache) > _PAGE_CACHE_SIZE:
-                            cache.popitem(last=False)
+                    echoed = url if url in pages else next(iter(pages))
+                    notice = _cut_notice(transfer) if echoed == cut_url else None
+                    page = FetchedPage(pages[echoed], notice)
+                    found[url] = page
+                    cache.put(url, page)
                 else:
-                    reason = failures.get(url) or "no content was extracted"
+                    reason = _failure(transfer, failures.get(url), clients.api_key)
                     found[url] = RetriableError(
                         f"web_fetch could not read {url}: {reason}. Check the URL, or use "
                         "web_search to find another page with the same information."
                     )
             return found
 
-        def page_window(url: str, content: str, offset: int) -> WebPage:
+        def page_window(url: str, page: FetchedPage, offset: int) -> WebPage:
+            content = page.text
             total = len(content)
             if offset > total:
                 raise RetriableError(
@@ -353,6 +401,7 @@ class SearchTool(ToolCard):
                 offset=offset,
                 total_chars=total,
                 next_offset=end if end < total else None,
+                notice=page.notice,
             )
 
         def web_fetch(
@@ -405,7 +454,7 @@ class SearchTool(ToolCard):
                 )
             targets = list(
                 dict.fromkeys(
-                    _check_url("web_fetch", _arg_str("web_fetch", "urls", u)) for u in urls
+                    _check_url("web_fetch", _arg_str("web_fetch", "urls", u), "urls") for u in urls
                 )
             )
             results = extract(targets, depth, bound)
@@ -428,6 +477,7 @@ class SearchTool(ToolCard):
         breadth_cap = param.max_breadth
         page_chars = param.page_chars
         configured_depth = param.extract_depth
+        max_bytes = self.max_download_bytes
 
         def web_crawl(
             url: str,
@@ -452,6 +502,7 @@ class SearchTool(ToolCard):
                 timeout: Seconds to wait at most (capped by the tool's configuration).
             """
             target = _check_url("web_crawl", _arg_str("web_crawl", "url", url))
+            guidance = _instructions(instructions)
             for name, value in (("max_depth", max_depth), ("limit", limit)):
                 if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                     raise RetriableError(
@@ -474,34 +525,42 @@ class SearchTool(ToolCard):
             )
             bound = _bounded_timeout("web_crawl", timeout, configured_timeout)
             pages_wanted = min(limit, page_cap)
+            transfer = Transfer(timeout=bound, max_bytes=max_bytes)
             answer = call_tavily(
                 "web_crawl",
-                bound,
-                lambda: clients.get().crawl(
+                transfer,
+                clients,
+                lambda client: client.crawl(
                     target,
                     max_depth=min(max_depth, depth_cap),
                     max_breadth=breadth,
                     limit=pages_wanted,
-                    instructions=instructions or None,
+                    instructions=guidance,
                     extract_depth=depth,
                     format="markdown",
                     timeout=bound,
                 ),
             )
-            records = _records(answer, "results")
+            parsed = parse_answer("web_crawl", CrawlAnswer, answer)
+            records = parsed.results
+            kept = records[:pages_wanted]
             pages = [
                 CrawledPage(
-                    url=_text(record.get("url")),
-                    content=_clip(_text(record.get("raw_content")), page_chars),
-                    truncated=len(_text(record.get("raw_content"))) > page_chars,
+                    url=clip_marked(record.url, _URL_CHARS),
+                    content=_clip(record.raw_content or "", page_chars),
+                    # The last record of a cut answer stops early whatever its length.
+                    truncated=len(record.raw_content or "") > page_chars
+                    or (transfer.cut and record is records[-1]),
                 )
-                for record in records[:pages_wanted]
+                for record in kept
             ]
-            base = answer.get("base_url") if isinstance(answer, dict) else None
             return CrawlResult(
-                base_url=_text(base) or target,
+                base_url=clip_marked(parsed.base_url or target, _URL_CHARS),
                 pages=pages,
                 omitted_pages=max(0, len(records) - pages_wanted),
+                notice=_cut_notice(transfer, "the pages after the last one shown were not read")
+                if transfer.cut
+                else None,
             )
 
         return web_crawl
@@ -516,7 +575,66 @@ def _arg_str(action: str, name: str, value: Any) -> str:
 def _depth(action: str, name: str, value: Any) -> Depth | None:
     if value is None or value in ("basic", "advanced"):
         return cast(Depth | None, value)
-    raise RetriableError(f"{action} {name} must be 'basic' or 'advanced', got {value!r}.")
+    shown = clip_marked(repr(value), 40)
+    raise RetriableError(f"{action} {name} must be 'basic' or 'advanced', got {shown}.")
+
+
+def _domains(value: Any) -> list[str] | None:
+    """``include_domains`` checked: at most ``_MAX_DOMAINS`` short names (None when empty)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(d, str) for d in value):
+        raise RetriableError("web_search `include_domains` must be a list of domain names.")
+    if len(value) > _MAX_DOMAINS:
+        raise RetriableError(
+            f"web_search `include_domains` has {len(value):,} entries; the limit is "
+            f"{_MAX_DOMAINS}. Name only the few sites that matter."
+        )
+    for domain in value:
+        if len(domain) > _DOMAIN_CHARS:
+            raise RetriableError(
+                f"web_search `include_domains` has an entry {len(domain):,} characters long; "
+                f"a domain name has at most {_DOMAIN_CHARS}. Give names like 'python.org'."
+            )
+    return list(value) or None
+
+
+def _instructions(value: Any) -> str | None:
+    """A crawl's ``instructions``, checked to be text of at most ``_INSTRUCTIONS_CHARS``."""
+    if value is None:
+        return None
+    text = _arg_str("web_crawl", "instructions", value).strip()
+    if len(text) > _INSTRUCTIONS_CHARS:
+        raise RetriableError(
+            f"web_crawl `instructions` is {len(text):,} characters long; the limit is "
+            f"{_INSTRUCTIONS_CHARS:,}. Say in a sentence or two what to look for."
+        )
+    return text or None
+
+
+def _cut_notice(transfer: Transfer, rest: str | None = None) -> str:
+    """What the model is told when an answer was cut at the download limit."""
+    arrived = f"{transfer.received:,}"
+    if transfer.announced is not None:
+        arrived += f" of {transfer.announced:,}"
+    what = rest or "the rest of this page's text cannot be read through web_fetch"
+    return (
+        f"Tavily's answer was larger than the {transfer.max_bytes:,}-byte download limit, "
+        f"so it was cut ({arrived} bytes arrived): {what}. Look for a shorter source if "
+        "the missing part matters."
+    )
+
+
+def _failure(transfer: Transfer, reason: str | None, api_key: str) -> str:
+    """Why a page is missing from an extract answer, bounded and without credentials."""
+    if reason:
+        return clip_marked(redact(reason, api_key), DETAIL_CHARS)
+    if transfer.cut:
+        return (
+            f"the answer passed the {transfer.max_bytes:,}-byte download limit before this "
+            "page; fetch it on its own"
+        )
+    return "no content was extracted"
 
 
 def _bounded_timeout(action: str, asked: Any, configured: float) -> float:
@@ -539,28 +657,20 @@ def _clients_from_environment() -> TavilyClients:
     return TavilyClients(api_key=key, base_url=base_url.rstrip("/"))
 
 
-def _check_url(action: str, url: str) -> str:
+def _check_url(action: str, url: str, name: str = "url") -> str:
     candidate = url.strip()
+    if len(candidate) > _URL_CHARS:
+        raise RetriableError(
+            f"{action} `{name}` has a URL {len(candidate):,} characters long; the limit is "
+            f"{_URL_CHARS:,}. Give the page's plain address, without embedded data."
+        )
     parts = urlsplit(candidate)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise RetriableError(
-            f"{action} needs an absolute http(s) URL such as https://example.com/page, got {url!r}."
+            f"{action} `{name}` needs an absolute http(s) URL such as "
+            f"https://example.com/page, got {clip_marked(repr(url), 200)}."
         )
     return candidate
-
-
-def _records(answer: Any, key: str) -> list[dict[str, Any]]:
-    """The list of objects under ``key`` in a Tavily answer; anything malformed is skipped."""
-    if not isinstance(answer, dict):
-        return []
-    items = answer.get(key)
-    if not isinstance(items, list):
-        return []
-    return [item for item in items if isinstance(item, dict)]
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def _clip(text: str, limit: int) -> str:
