@@ -40,6 +40,7 @@ def test_public_names_are_pinned() -> None:
         "GraphSearchResult",
         "GraphUpdateReport",
         "GraphView",
+        "InputLimits",
         "KG_ACTOR_NAME",
         "KG_ACTOR_ROLE",
         "KG_COLLECTION",

@@ -5,6 +5,7 @@ holds the one graph of the team; ``KnowledgeGraphStateEvent`` is the delta each 
 """
 
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
+from akgentic.tool.knowledge_graph.input_limits import InputLimits
 from akgentic.tool.knowledge_graph.kg_actor import (
     KG_ACTOR_NAME,
     KG_ACTOR_ROLE,
@@ -90,6 +91,7 @@ __all__ = [
     "GraphSearchResult",
     "GraphUpdateReport",
     "GraphView",
+    "InputLimits",
     "KnowledgeGraph",
     "KnowledgeGraphActor",
     "KnowledgeGraphConfig",

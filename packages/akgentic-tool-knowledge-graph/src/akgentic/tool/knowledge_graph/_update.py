@@ -70,8 +70,13 @@ class _Recorder:
         return delta
 
 
-def apply_update(state: KnowledgeGraphState, update: ManageGraph) -> UpdateOutcome:
-    """Apply ``update`` to ``state`` and describe what happened."""
+def apply_update(
+    state: KnowledgeGraphState,
+    update: ManageGraph,
+    observations_per_entity: int = OBSERVATIONS_PER_ENTITY_MAX,
+) -> UpdateOutcome:
+    """Apply ``update`` to ``state`` and describe what happened; an update leaving an
+    entity with more than ``observations_per_entity`` observations is rejected."""
     record = _Recorder(state)
     errors: list[str] = []
 
@@ -107,10 +112,10 @@ def apply_update(state: KnowledgeGraphState, update: ManageGraph) -> UpdateOutco
         dropped = set(change.removed)
         kept = [obs for obs in current.observations if obs not in dropped]
         observations = _unique([*kept, *change.added])
-        if len(observations) > OBSERVATIONS_PER_ENTITY_MAX:
+        if len(observations) > observations_per_entity:
             errors.append(
                 f"update_entities[{i}] {change.name!r}: observations would number "
-                f"{len(observations)}, at most {OBSERVATIONS_PER_ENTITY_MAX} per entity "
+                f"{len(observations)}, at most {observations_per_entity} per entity "
                 "(remove some with remove_observations, or fold them into the description)"
             )
             continue

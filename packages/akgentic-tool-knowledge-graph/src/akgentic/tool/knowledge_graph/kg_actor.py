@@ -158,10 +158,19 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
 
     # -- public API (ask proxy) ---------------------------------------------------------
 
-    def update_graph(self, update: ManageGraph) -> GraphUpdateReport:
-        """Apply a batch; emit its net delta (if any) before returning."""
+    def update_graph(
+        self, update: ManageGraph, observations_per_entity: int | None = None
+    ) -> GraphUpdateReport:
+        """Apply a batch; emit its net delta (if any) before returning.
+
+        ``observations_per_entity`` (the calling card's bound; by default the schema's
+        ceiling) is the most observations an updated entity may end up holding.
+        """
         self._ready()
-        outcome = apply_update(self.state, update)
+        if observations_per_entity is None:
+            outcome = apply_update(self.state, update)
+        else:
+            outcome = apply_update(self.state, update, observations_per_entity)
         seq = self._emit(outcome.delta)
         return GraphUpdateReport(summary=outcome.summary, errors=outcome.errors, seq=seq)
 

@@ -25,6 +25,7 @@ from akgentic.tool.core.vector_binding import (
 )
 from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.errors import RetriableError
+from akgentic.tool.knowledge_graph.input_limits import InputLimits, check_query, check_update
 from akgentic.tool.knowledge_graph.kg_actor import (
     KG_ACTOR_NAME,
     KG_ACTOR_ROLE,
@@ -120,6 +121,7 @@ class KnowledgeGraphTool(ToolCard):
     observations_per_hit: int = Field(
         default=DEFAULT_OBSERVATIONS_PER_HIT, ge=0, le=OBSERVATIONS_PER_ENTITY_MAX
     )
+    input_limits: InputLimits = Field(default_factory=InputLimits)
 
     _actor: KnowledgeGraphActor | None = PrivateAttr(default=None)
     # Made on the first search (a fresh card compares equal to its reloaded dump).
@@ -250,7 +252,11 @@ class KnowledgeGraphTool(ToolCard):
                     "delete_entities, create_relations or delete_relations"
                 )
             _check_observation_total(batch)
-            report = _call(lambda: card._graph().update_graph(batch))
+            limits = card.input_limits
+            check_update(batch, limits)
+            report = _call(
+                lambda: card._graph().update_graph(batch, limits.observations_per_entity)
+            )
             if report.errors:
                 raise RetriableError(
                     f"{len(report.errors)} of {batch.item_count()} change(s) rejected: "
@@ -259,7 +265,7 @@ class KnowledgeGraphTool(ToolCard):
                 )
             return f"Knowledge graph updated: {report.summary}."
 
-        return update_graph
+        return _with_limits(update_graph, card.input_limits.describe_update())
 
     def _make_search_graph(self) -> Callable[..., GraphSearchResult]:
         card = self
@@ -311,9 +317,10 @@ class KnowledgeGraphTool(ToolCard):
             )
             return card._search(search)
 
-        return search_graph
+        return _with_limits(search_graph, card.input_limits.describe_query())
 
     def _search(self, search: SearchQuery) -> GraphSearchResult:
+        check_query(search.query, self.input_limits)
         top_k = search.top_k or self.search_top_k
         threshold = (
             self.search_score_threshold
@@ -350,6 +357,15 @@ class KnowledgeGraphTool(ToolCard):
             threshold=threshold,
             disabled_note="semantic search is disabled for this tool",
         )
+
+
+def _with_limits[F: Callable[..., Any]](fn: F, sentence: str | None) -> F:
+    """``fn`` with ``sentence`` (this card's tighter limits) before its ``Args:``."""
+    if sentence and fn.__doc__:
+        fn.__doc__ = fn.__doc__.replace(
+            "\n\n            Args:", f"\n\n            {sentence}\n\n            Args:", 1
+        )
+    return fn
 
 
 def _validate[M: BaseModel](model: type[M], data: dict[str, Any]) -> M:
