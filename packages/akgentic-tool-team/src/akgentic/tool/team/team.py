@@ -26,6 +26,7 @@ from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Chann
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.params import BaseToolParam, resolve_param
 from akgentic.tool.errors import RetriableError
+from akgentic.tool.team._names import NameRules, check_new_name, normalise_name, shown
 from akgentic.tool.team.activity import (
     TEAM_ACTIVITY_ACTOR_NAME,
     TEAM_ACTIVITY_ACTOR_ROLE,
@@ -80,11 +81,41 @@ class GetRoleProfiles(BaseToolParam):
     expose: set[Channels] = Field(default_factory=_system_prompt_and_command)
 
 
+DEFAULT_MAX_HIRES_PER_CALL = 10
+"""Most members one ``hire_members`` call may hire (``HireTeamMember.max_per_call``)."""
+
+DEFAULT_MAX_TEAM_SIZE = 50
+"""Most members a team may count before hiring is refused (``HireTeamMember.max_team_size``)."""
+
+DEFAULT_MAX_NAME_CHARS = 64
+"""Longest name a new member may get (``HireTeamMember.max_name_chars``)."""
+
+MAX_FIRES_PER_CALL = 100
+"""Most names one ``fire_members`` call may list: more than a team holds by default."""
+
+
 class HireTeamMember(BaseToolParam):
     """Configuration of hiring: ``hire_members(roles)`` as a tool call,
-    ``hire_member(role, name=None)`` as a command (which returns the new member's address)."""
+    ``hire_member(role, name=None)`` as a command (which returns the new member's address).
+
+    The bounds keep a looping or prompt-injected model from filling the team: each call
+    hires at most ``max_per_call`` members, and no hire takes the team (tool actors not
+    counted) past ``max_team_size``.
+    """
 
     expose: set[Channels] = Field(default_factory=_tool_and_command)
+    max_per_call: int = Field(
+        default=DEFAULT_MAX_HIRES_PER_CALL, ge=1, description="Most members hired by one call."
+    )
+    max_team_size: int = Field(
+        default=DEFAULT_MAX_TEAM_SIZE,
+        ge=1,
+        description="Most members the team may have (tool actors not counted); hiring past "
+        "it is refused.",
+    )
+    max_name_chars: int = Field(
+        default=DEFAULT_MAX_NAME_CHARS, ge=1, description="Longest name a new member may get."
+    )
 
 
 class FireTeamMember(BaseToolParam):
@@ -193,7 +224,7 @@ class TeamTool(ToolCard):
         tools: list[Callable[..., Any]] = []
         hire = resolve_param(self.hire_team_members, HireTeamMember)
         if hire is not None and hire.exposes(TOOL_CALL):
-            tools.append(hire.describe(self._hire_members_fn()))
+            tools.append(hire.describe(self._hire_members_fn(hire)))
         fire = resolve_param(self.fire_team_members, FireTeamMember)
         if fire is not None and fire.exposes(TOOL_CALL):
             tools.append(fire.describe(self._fire_members_fn()))
@@ -212,7 +243,7 @@ class TeamTool(ToolCard):
             commands[GetRoleProfiles] = profiles.describe(self._profiles_fn())
         hire = resolve_param(self.hire_team_members, HireTeamMember)
         if hire is not None and hire.exposes(COMMAND):
-            commands[HireTeamMember] = hire.describe(self._hire_member_fn())
+            commands[HireTeamMember] = hire.describe(self._hire_member_fn(hire))
         fire = resolve_param(self.fire_team_members, FireTeamMember)
         if fire is not None and fire.exposes(COMMAND):
             commands[FireTeamMember] = fire.describe(self._fire_member_fn())
@@ -246,47 +277,63 @@ class TeamTool(ToolCard):
 
     # -- hiring --------------------------------------------------------------------------
 
-    def _hire(self, requests: list[tuple[str, str | None]]) -> list[tuple[ActorAddress, str]]:
+    def _hire(
+        self, param: HireTeamMember, requests: list[tuple[Any, Any]]
+    ) -> list[tuple[ActorAddress, str]]:
         """Hire one member per ``(role, name)``; validates everything before hiring anyone.
 
         Returns each new member's address with its ``"name (role)"`` label.
         """
-        if not requests:
-            raise RetriableError("give at least one role to hire")
-        obs = self._team_observer()
+        _check_batch(param, requests)
         orchestrator = self._orchestrator()
         catalog = {c.role: c for c in orchestrator.get_agent_catalog()}
-        hireable = sorted(role for role, c in catalog.items() if c.can_be_hired)
-        taken = {m.name for m in orchestrator.get_team()}
+        team = orchestrator.get_team()
+        _check_team_size(param, team, len(requests))
+        plan = self._plan(param, requests, catalog, team)
+        return self._start_members(plan)
+
+    def _plan(
+        self,
+        param: HireTeamMember,
+        requests: list[tuple[Any, Any]],
+        catalog: dict[str, AgentCard],
+        team: list[ActorAddress],
+    ) -> list[tuple[AgentCard, str]]:
+        """Profile and final name of each request; ``RetriableError`` listing every fault."""
+        in_use = [m.name for m in team] + self._reserved_names()
+        rules = NameRules(in_use, param.max_name_chars)
         errors: list[str] = []
         plan: list[tuple[AgentCard, str]] = []
         for role, name in requests:
             profile = catalog.get(role)
             if profile is None:
-                errors.append(f"no profile has the role {role!r}")
-                continue
-            if not profile.can_be_hired:
+                errors.append(f"no profile has the role {shown(role)}")
+            elif not profile.can_be_hired:
                 errors.append(f"the {role!r} profile is not open for hiring")
-                continue
-            if name is not None:
-                name = name.strip()
-                if not name:
-                    errors.append("a member name cannot be empty")
-                    continue
-                if name in taken:
-                    errors.append(f"the name {name!r} is already taken")
-                    continue
             else:
-                name = _free_name(profile.config.name or f"@{role}", taken)
-            taken.add(name)
-            plan.append((profile, name))
+                chosen, problem = _pick_name(profile, name, rules)
+                if problem is not None:
+                    errors.append(problem)
+                    continue
+                rules.reserve(chosen)
+                plan.append((profile, chosen))
         if errors:
+            hireable = sorted(role for role, c in catalog.items() if c.can_be_hired)
+            visible = sorted(n for n in (m.name for m in team) if not n.startswith("#"))
             raise RetriableError(
                 "; ".join(errors)
                 + f". Roles you can hire: {', '.join(hireable) if hireable else 'none'}. "
-                + f"Names in use: {', '.join(sorted(n for n in taken if not n.startswith('#')))}."
+                + f"Names in use: {', '.join(visible) or 'none'}. Nobody was hired."
             )
+        return plan
 
+    def _reserved_names(self) -> list[str]:
+        """Names no member may take besides the team's own: the orchestrator's."""
+        orchestrator = self._team_observer().orchestrator
+        return [orchestrator.name] if orchestrator is not None else []
+
+    def _start_members(self, plan: list[tuple[AgentCard, str]]) -> list[tuple[ActorAddress, str]]:
+        obs = self._team_observer()
         hired: list[str] = []
         addresses: list[tuple[ActorAddress, str]] = []
         for profile, name in plan:
@@ -312,7 +359,7 @@ class TeamTool(ToolCard):
             addresses.append((address, hired[-1]))
         return addresses
 
-    def _hire_members_fn(self) -> Callable[[list[str]], str]:
+    def _hire_members_fn(self, param: HireTeamMember) -> Callable[[list[str]], str]:
         card = self
 
         def hire_members(roles: list[str]) -> str:
@@ -322,12 +369,16 @@ class TeamTool(ToolCard):
                 roles: Roles of the profiles to hire (one member per entry; repeat a role
                     to hire it several times). See the hireable profiles in your context.
             """
-            hired = card._hire([(role, None) for role in roles])
+            if not isinstance(roles, list):
+                raise RetriableError(
+                    f"roles must be a list of role names, got {type(roles).__name__}"
+                )
+            hired = card._hire(param, [(role, None) for role in roles])
             return f"Hired {', '.join(label for _, label in hired)}."
 
         return hire_members
 
-    def _hire_member_fn(self) -> Callable[..., ActorAddress]:
+    def _hire_member_fn(self, param: HireTeamMember) -> Callable[..., ActorAddress]:
         card = self
 
         def hire_member(role: str, name: str | None = None) -> ActorAddress:
@@ -337,7 +388,7 @@ class TeamTool(ToolCard):
                 role: Role of the profile to hire.
                 name: Name of the new member (default: the profile's name, made unique).
             """
-            ((address, _),) = card._hire([(role, name)])
+            ((address, _),) = card._hire(param, [(role, name)])
             return address
 
         return hire_member
@@ -346,18 +397,20 @@ class TeamTool(ToolCard):
 
     def _fire(self, names: list[str]) -> str:
         """Fire the members named; validates every name before firing anyone."""
-        if not names:
-            raise RetriableError("give at least one member name to fire")
+        _check_fire_names(names)
         obs = self._team_observer()
         me = obs.myAddress
         members = {m.name: m for m in _regular_members(self._orchestrator().get_team())}
-        firable = sorted(n for n, m in members.items() if m.agent_id != me.agent_id)
+        # Only members this call could really fire are offered: not yourself, not a human.
+        firable = sorted(
+            n for n, m in members.items() if m.agent_id != me.agent_id and not m.is_user_proxy
+        )
         errors: list[str] = []
         targets: list[ActorAddress] = []
-        for name in dict.fromkeys(n.strip() for n in names):
+        for name in dict.fromkeys(normalise_name(n) for n in names):
             member = members.get(name)
             if member is None:
-                errors.append(f"no team member is named {name!r}")
+                errors.append(f"no team member is named {shown(name)}")
             elif member.agent_id == me.agent_id:
                 errors.append("you cannot fire yourself")
             elif member.is_user_proxy:
@@ -499,13 +552,73 @@ def _regular_members(team: list[ActorAddress]) -> list[ActorAddress]:
     return [m for m in team if not m.name.startswith("#")]
 
 
-def _free_name(base: str, taken: set[str]) -> str:
-    if base not in taken:
-        return base
+def _check_batch(param: HireTeamMember, requests: list[tuple[Any, Any]]) -> None:
+    """Refuse an empty or oversized call, and roles or names that are not text."""
+    if not requests:
+        raise RetriableError("give at least one role to hire")
+    if len(requests) > param.max_per_call:
+        raise RetriableError(
+            f"roles lists {len(requests)} members, but one call hires at most "
+            f"{param.max_per_call}; hire in smaller batches, and only the members the work "
+            "needs. Nobody was hired."
+        )
+    for role, name in requests:
+        if not isinstance(role, str):
+            raise RetriableError(f"a role must be text, got {type(role).__name__}")
+        if name is not None and not isinstance(name, str):
+            raise RetriableError(f"name must be text, got {type(name).__name__}")
+
+
+def _check_fire_names(names: Any) -> None:
+    """Refuse an empty, oversized or non-text list of names to fire."""
+    if not isinstance(names, list):
+        raise RetriableError(f"names must be a list of member names, got {type(names).__name__}")
+    if not names:
+        raise RetriableError("give at least one member name to fire")
+    if len(names) > MAX_FIRES_PER_CALL:
+        raise RetriableError(
+            f"names lists {len(names)} members, but one call fires at most "
+            f"{MAX_FIRES_PER_CALL}; fire in smaller batches. Nobody was fired."
+        )
+    for name in names:
+        if not isinstance(name, str):
+            raise RetriableError(f"a member name must be text, got {type(name).__name__}")
+
+
+def _check_team_size(param: HireTeamMember, team: list[ActorAddress], wanted: int) -> None:
+    """Refuse a hire that would take the team (tool actors not counted) past its cap."""
+    size = len(_regular_members(team))
+    if size + wanted > param.max_team_size:
+        room = max(param.max_team_size - size, 0)
+        raise RetriableError(
+            f"the team has {size} members and holds at most {param.max_team_size}; "
+            f"hiring {wanted} more is refused (room for {room}). Fire members you no longer "
+            "need (fire_members) or give work to the ones you have. Nobody was hired."
+        )
+
+
+def _pick_name(
+    profile: AgentCard, requested: str | None, rules: NameRules
+) -> tuple[str, str | None]:
+    """The new member's name, and why it cannot be had (``None`` when it can).
+
+    A requested name is taken as given (normalised) or refused; without one, the profile's
+    name is made unique with ``-2``, ``-3``, ... against the names in use and look-alikes.
+    """
+    if requested is not None:
+        name = normalise_name(requested)
+        return name, check_new_name(name, rules)
+    base = normalise_name(profile.config.name or f"@{profile.role}")
+    problem = check_new_name(base, rules)
+    if problem is None:
+        return base, None
+    if rules.resembles(base) is None:  # not a clash: the profile's own name is unusable
+        return base, f"the {profile.role!r} profile's member name cannot be used: {problem}"
     n = 2
-    while f"{base}-{n}" in taken:
+    while rules.resembles(f"{base}-{n}") is not None:
         n += 1
-    return f"{base}-{n}"
+    candidate = f"{base}-{n}"
+    return candidate, check_new_name(candidate, rules)
 
 
 def _render_roster(me: ActorAddress, members: list[ActorAddress]) -> str:
