@@ -30,6 +30,7 @@ def test_public_names_are_pinned() -> None:
         "PROMPT_MAX_OWNERS",
         "PlanActor",
         "PlanConfig",
+        "PlanInputLimits",
         "PlanManagerState",
         "PlanSearchResult",
         "PlanState",

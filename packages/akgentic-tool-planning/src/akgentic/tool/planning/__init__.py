@@ -5,6 +5,7 @@ plan; ``PlanningStateEvent`` is the delta each change emits.
 """
 
 from akgentic.tool.planning.event import PlanningStateEvent
+from akgentic.tool.planning.input_limits import PlanInputLimits
 from akgentic.tool.planning.models import (
     BATCH_MAX_ITEMS,
     DEPENDENCIES_MAX,
@@ -65,6 +66,7 @@ __all__ = [
     "GetPlanningTask",
     "PlanActor",
     "PlanConfig",
+    "PlanInputLimits",
     "PlanManagerState",
     "PlanSearchResult",
     "PlanState",

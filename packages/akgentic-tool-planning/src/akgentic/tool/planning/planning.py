@@ -25,6 +25,7 @@ from akgentic.tool.core.vector_binding import (
 )
 from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.errors import RetriableError
+from akgentic.tool.planning.input_limits import PlanInputLimits, cut_outputs, refuse_over_limit
 from akgentic.tool.planning.models import (
     BATCH_MAX_ITEMS,
     OWNER_MAX_CHARS,
@@ -107,6 +108,7 @@ class PlanningTool(ToolCard):
     collection: CollectionConfig = Field(default_factory=CollectionConfig)
     search_top_k: int = Field(default=DEFAULT_PLANNING_TOP_K, ge=1, le=100)
     search_score_threshold: float = Field(default=DEFAULT_PLANNING_SCORE_THRESHOLD, ge=0.0, le=1.0)
+    input_limits: PlanInputLimits = Field(default_factory=PlanInputLimits)
 
     _actor: PlanActor | None = PrivateAttr(default=None)
     # Made on the first search (a fresh card compares equal to its reloaded dump).
@@ -260,6 +262,10 @@ class PlanningTool(ToolCard):
                 raise RetriableError(
                     "update_planning got no change: pass create_tasks, update_tasks or delete_tasks"
                 )
+            limits = card.input_limits
+            refuse_over_limit(limits, creates, updates, deletes)
+            creates = cut_outputs(creates, limits.output_max_chars)
+            updates = cut_outputs(updates, limits.output_max_chars)
             agent = card._agent_name()
             report = _call(lambda: card._plan().update_plan(creates, updates, deletes, agent))
             if report.refused is not None:
@@ -272,7 +278,7 @@ class PlanningTool(ToolCard):
                 )
             return f"Planning updated: {report.summary}."
 
-        return update_planning
+        return _with_sentence(update_planning, card.input_limits.describe())
 
     def _make_search_planning(self) -> Callable[..., PlanSearchResult]:
         card = self
@@ -305,7 +311,7 @@ class PlanningTool(ToolCard):
             status = _optional_text("status", status, QUERY_MAX_CHARS)
             owner = _optional_text("owner", owner, OWNER_MAX_CHARS)
             creator = _optional_text("creator", creator, OWNER_MAX_CHARS)
-            query = _optional_text("query", query, QUERY_MAX_CHARS)
+            query = _optional_text("query", query, card.input_limits.query_max_chars)
             if status is not None and status not in TASK_STATUSES:
                 raise RetriableError(
                     f"invalid status {status!r}: use one of {', '.join(TASK_STATUSES)}"
@@ -332,7 +338,9 @@ class PlanningTool(ToolCard):
                 )
             )
 
-        return search_planning
+        query_limit = card.input_limits.query_max_chars
+        lowered = f"This team limits the query to {query_limit} characters."
+        return _with_sentence(search_planning, lowered if query_limit < QUERY_MAX_CHARS else None)
 
     def _semantic(self, text: str, top_k: int, threshold: float) -> VectorHits:
         """Vector hits for ``text``, searched on this (the caller's) thread."""
@@ -346,6 +354,15 @@ class PlanningTool(ToolCard):
             top_k=top_k,
             threshold=threshold,
         )
+
+
+def _with_sentence[F: Callable[..., Any]](fn: F, sentence: str | None) -> F:
+    """``fn`` with ``sentence`` (this card's tighter limits) before its ``Args:``."""
+    if sentence and fn.__doc__:
+        fn.__doc__ = fn.__doc__.replace(
+            "\n\n            Args:", f"\n\n            {sentence}\n\n            Args:", 1
+        )
+    return fn
 
 
 def _nested_update(update: Any) -> dict[str, Any]:
