@@ -145,6 +145,13 @@ class VectorStoreConfig(BaseConfig):
     embedding_timeout_seconds: Annotated[float, Field(gt=0, le=25)] = 10.0
     """Per-request budget handed to the HTTP client. Kept under the orchestrator's 30 s
     stop backstop: a worker blocked in a call holds its parent's stop open."""
+    embedding_max_chars: Annotated[int, Field(ge=1, le=1_000_000)] = 8000
+    """Longest text sent to the embedding provider. A longer document is stored whole
+    (and found by keyword on all of it) but embedded from its first ``embedding_max_chars``
+    characters; a longer query text is not embedded at all: that one search answers
+    ``degraded`` with a reason saying to shorten it (nobody else's searches are affected).
+    8,000 characters stay under the 8,191-token input limit of OpenAI's embedding models
+    for ordinary text."""
     weaviate_url: str | None = None
     """Weaviate REST endpoint (``http[s]://host[:port]``) of this store's
     ``backend="weaviate"`` collections. Replaces ``WEAVIATE_HTTP_HOST`` / ``_PORT`` /

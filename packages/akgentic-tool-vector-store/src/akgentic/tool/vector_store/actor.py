@@ -277,6 +277,8 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._queued: dict[str, dict[str, str]] = {}
         self._needs_retry: set[str] = set()
         self._query_cache: OrderedDict[QueryKey, npt.NDArray[np.float32]] = OrderedDict()
+        self._refused_queries: OrderedDict[QueryKey, str] = OrderedDict()
+        self._quarantined: dict[str, set[str]] = {}
         self._query_jobs: dict[str, QueryKey] = {}
         self._query_in_flight: set[QueryKey] = set()
         self._deadlines: dict[str, tuple[float, EmbedKey]] = {}
@@ -417,16 +419,21 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
                     f"document {doc.ref!r}: vector has {len(doc.vector)} values, "
                     f"collection {collection!r} expects {dimension}"
                 )
-            if not np.all(np.isfinite(doc.vector)):
-                raise ValueError(f"document {doc.ref!r}: vector contains NaN or infinity")
+            if not _usable(doc.vector):
+                raise ValueError(
+                    f"document {doc.ref!r}: vector contains NaN or infinity, or values too "
+                    "large for float32; nothing was changed"
+                )
         if not latest:
             return UpsertReceipt(collection=collection, accepted=0, pending=0)
         self._maybe_retry(collection)
         backend.put(latest)
         pending = self._pending.setdefault(collection, {})
+        quarantined = self._quarantined.get(collection, set())
         to_embed = [doc for doc in latest if doc.vector is None]
         for doc in latest:
             pending.pop(doc.ref, None)
+            quarantined.discard(doc.ref)  # a new text gets a new chance
         request_id: str | None = None
         waiting = 0
         if to_embed:
@@ -458,9 +465,11 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         removed = backend.delete(refs)
         pending = self._pending.get(collection, {})
         queued = self._queued.get(collection, {})
+        quarantined = self._quarantined.get(collection, set())
         for ref in refs:
             pending.pop(ref, None)
             queued.pop(ref, None)
+            quarantined.discard(ref)
         if removed:
             self._mark_dirty(collection)
             self._emit(VectorStoreStateEvent(collection=collection, removed=removed))
@@ -538,12 +547,34 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             return self._vector_result(backend, vector, query)
 
         text = query.text or ""
+        limit = self.config.embedding_max_chars
+        if len(text) > limit:
+            # This caller's query, not the provider: answered here, no episode for anyone.
+            return VectorSearchResult(
+                status="degraded",
+                hits=backend.keyword_search(text[:limit], query.top_k, query.where),
+                reason=(
+                    f"query text is {len(text)} characters, over this store's limit of "
+                    f"{limit} (embedding_max_chars); keyword matches only. Search with a "
+                    "shorter text (a few key phrases) for semantic matches"
+                ),
+            )
         self._maybe_retry(collection)
         key: QueryKey = (collection, text)
         cached = self._query_cache.get(key)
         if cached is not None:
             self._query_cache.move_to_end(key)
             return self._vector_result(backend, cached, query)
+        refused = self._refused_queries.get(key)
+        if refused is not None:
+            return VectorSearchResult(
+                status="degraded",
+                hits=backend.keyword_search(text, query.top_k, query.where),
+                reason=(
+                    "the embedding provider refused this query text "
+                    f"({refused}); keyword matches only. Rephrase it, shorter"
+                ),
+            )
 
         keyword = backend.keyword_search(text, query.top_k, query.where)
         error = self._episode_error(collection)
@@ -611,9 +642,13 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             self._query_in_flight.discard(query_key)
             if key.collection not in self._backends:
                 return
-            self._query_cache[query_key] = np.asarray(value[0], dtype=np.float32)
-            while len(self._query_cache) > self.query_cache_size:
-                self._query_cache.popitem(last=False)
+            row = np.asarray(value[0], dtype=np.float32)
+            if _usable(row):
+                self._query_cache[query_key] = row
+                while len(self._query_cache) > self.query_cache_size:
+                    self._query_cache.popitem(last=False)
+            else:
+                self._refuse_query(query_key)
         else:
             job = self._jobs.pop(key.request_id, None)
             backend = self._backends.get(key.collection)
@@ -624,6 +659,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             current = [i for i, ref in enumerate(refs) if pending.get(ref) == key.request_id]
             for i in current:
                 pending.pop(refs[i], None)
+            current = self._set_apart(key.collection, refs, current, value)
             if current:
                 embedded = [refs[i] for i in current]
                 backend.set_vectors(embedded, value[current])
@@ -661,14 +697,16 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         dimension = self._backends[msg.collection].config.dimension
         rows: list[list[float]] = []
         for vector in vectors:
-            if vector is None or len(vector) != dimension or not np.all(np.isfinite(vector)):
+            if vector is None or len(vector) != dimension:
                 self.fail(
                     key,
                     f"the result of request {request_id} lacks a vector of dimension "
                     f"{dimension} for one of its {len(vectors)} text(s)",
                 )
                 return
-            rows.append(vector)
+            # A non-finite or overflowing vector is that text's problem: deliver sets it
+            # apart (a NaN row) and keeps the others.
+            rows.append(vector if _usable(vector) else [float("nan")] * dimension)
         self.deliver(key, np.asarray(rows, dtype=np.float32))
 
     def receiveMsg_EmbeddingError(self, msg: EmbeddingError) -> None:
@@ -722,6 +760,43 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
 
     # -- internals ----------------------------------------------------------------------
 
+    def _set_apart(
+        self,
+        collection: str,
+        refs: list[str],
+        current: list[int],
+        value: npt.NDArray[np.float32],
+    ) -> list[int]:
+        """Quarantine the documents whose row the provider refused (NaN, infinity,
+        overflow); returns the positions that are fine. Quarantined documents keep their
+        text (keyword search finds them) and are not sent again until rewritten."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            norms = np.linalg.norm(np.asarray(value, dtype=np.float32), axis=1)
+        bad = [i for i in current if not np.isfinite(norms[i])]
+        if not bad:
+            return current
+        refused = [refs[i] for i in bad]
+        self._quarantined.setdefault(collection, set()).update(refused)
+        shown = ", ".join(repr(ref) for ref in refused[:10])
+        more = f" and {len(refused) - 10} more" if len(refused) > 10 else ""
+        logger.warning(
+            "%s: %d document(s) of collection %r could not be embedded (the provider "
+            "refused them or returned unusable vectors) and are kept for keyword search "
+            "only until rewritten: %s%s",
+            self.config.name,
+            len(refused),
+            collection,
+            shown,
+            more,
+        )
+        return [i for i in current if i not in set(bad)]
+
+    def _refuse_query(self, key: QueryKey) -> None:
+        """Remember (LRU, ``query_cache_size``) a query text the provider refused."""
+        self._refused_queries[key] = "it is too long or unusable for the embedding model"
+        while len(self._refused_queries) > self.query_cache_size:
+            self._refused_queries.popitem(last=False)
+
     def _now(self) -> float:
         return time.monotonic()
 
@@ -768,7 +843,10 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         if len(self._children) > 32:
             self._children = [child for child in self._children if child.is_alive()]
         dimension = self._backends[key.collection].config.dimension
-        job = EmbedJob(tuple(texts), self._service_instance(), dimension)
+        # Past the bound a document is embedded from its beginning (queries never get
+        # here that long): one long text must not fail its batch at the provider.
+        limit = self.config.embedding_max_chars
+        job = EmbedJob(tuple(text[:limit] for text in texts), self._service_instance(), dimension)
         # A worker that never reports (killed mid-call) must not leave its documents
         # pending forever: past its budget plus a margin, the job counts as failed.
         self._deadlines[key.request_id] = (
@@ -845,10 +923,11 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         if collection not in self._needs_retry or self._episode_error(collection) is not None:
             return
         pending = self._pending.get(collection, {})
+        quarantined = self._quarantined.get(collection, set())
         missing = {
             ref: text
             for ref, text in self._backends[collection].unembedded().items()
-            if ref not in pending
+            if ref not in pending and ref not in quarantined
         }
         self._needs_retry.discard(collection)
         if not missing:
@@ -860,6 +939,9 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
 
     def _forget(self, name: str) -> None:
         self._pending.pop(name, None)
+        self._quarantined.pop(name, None)
+        for key in [key for key in self._refused_queries if key[0] == name]:
+            del self._refused_queries[key]
         self._queued.pop(name, None)
         self._needs_retry.discard(name)
         self._episodes.pop(name, None)
@@ -961,6 +1043,8 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._deadlines = {}
         self._query_in_flight = set()
         self._query_cache.clear()
+        self._refused_queries.clear()
+        self._quarantined = {}
         self._needs_retry = set()
         self._episodes = {}
         self._failing = set()
@@ -1033,3 +1117,11 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
 
     def __repr__(self) -> str:
         return f"<VectorStoreActor {getattr(self.config, 'name', '?')}>"
+
+
+def _usable(vector: Sequence[float] | npt.NDArray[np.float32]) -> bool:
+    """Whether ``vector`` is finite as float32 with a finite norm (so it can be
+    normalised and stored): 1e39 overflows float32, 3e38 in every slot its norm."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        row = np.asarray(vector, dtype=np.float32)
+        return bool(np.isfinite(np.linalg.norm(row)))

@@ -105,9 +105,23 @@ class EmbeddingActor(DeferredWorker[EmbedKey, npt.NDArray[np.float32]]):
     timeout_seconds: ClassVar[float] = 25.0
 
     def produce(self, key: EmbedKey, payload: Any) -> npt.NDArray[np.float32]:
+        """The job's vectors. A text the provider refuses (too long, non-finite vector)
+        gets a row of NaN: the store sets that document (or query) apart, and the other
+        texts of the job are embedded all the same."""
         job: EmbedJob = payload
         deadline = time.monotonic() + self.timeout_seconds
-        return job.service.embed(job.texts, deadline=deadline, dimension=job.dimension)
+        matrix, refused = job.service.embed_partial(
+            job.texts, deadline=deadline, dimension=job.dimension
+        )
+        for position, reason in refused.items():
+            logger.info(
+                "embedding worker %s: text %d of %d refused: %s",
+                self.config.name,
+                position,
+                len(job.texts),
+                reason,
+            )
+        return matrix
 
     def run(self, key: EmbedKey, payload: Any, cache: ActorAddress) -> None:
         """Produce, tell the store the outcome, stop.

@@ -28,6 +28,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from akgentic.tool.core.vector_store import MetadataValue
+from akgentic.tool.vector_store._redact import redact
 
 try:  # imported up front: it takes seconds, which a first embedding should not pay
     import openai
@@ -101,7 +102,17 @@ class VectorEntry(BaseModel):
 
 class EmbeddingServiceError(RuntimeError):
     """The embedding provider could not embed the texts (network, HTTP status, timeout,
-    missing credentials, wrong vector size, ...). The message says what happened."""
+    missing credentials, wrong vector size, ...). The message says what happened, with
+    any credential it carried masked.
+
+    ``rejected_input`` is true when the provider refused the *texts* rather than failed
+    (HTTP 400, 413 or 422, or a local ``embed_fn`` raising ``ValueError``): one bad text
+    in a batch, typically too long for the model. The other texts can still be embedded.
+    """
+
+    def __init__(self, message: str, *, rejected_input: bool = False) -> None:
+        super().__init__(redact(message))
+        self.rejected_input = rejected_input
 
 
 EmbeddingError = EmbeddingServiceError
@@ -189,25 +200,99 @@ class EmbeddingService:
         matrix = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
         return matrix
 
+    def embed_partial(
+        self,
+        texts: Sequence[str],
+        *,
+        deadline: float | None = None,
+        dimension: int | None = None,
+    ) -> tuple[FloatMatrix, dict[int, str]]:
+        """Embed ``texts`` like :meth:`embed`, but a text the provider refuses is set apart
+        instead of failing the whole call.
+
+        A batch refused for its input (see :attr:`EmbeddingServiceError.rejected_input`)
+        is split in halves until the refused texts are alone; a row of NaN, infinity or
+        values too large for float32 is refused by itself. Returns the matrix, whose rows
+        for refused texts are NaN, and the reason of each refused text by position.
+
+        Raises:
+            EmbeddingServiceError: when the provider fails for everyone (network, timeout,
+                5xx, 401, ...): nothing is returned partially then.
+        """
+        items = list(texts)
+        expected = dimension if dimension is not None else self.dimension
+        refused: dict[int, str] = {}
+        rows: list[FloatMatrix] = []
+        for start in range(0, len(items), self.batch_size):
+            batch = items[start : start + self.batch_size]
+            rows.append(self._embed_bisecting(batch, start, deadline, expected, refused))
+        if not rows:
+            return np.zeros((0, expected or 0), dtype=np.float32), refused
+        width = max(row.shape[1] for row in rows)
+        matrix = np.full((len(items), width), np.nan, dtype=np.float32)
+        offset = 0
+        for part in rows:
+            if part.shape[1] == width:
+                matrix[offset : offset + part.shape[0]] = part
+            offset += part.shape[0]
+        return matrix, refused
+
+    def _embed_bisecting(
+        self,
+        batch: list[str],
+        offset: int,
+        deadline: float | None,
+        expected: int | None,
+        refused: dict[int, str],
+    ) -> FloatMatrix:
+        try:
+            matrix = self._embed_batch(batch, deadline, expected, finite=False)
+        except EmbeddingServiceError as exc:
+            if not exc.rejected_input:
+                raise
+            if len(batch) == 1:
+                refused[offset] = str(exc)
+                return np.full((1, expected or 1), np.nan, dtype=np.float32)
+            half = len(batch) // 2
+            first = self._embed_bisecting(batch[:half], offset, deadline, expected, refused)
+            second = self._embed_bisecting(batch[half:], offset + half, deadline, expected, refused)
+            width = max(first.shape[1], second.shape[1])
+            return np.concatenate([_widen(first, width), _widen(second, width)], axis=0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            norms = np.linalg.norm(matrix, axis=1)
+        for row in np.flatnonzero(~np.isfinite(norms)).tolist():
+            refused[offset + row] = (
+                f"{self._describe()} returned NaN, infinity or values too large for float32"
+            )
+            matrix[row] = np.nan
+        return matrix
+
     def embed_one(self, text: str, *, deadline: float | None = None) -> npt.NDArray[np.float32]:
         """Embed a single text into a 1-D float32 vector."""
         row: npt.NDArray[np.float32] = self.embed([text], deadline=deadline)[0]
         return row
 
     def _embed_batch(
-        self, batch: list[str], deadline: float | None, expected: int | None
+        self,
+        batch: list[str],
+        deadline: float | None,
+        expected: int | None,
+        *,
+        finite: bool = True,
     ) -> FloatMatrix:
         try:
             if self._embed_fn is not None:
                 raw: Any = self._embed_fn(batch)
             else:
                 raw = self._call_http(batch, self._request_timeout(deadline))
-            matrix = np.asarray(raw, dtype=np.float32)
+            with np.errstate(over="ignore"):  # 1e39 becomes inf: checked below
+                matrix = np.asarray(raw, dtype=np.float32)
         except EmbeddingServiceError:
             raise
         except Exception as exc:  # any provider/client failure becomes one error type
             raise EmbeddingServiceError(
-                f"{self._describe()} failed: {type(exc).__name__}: {exc}"
+                f"{self._describe()} failed: {type(exc).__name__}: {exc}",
+                rejected_input=self._input_rejected(exc),
             ) from exc
         if matrix.ndim != 2 or matrix.shape[0] != len(batch):
             raise EmbeddingServiceError(
@@ -219,9 +304,25 @@ class EmbeddingService:
                 f"{self._describe()} returned vectors of dimension {matrix.shape[1]}, "
                 f"expected {expected}"
             )
-        if not np.all(np.isfinite(matrix)):
+        if finite and not np.all(np.isfinite(matrix)):
             raise EmbeddingServiceError(f"{self._describe()} returned non-finite values")
         return matrix
+
+    def _input_rejected(self, exc: Exception) -> bool:
+        """Whether ``exc`` refuses the texts (bad request) rather than the service failing."""
+        if self._embed_fn is not None:
+            return isinstance(exc, ValueError)
+        status = getattr(exc, "status_code", None)
+        return (
+            openai is not None
+            and isinstance(exc, openai.APIStatusError)
+            and status
+            in (
+                400,
+                413,
+                422,
+            )
+        )
 
     def _request_timeout(self, deadline: float | None) -> float:
         if deadline is None:
@@ -252,7 +353,7 @@ class EmbeddingService:
         try:
             self._openai_client().embeddings  # noqa: B018 - the attribute loads lazily
         except Exception as exc:
-            logger.debug("embedding client warm-up skipped: %s", exc)
+            logger.debug("embedding client warm-up skipped: %s", redact(str(exc)))
 
     def close(self) -> None:
         """Close the HTTP client, if one was opened (a later call opens a new one)."""
@@ -286,6 +387,15 @@ class EmbeddingService:
     def _describe(self) -> str:
         source = "local embed_fn" if self._embed_fn else f"{self.provider} embeddings"
         return f"{source} ({self.model})"
+
+
+def _widen(matrix: FloatMatrix, width: int) -> FloatMatrix:
+    """``matrix`` padded with NaN columns to ``width`` (refused rows have no known width)."""
+    if matrix.shape[1] == width:
+        return matrix
+    wide = np.full((matrix.shape[0], width), np.nan, dtype=np.float32)
+    wide[:, : matrix.shape[1]] = matrix
+    return wide
 
 
 def _normalise_rows(matrix: FloatMatrix) -> FloatMatrix:
