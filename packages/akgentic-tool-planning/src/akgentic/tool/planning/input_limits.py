@@ -109,18 +109,18 @@ def _problems(
     )
     for where, items in written:
         for i, item in enumerate(items):
-            yield from too_long(
+            yield from _too_long(
                 f"{where}[{i}].description",
                 item.description or "",
                 limits.description_max_chars,
                 "description_max_chars",
             )
-            yield from too_long(
+            yield from _too_long(
                 f"{where}[{i}].owner", item.owner or "", limits.owner_max_chars, "owner_max_chars"
             )
 
 
-def too_long(at: str, text: str, limit: int, setting: str) -> Iterator[str]:
+def _too_long(at: str, text: str, limit: int, setting: str) -> Iterator[str]:
     """One problem when ``text`` is longer than ``limit`` (named by ``setting``)."""
     if len(text) > limit:
         yield f"{at}: {len(text)} characters, at most {limit} (input_limits.{setting})"
