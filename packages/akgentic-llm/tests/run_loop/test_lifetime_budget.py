@@ -173,11 +173,15 @@ def test_restore_recomputes_counters_from_usage_events() -> None:
     events: list[object] = [
         LlmUsageEvent("run-a", "m", None, 100, 10),
         LlmUsageEvent("run-a", "m", None, 120, 12),  # same run, second round-trip
-        LlmMessageEvent(message=None, run_id="run-b"),  # type: ignore[arg-type]
         LlmUsageEvent("run-b", "m", None, 50, 5),
         "not an event",
     ]
     budget = LifetimeBudgetCapability(AgentUsageLimits(agent_request_limit=2))
+    # A message event that carries no message is refused before any counter moves.
+    broken = [*events[:2], LlmMessageEvent(message=None, run_id="run-b"), *events[2:]]  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"event #2: LlmMessageEvent\.message is a NoneType"):
+        budget.restore(broken)
+    assert (budget.run_count, budget.total_tokens) == (0, 0)
     budget.restore(events)
     assert budget.run_count == 2
     assert (budget.input_tokens, budget.output_tokens, budget.total_tokens) == (270, 27, 297)

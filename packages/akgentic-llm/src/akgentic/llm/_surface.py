@@ -16,10 +16,12 @@ from pydantic_ai import Agent
 
 from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
 from akgentic.llm.capabilities.compaction import CompactionCapability
+from akgentic.llm.capabilities.healing import INTERRUPTED_CALL_MESSAGE, answer_dangling_calls
 from akgentic.llm.capabilities.limit_recovery import LimitRecoveryCapability
 from akgentic.llm.config import ReactAgentConfig
 from akgentic.llm.context import ContextManager
 from akgentic.llm.event import ContextObserver
+from akgentic.llm.event_check import check_event_stream
 
 F = TypeVar("F")
 
@@ -57,10 +59,18 @@ class AgentSurface:
 
         Accepts envelopes carrying the event under ``.event`` (akgentic-core's
         ``EventMessage``) or the bare events; anything else is ignored. Nothing is re-emitted.
+
+        The stream is checked before anything changes (see ``akgentic.llm.event_check``): a
+        bad event raises ``TypeError``/``ValueError`` naming its index and leaves the agent as
+        it was. When the restored history ends in tool calls nobody answered (the process
+        stopped mid-call), each gets a tool result saying it was interrupted, added (and
+        observed) like any message, so the next run is accepted by pydantic-ai and providers.
         """
         unwrapped = [getattr(item, "event", item) for item in events]
-        self._context.replay(unwrapped)
-        self._budget.restore(unwrapped)
+        checked = check_event_stream(unwrapped)
+        self._context.replay(checked.events)
+        self._budget.restore(checked.usage)
+        answer_dangling_calls(self._context, INTERRUPTED_CALL_MESSAGE)
 
     async def acompact(self) -> str:
         """Fold the history now, whatever the auto-trigger says; returns a short report."""

@@ -212,6 +212,41 @@ def clean_cut(body: Sequence[ModelMessage], cut: int) -> int:
     return cut
 
 
+def _unanswered_before(body: Sequence[ModelMessage], start: int) -> int:
+    """One past the last response in ``body[start:]`` with a call nothing after it answers.
+
+    Returns ``start`` when every call in that tail is answered.
+    """
+    answered: set[str] = set()
+    for index in range(len(body) - 1, start - 1, -1):
+        message = body[index]
+        if isinstance(message, ModelRequest):
+            answered.update(
+                p.tool_call_id
+                for p in message.parts
+                if isinstance(p, ToolReturnPart | RetryPromptPart) and _is_tool_answer(p)
+            )
+        elif any(
+            isinstance(p, ToolCallPart) and p.tool_call_id not in answered for p in message.parts
+        ):
+            return index + 1
+    return start
+
+
+def valid_tail_cut(body: Sequence[ModelMessage], cut: int) -> int:
+    """Move ``cut`` forward until the kept tail is a history a provider accepts.
+
+    The tail then neither starts with tool results whose calls were dropped
+    (:func:`clean_cut`) nor holds a tool call that nothing answers (the process died
+    mid-call): such a call, and everything before it, is dropped too.
+    """
+    cut = clean_cut(body, cut)
+    past_unanswered = _unanswered_before(body, cut)
+    if past_unanswered > cut:
+        cut = clean_cut(body, past_unanswered)
+    return cut
+
+
 def fold_compaction(
     messages: Sequence[ModelMessage], event: LlmContextCompactedEvent
 ) -> list[ModelMessage]:
@@ -374,7 +409,11 @@ class SummarizeStrategy:
 
 
 class SlidingWindowStrategy:
-    """Keeps the last ``keep_recent_messages`` non-system messages; no LLM call."""
+    """Keeps the last ``keep_recent_messages`` non-system messages; no LLM call.
+
+    The kept tail is moved forward when needed (:func:`valid_tail_cut`) so that it never
+    starts with orphan tool results nor keeps a tool call that nothing answers.
+    """
 
     strategy_id = "sliding_window"
 
@@ -383,7 +422,7 @@ class SlidingWindowStrategy:
 
     async def compact(self, messages: Sequence[ModelMessage]) -> CompactionResult:
         system, _, body = _split_head(messages)
-        drop = clean_cut(body, len(body) - self.keep_recent_messages)
+        drop = valid_tail_cut(body, len(body) - self.keep_recent_messages)
         if drop == 0:
             return CompactionResult(summary="", replaced_message_count=0)
         summary = WINDOW_MARKER.format(count=drop)

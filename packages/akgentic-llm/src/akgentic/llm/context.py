@@ -46,6 +46,7 @@ from akgentic.llm.event import (
     _tool_return_event,
     _usage_event,
 )
+from akgentic.llm.event_check import check_event_stream
 
 __all__ = ["ContextManager", "system_prompt_hash"]
 
@@ -370,12 +371,18 @@ class ContextManager:
         code paths the live agent took, so history, window and ``last_input_tokens`` end up
         exactly as the live context had them. The system-prompt dedup hash is re-seeded from
         the last ``LlmSystemPromptEvent``. Items that are not these events are ignored.
+
+        The stream is checked first (``akgentic.llm.event_check``): a serialized dict where
+        an event belongs, a message that is not a pydantic-ai message, a negative count or a
+        tool answer before its call raises ``TypeError``/``ValueError`` naming the index, and
+        nothing is changed; a duplicated message event is skipped.
         """
+        checked = check_event_stream(events).events
         observers = self._observers
         self._observers = ()
         try:
             self.clear()
-            for event in events:
+            for event in checked:
                 if isinstance(event, LlmMessageEvent):
                     self.add_message(event.message, run_id=event.run_id)
                 elif isinstance(event, LlmContextCompactedEvent):

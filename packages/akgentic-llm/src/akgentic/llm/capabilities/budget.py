@@ -48,6 +48,7 @@ from pydantic_ai.usage import UsageLimits as _PydanticUsageLimits
 from akgentic.llm.capabilities.errors import AgentUsageLimitError, limit_message
 from akgentic.llm.config import AgentUsageLimits
 from akgentic.llm.event import LlmUsageEvent
+from akgentic.llm.event_check import check_event_stream
 
 __all__ = ["LifetimeBudgetCapability"]
 
@@ -144,12 +145,17 @@ class LifetimeBudgetCapability(AbstractCapability[Any]):
         Runs are the distinct ``run_id`` values of the ``LlmUsageEvent``s; tokens sum over
         every usage event (a run with three model round-trips counts once, spends thrice).
         A run that never reached the model left no usage event and is not counted.
+
+        The stream is checked first (``akgentic.llm.event_check``): negative usage is a
+        ``ValueError`` and changes nothing, a duplicated response is counted once, and a
+        response whose usage event is missing (or reports less than the response itself) is
+        counted from the response, so a lost event cannot lift a spent budget.
         """
         run_ids: set[str | None] = set()
         input_tokens = 0
         output_tokens = 0
         requests = 0
-        for event in events:
+        for event in check_event_stream(events).usage:
             if isinstance(event, LlmUsageEvent):
                 run_ids.add(event.run_id)
                 input_tokens += event.input_tokens

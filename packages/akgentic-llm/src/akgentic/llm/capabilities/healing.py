@@ -45,7 +45,13 @@ from pydantic_ai.tools import RunContext
 from akgentic.llm.capabilities.errors import RUN_LIMIT_HEALING_MESSAGE
 from akgentic.llm.context import ContextManager
 
-__all__ = ["HealingCapability", "dangling_tool_calls", "healing_message"]
+__all__ = [
+    "INTERRUPTED_CALL_MESSAGE",
+    "HealingCapability",
+    "answer_dangling_calls",
+    "dangling_tool_calls",
+    "healing_message",
+]
 
 
 def dangling_tool_calls(messages: Sequence[ModelMessage]) -> list[ToolCallPart]:
@@ -63,6 +69,37 @@ def dangling_tool_calls(messages: Sequence[ModelMessage]) -> list[ToolCallPart]:
             }
             return [call for call in calls if call.tool_call_id not in answered]
     return []
+
+
+def answer_dangling_calls(
+    context: ContextManager, content: str, *, run_id: str | None = None
+) -> ModelRequest | None:
+    """Append one ``ToolReturnPart`` carrying ``content`` per dangling call; return the request.
+
+    Goes through ``add_message``, so the repair is observed and persisted like any message.
+    Returns ``None`` (and adds nothing) when no call is dangling.
+    """
+    dangling = dangling_tool_calls(context.messages)
+    if not dangling:
+        return None
+    request = ModelRequest(
+        parts=[
+            ToolReturnPart(
+                tool_name=call.tool_name, content=content, tool_call_id=call.tool_call_id
+            )
+            for call in dangling
+        ]
+    )
+    context.add_message(request, run_id=run_id)
+    return request
+
+
+INTERRUPTED_CALL_MESSAGE = (
+    "Not executed: the agent stopped before this tool call completed, and the conversation "
+    "was restored from its event log. Do not assume it had any effect; call the tool again "
+    "if you still need its result."
+)
+"""The tool result ``restore_context`` writes for a call the restored history left unanswered."""
 
 
 def _contains(messages: Sequence[ModelMessage], target: ModelMessage) -> bool:
@@ -130,20 +167,7 @@ class HealingCapability(AbstractCapability[Any]):
         discarded = self._discarded_response()
         if discarded is not None:
             self.context.add_message(discarded, run_id=run_id)
-        dangling = dangling_tool_calls(self.context.messages)
-        if not dangling:
-            return None
-        content = healing_message(error)
-        request = ModelRequest(
-            parts=[
-                ToolReturnPart(
-                    tool_name=call.tool_name, content=content, tool_call_id=call.tool_call_id
-                )
-                for call in dangling
-            ]
-        )
-        self.context.add_message(request, run_id=run_id)
-        return request
+        return answer_dangling_calls(self.context, healing_message(error), run_id=run_id)
 
     async def on_run_error(
         self, ctx: RunContext[Any], *, error: BaseException
