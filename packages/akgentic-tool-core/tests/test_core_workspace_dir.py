@@ -73,6 +73,17 @@ def test_safe_path_refuses_escapes(root: Path, bad: str, message: str) -> None:
     assert sorted(root.parent.rglob("*")) == before
 
 
+def test_a_name_of_exactly_255_bytes_is_legal_and_256_is_not(root: Path) -> None:
+    # Linux allows 255 bytes per name; the check counts UTF-8 bytes, not characters.
+    base = resolve_workspace_dir("w")
+    longest = "é" * 127 + "x"  # 254 + 1 bytes
+    assert safe_path(base, f"dir/{longest}") == base / "dir" / longest
+    (base / longest).write_text("fits")
+    assert safe_path(base, longest).read_text() == "fits"
+    with pytest.raises(RetriableError, match="too long"):
+        safe_path(base, longest + "y")
+
+
 def test_symlink_pointing_out_is_refused(root: Path, tmp_path: Path) -> None:
     base = resolve_workspace_dir("w")
     outside = tmp_path / "outside"

@@ -120,6 +120,19 @@ def test_environment_of_the_agent_does_not_leak(
     assert answer == "exit_code: 0\n--- stdout ---\n[][configured]"
 
 
+@pytest.mark.parametrize("mode", ["local", "bwrap"])
+def test_configured_home_and_path_win_over_the_backend_defaults(
+    bind_exec: Bind, mode: str, bwrap_works: bool
+) -> None:
+    if mode == "bwrap" and not bwrap_works:
+        pytest.skip("bubblewrap cannot create namespaces here")
+    # Each backend brings its own HOME (the workspace) and PATH; the card's env is the
+    # user's explicit choice and must override both.
+    _, run = bind_exec(mode=mode, env={"HOME": "/configured/home", "PATH": "/usr/bin:/bin"})
+    answer = run("bash -c 'echo \"[$HOME][$PATH]\"'")
+    assert answer == "exit_code: 0\n--- stdout ---\n[/configured/home][/usr/bin:/bin]"
+
+
 def test_bad_calls_ask_the_model_to_retry_and_run_nothing(bind_exec: Bind) -> None:
     _, run = bind_exec(mode="local")
     for bad in ["", "   ", "echo 'unterminated", "echo \x00"]:

@@ -208,6 +208,19 @@ def test_multi_edit_applies_in_order_across_files(tools: Tools, ws: Path) -> Non
     assert (ws / "b.py").read_text() == "beta = 20\n"
 
 
+def test_multi_edit_keeps_every_edit_to_one_file(tools: Tools, ws: Path) -> None:
+    # Dissimilar edits: the second must apply to the text the first produced, not to the
+    # file as it is on disk (where the first edit would be lost).
+    (ws / "config.py").write_text("host = 'localhost'\nport = 8080\ndebug = False\n")
+    tools["workspace_multi_edit"](
+        [
+            EditItem(path="config.py", old_string="host = 'localhost'", new_string="host = 'db'"),
+            EditItem(path="config.py", old_string="debug = False", new_string="debug = True"),
+        ]
+    )
+    assert (ws / "config.py").read_text() == "host = 'db'\nport = 8080\ndebug = True\n"
+
+
 def test_multi_edit_is_all_or_nothing(tools: Tools, ws: Path) -> None:
     (ws / "a.py").write_text("alpha = 1\n")
     (ws / "b.py").write_text("beta = 2\n")
