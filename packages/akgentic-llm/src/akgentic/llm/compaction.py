@@ -344,6 +344,50 @@ def _render_message(message: ModelMessage, *, include_system: bool = False) -> s
     return "\n".join(lines)
 
 
+DEFAULT_SUMMARIZER_INPUT_CHARS = 400_000
+"""Default bound of the transcript a ``summarize`` fold sends (about 100k tokens)."""
+
+_LEFT_OUT_NOTE = (
+    "[Left out to fit the summarizer's input limit of {limit} characters: the {count} oldest "
+    "message(s){cut}. Say in the summary that earlier context is missing.]"
+)
+
+
+def bounded_transcript(messages: Sequence[ModelMessage], max_chars: int) -> str:
+    """The newest part of :func:`render_transcript` that fits in ``max_chars`` characters.
+
+    Whole messages are kept from the newest back; when even the newest does not fit, its end
+    is kept. Whatever is left out is announced by a note in front (the note itself is not
+    counted). Older messages are never rendered, so the cost is bounded by what is sent.
+    """
+    kept: list[str] = []
+    used = 0
+    left_out = 0
+    cut = 0
+    for index in range(len(messages) - 1, -1, -1):
+        text = _render_message(messages[index])
+        if not text:
+            continue
+        cost = len(text) + (1 if kept else 0)  # the newline joining it to the next one
+        if used + cost <= max_chars:
+            kept.append(text)
+            used += cost
+            continue
+        if not kept:  # the newest message alone is over the limit: keep its end
+            kept.append(text[len(text) - max_chars :])
+            cut = len(text) - max_chars
+            left_out = index
+        else:
+            left_out = index + 1
+        break
+    transcript = "\n".join(reversed(kept))
+    if not (left_out or cut):
+        return transcript
+    cut_text = f", and the first {cut} characters of the newest one" if cut else ""
+    note = _LEFT_OUT_NOTE.format(limit=max_chars, count=left_out, cut=cut_text)
+    return f"{note}\n{transcript}"
+
+
 def render_transcript(messages: Sequence[ModelMessage]) -> str:
     """The non-system history as plain text, one line per part, in order."""
     rendered = (_render_message(m) for m in messages)
@@ -357,6 +401,10 @@ def render_transcript(messages: Sequence[ModelMessage]) -> str:
 class SummarizeStrategy:
     """Folds the whole non-system history into one LLM-written summary.
 
+    The summarizer is sent at most ``max_input_chars`` characters of transcript: the newest
+    messages that fit, behind a note saying how many older ones were left out (they are still
+    folded away; the note asks the summary to say that earlier context is missing).
+
     When the summarizer call fails (or returns nothing), the fold still happens with a
     truncation marker as its summary, so an over-long context always shrinks.
     """
@@ -369,10 +417,14 @@ class SummarizeStrategy:
         *,
         prompt_version: str = "v1",
         summary_target_tokens: int = 2000,
+        max_input_chars: int = DEFAULT_SUMMARIZER_INPUT_CHARS,
     ) -> None:
+        if max_input_chars < 1:
+            raise ValueError(f"max_input_chars must be at least 1, got {max_input_chars}")
         self.model = model
         self.prompt_version = prompt_version
         self.summary_target_tokens = summary_target_tokens
+        self.max_input_chars = max_input_chars
 
     async def compact(self, messages: Sequence[ModelMessage]) -> CompactionResult:
         system, _, body = _split_head(messages)
@@ -398,7 +450,8 @@ class SummarizeStrategy:
         )
         prompt = (
             f"Summarize the conversation below in at most about {self.summary_target_tokens} "
-            f"tokens.\n\n<conversation>\n{render_transcript(body)}\n</conversation>"
+            f"tokens.\n\n<conversation>\n{bounded_transcript(body, self.max_input_chars)}"
+            "\n</conversation>"
         )
         try:
             result = await summarizer.run(prompt)
@@ -462,6 +515,7 @@ class SummarizingCompaction(SummarizeStrategy):
             create_model(cfg.summary_model_cfg or model_cfg, http_client=http_client),
             prompt_version=cfg.summarizer_prompt_version,
             summary_target_tokens=cfg.summary_target_tokens,
+            max_input_chars=cfg.summarizer_max_input_chars,
         )
 
 

@@ -210,6 +210,9 @@ class CompactionConfig(BaseModel):
     summary_target_tokens: int = Field(default=2000, gt=0)
     summarizer_prompt_version: str = Field(default="v1", min_length=1)
     summary_model_cfg: ModelConfig | None = None
+    # The summarizer's request is bounded: the newest part of the transcript that fits is
+    # sent, with a note saying how much older history was left out (about 100k tokens).
+    summarizer_max_input_chars: int = Field(default=400_000, gt=0)
 
 
 class ReactAgentConfig(BaseModel):

@@ -266,6 +266,60 @@ def _is_retryable_status(status_code: int) -> bool:
     return status_code == 429 or status_code >= 500
 
 
+# Request headers that carry a credential across the six providers' SDKs.
+_SECRET_HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key")
+REDACTED = "[REDACTED]"
+"""What replaces a credential echoed back in an error answer."""
+
+
+def _request_secrets(request: httpx.Request) -> list[bytes]:
+    """The credentials ``request`` carries, longest first (``Bearer sk-..`` before ``sk-..``)."""
+    found: set[str] = set()
+    for name in _SECRET_HEADERS:
+        value = request.headers.get(name)
+        if not value:
+            continue
+        found.add(value)
+        _, _, token = value.partition(" ")
+        if token:
+            found.add(token.strip())
+    key = request.url.params.get("key")  # Google's API also accepts ?key=
+    if key:
+        found.add(key)
+    # Very short values (a placeholder) would redact ordinary words of the error text.
+    return sorted((v.encode() for v in found if len(v) >= 6), key=len, reverse=True)
+
+
+async def _redact_error_answer(request: httpx.Request, response: httpx.Response) -> httpx.Response:
+    """``response`` with every credential of ``request`` masked in its body.
+
+    Some servers (and proxies) echo the request's headers in a 4xx/5xx body; the SDKs put that
+    body in their exception text, where it reaches logs and the model's error advice. Only
+    error answers are read here, so a success pays nothing.
+    """
+    secrets = _request_secrets(request)
+    if not secrets:
+        return response
+    body = await response.aread()
+    masked = body
+    for secret in secrets:
+        masked = masked.replace(secret, REDACTED.encode())
+    if masked == body:
+        return response
+    headers = [
+        (name, value)
+        for name, value in response.headers.multi_items()
+        if name.lower() not in ("content-length", "content-encoding", "transfer-encoding")
+    ]
+    return httpx.Response(
+        response.status_code,
+        headers=headers,
+        content=masked,
+        request=request,
+        extensions=response.extensions,
+    )
+
+
 class _RetryableStatus(httpx.HTTPStatusError):
     """A 429/5xx answer that still has retries left (HTTPStatusError so Retry-After is read)."""
 
@@ -289,8 +343,11 @@ def create_http_client(
     * the wait honours ``Retry-After`` (seconds or an HTTP date), capped at ``backoff_max``;
       otherwise it is exponential (``backoff_multiplier * 2**(n-1)``) plus up to
       ``backoff_multiplier`` of random jitter, capped at ``backoff_max``;
-    * when retries run out on a 429/5xx, that last answer is returned unchanged so the SDK
-      raises its usual error (and a ``FallbackModel`` can move on).
+    * when retries run out on a 429/5xx, that last answer is returned so the SDK raises its
+      usual error (and a ``FallbackModel`` can move on);
+    * in any 4xx/5xx answer handed back, a credential the request carried (``Authorization``,
+      ``api-key``, ``x-api-key``, ``x-goog-api-key``, ``?key=``) that the server echoed in the
+      body is replaced by ``[REDACTED]``, so it cannot reach an exception text.
 
     ``sleep`` replaces ``asyncio.sleep`` between attempts (tests pass a recorder);
     ``transport`` replaces the underlying network transport.
@@ -359,6 +416,8 @@ def create_http_client(
                             response=response,
                         )
             assert response is not None  # the loop only ends after a returned attempt
+            if response.status_code >= 400:
+                return await _redact_error_answer(request, response)
             return response
 
     wrapped = transport if transport is not None else httpx.AsyncHTTPTransport()

@@ -200,6 +200,7 @@ class MockReactAgent(AgentSurface):
                 FunctionModel(summarize, model_name=self._scenario.model_name),
                 prompt_version=cfg.summarizer_prompt_version,
                 summary_target_tokens=cfg.summary_target_tokens,
+                max_input_chars=cfg.summarizer_max_input_chars,
             )
         return create_compaction(cfg, self._config.model_cfg)
 
