@@ -1,0 +1,107 @@
+"""Behaviour no test pinned before mutation testing looked (issue 21).
+
+Each test names the mutation it kills: applied to the source, the test fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pydantic_ai import Agent, ModelRetry
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
+
+from akgentic.llm.capabilities.compaction import CompactionCapability
+from akgentic.llm.capabilities.event_sourcing import EventSourcingCapability
+from akgentic.llm.capabilities.healing import HealingCapability, dangling_tool_calls
+from akgentic.llm.compaction import SummarizeStrategy
+from akgentic.llm.context import ContextManager
+
+# ------------------------------------------------------ compaction threshold (>= -> >)
+
+
+class _Summarizer:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.calls += 1
+        return ModelResponse(parts=[TextPart("gist")])
+
+
+def _reporting(tokens: int) -> FunctionModel:
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        usage = RequestUsage(input_tokens=tokens, output_tokens=1)
+        return ModelResponse(parts=[TextPart("ok")], usage=usage)
+
+    return FunctionModel(respond)
+
+
+@pytest.mark.parametrize(("reported", "folds"), [(99, False), (100, True), (101, True)])
+async def test_tokens_equal_to_the_threshold_compact(reported: int, folds: bool) -> None:
+    context = ContextManager()
+    summarizer = _Summarizer()
+    strategy = SummarizeStrategy(FunctionModel(summarizer.respond))
+    compaction = CompactionCapability(strategy, context, threshold_fn=lambda: 100)
+    agent = Agent(
+        _reporting(reported),
+        capabilities=[compaction, EventSourcingCapability(context)],
+    )
+    await agent.run("first", message_history=context.messages)
+    assert compaction.should_compact() is folds
+    await agent.run("second", message_history=context.messages)
+    assert summarizer.calls == (1 if folds else 0)
+
+
+# --------------------------------------- healing: a retry prompt answers its call
+
+
+def test_a_call_answered_by_a_retry_prompt_is_not_dangling() -> None:
+    history: list[ModelMessage] = [
+        ModelResponse(parts=[ToolCallPart("lookup", {}, tool_call_id="c1")]),
+        ModelRequest(
+            parts=[RetryPromptPart("bad arguments", tool_name="lookup", tool_call_id="c1")]
+        ),
+    ]
+    assert dangling_tool_calls(history) == []
+    assert [c.tool_call_id for c in dangling_tool_calls(history[:1])] == ["c1"]
+
+
+async def test_a_failed_run_after_a_tool_retry_is_not_answered_twice() -> None:
+    context = ContextManager()
+    calls = 0
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return ModelResponse(parts=[ToolCallPart("lookup", {"n": 1}, tool_call_id="c1")])
+        raise ConnectionError("provider went away")
+
+    agent = Agent(
+        FunctionModel(respond),
+        capabilities=[EventSourcingCapability(context), HealingCapability(context)],
+    )
+
+    @agent.tool_plain
+    def lookup(n: int) -> str:
+        raise ModelRetry("try another n")
+
+    with pytest.raises(ConnectionError):
+        await agent.run("go", message_history=context.messages)
+    answers = [
+        part
+        for message in context.messages
+        for part in message.parts
+        if isinstance(part, ToolReturnPart | RetryPromptPart) and part.tool_call_id == "c1"
+    ]
+    # One answer for one id: providers reject a second (the retry prompt already answered it).
+    assert [type(a) for a in answers] == [RetryPromptPart]
