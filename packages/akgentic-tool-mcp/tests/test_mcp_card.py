@@ -117,7 +117,9 @@ def test_get_tools_is_empty_and_the_toolset_comes_through_the_factory(
     factory = ToolFactory([card], observer=tool_agent)
     assert factory.get_tools() == []
     (toolset,) = factory.get_toolsets()
-    assert isinstance(toolset, MCPToolset)
+    # The factory bounds every toolset's results: the MCP toolset is inside that wrapper.
+    assert isinstance(toolset.wrapped, MCPToolset)
+    assert toolset.limit == factory.max_output_chars
 
 
 def test_the_transport_comes_from_the_config_never_from_the_url() -> None:
