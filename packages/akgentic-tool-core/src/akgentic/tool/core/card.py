@@ -47,6 +47,17 @@ class ToolCard(TaggedModel, ABC):
         description="The dependencies stated in the configuration (input key depends_on).",
     )
 
+    max_output_chars: int | None = Field(
+        default=None,
+        ge=0,
+        exclude=True,
+        repr=False,
+        description=(
+            "Most characters one result of this card's tools may hand the model; longer "
+            "results are cut with a notice. None: the ToolFactory's bound. 0: no bound."
+        ),
+    )
+
     _observer_ref: weakref.ReferenceType[Any] | None = PrivateAttr(default=None)
 
     if TYPE_CHECKING:
@@ -83,8 +94,12 @@ class ToolCard(TaggedModel, ABC):
         self.declared_dependencies = [str(name) for name in value]
 
     def _complete_dump(self, data: dict[str, Any]) -> dict[str, Any]:
+        # Both settings stay out of dumps unless stated, so that a card's stored form is
+        # the predecessor's when they are not used.
         if self.declared_dependencies is not None:
             data["depends_on"] = list(self.declared_dependencies)
+        if self.max_output_chars is not None:
+            data["max_output_chars"] = self.max_output_chars
         return data
 
     if not TYPE_CHECKING:

@@ -3,7 +3,8 @@
 The factory wires each card to the carrying agent (in ``depends_on`` order), then collects
 tools, system prompts, commands and toolsets. When given the agent framework's retry
 exception it wraps every tool so that a ``RetriableError`` reaches the model as a retry
-request, which keeps tool code free of any LLM framework import.
+request, which keeps tool code free of any LLM framework import. Every result of a tool or
+toolset is bounded in size (see :mod:`akgentic.tool.core.output_cap`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.commands import CommandRegistry, retry_wrapped
 from akgentic.tool.core.dependencies import order_cards
 from akgentic.tool.core.observer import ToolObserver
+from akgentic.tool.core.output_cap import DEFAULT_MAX_OUTPUT_CHARS, cap_toolset, capped
 from akgentic.tool.core.params import BaseToolParam
 
 __all__ = ["ToolFactory"]
@@ -30,6 +32,9 @@ class ToolFactory:
         retry_exception: Exception class raised with the message of a ``RetriableError``
             escaping a tool (pydantic-ai's ``ModelRetry``, typically). ``None`` leaves
             ``RetriableError`` as is.
+        max_output_chars: Most characters one tool result may hand the model; a longer
+            result is cut with a notice saying how much was cut and how to ask for less.
+            A card's own ``max_output_chars`` wins. ``None`` turns the bound off.
     """
 
     def __init__(
@@ -37,10 +42,16 @@ class ToolFactory:
         tool_cards: Sequence[ToolCard],
         observer: ToolObserver | None = None,
         retry_exception: type[Exception] | None = None,
+        max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
     ) -> None:
+        if max_output_chars is not None and max_output_chars <= 0:
+            raise ValueError(
+                f"max_output_chars must be positive or None (no bound), got {max_output_chars}"
+            )
         self.tool_cards: list[ToolCard] = order_cards(tool_cards)
         self.observer = observer
         self.retry_exception = retry_exception
+        self.max_output_chars = max_output_chars
         if observer is not None:
             for card in self.tool_cards:
                 card.observer(observer)
@@ -59,7 +70,7 @@ class ToolFactory:
                         f"{type(card).__name__}; disable one of the two capabilities"
                     )
                 owners[name] = type(card).__name__
-                tools.append(self._wrap(tool))
+                tools.append(self._wrap(capped(tool, self._limit(card))))
         return tools
 
     def get_system_prompts(self) -> list[Callable[..., Any]]:
@@ -75,7 +86,11 @@ class ToolFactory:
 
     def get_toolsets(self) -> list[Any]:
         """Every card's pydantic-ai toolsets."""
-        return [toolset for card in self.tool_cards for toolset in card.get_toolsets()]
+        return [
+            cap_toolset(toolset, self._limit(card))
+            for card in self.tool_cards
+            for toolset in card.get_toolsets()
+        ]
 
     def get_command_registry(
         self, extra_commands: Sequence[Callable[..., Any]] | None = None
@@ -101,6 +116,12 @@ class ToolFactory:
         if self._commands is None:
             self._commands = self.get_command_registry()
         return self._commands
+
+    def _limit(self, card: ToolCard) -> int | None:
+        own = card.max_output_chars
+        if own is None:
+            return self.max_output_chars
+        return own or None  # 0: this card's results are not bounded
 
     def _wrap(self, tool: Callable[..., Any]) -> Callable[..., Any]:
         return retry_wrapped(tool, self.retry_exception)
