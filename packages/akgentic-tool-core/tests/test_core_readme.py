@@ -30,3 +30,13 @@ def test_readme_tool_and_its_test_run(tool_agent: ToolTestAgent) -> None:
         terms={"a": "1", "ab": "2", "b": "3"}, lookup=namespace["Lookup"](max_results=1)
     )
     assert card.get_tools()[0]("a") == ["a: 1"]
+
+
+def test_readme_output_bound_example_runs() -> None:
+    blocks = _python_blocks()
+    module = types.ModuleType("akgentic_core_readme_bound")
+    sys.modules[module.__name__] = module
+    namespace: dict[str, Any] = module.__dict__
+    exec(blocks[0], namespace)  # GlossaryTool
+    bound = next(block for block in blocks if "max_output_chars" in block)
+    exec(bound, namespace)
