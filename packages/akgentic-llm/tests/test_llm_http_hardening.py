@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
 import pytest
 
 from akgentic.llm import (
@@ -155,3 +157,89 @@ async def test_redaction_covers_key_headers_and_leaves_success_alone(serve: Any)
     assert denied.text == '"denied for [REDACTED] / [REDACTED]"'
     assert denied.headers["content-length"] == str(len(denied.content))
     assert fine.text == f'"hello {SECRET}"'  # success bodies are not read nor changed
+
+
+# ------------------------------------------------------------- the deadline
+
+
+class TricklingServer:
+    """Sends its answer one byte every 50 ms, in the head or in the body (1 s in all)."""
+
+    def __init__(self, phase: str) -> None:
+        self.attempts = 0
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                owner.attempts += 1
+                body = b"x" * 20
+                head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\nX-Slow: "
+                slow = ("y" * 20 + "\r\n\r\n").encode() if phase == "head" else b"y\r\n\r\n"
+                self.wfile.write(head.encode())
+                try:
+                    for chunk in [slow[i : i + 1] for i in range(len(slow))]:
+                        self.wfile.write(chunk)
+                        self.wfile.flush()
+                        if phase == "head":
+                            time.sleep(0.05)
+                    for byte in body:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        if phase == "body":
+                            time.sleep(0.05)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client gave up: what the deadline is for
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        ).start()
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+
+@pytest.fixture
+def trickle() -> Iterator[Callable[[str], TricklingServer]]:
+    servers: list[TricklingServer] = []
+
+    def start(phase: str) -> TricklingServer:
+        servers.append(TricklingServer(phase))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+
+
+@pytest.mark.parametrize("phase", ["head", "body"])
+async def test_a_trickling_answer_is_cut_at_the_attempt_deadline(trickle: Any, phase: str) -> None:
+    server = trickle(phase)
+    # Each byte comes well within the 1 s per-read timeout: only the deadline can stop it.
+    config = HttpClientConfig(timeout=1.0, attempt_deadline=0.3, max_retries=1)
+    started = time.monotonic()
+    async with create_http_client(config, sleep=_no_sleep) as client:
+        with pytest.raises(httpx.ReadTimeout, match=r"deadline of 0.3 s"):
+            await client.get(server.url)
+    assert time.monotonic() - started < 1.5
+    # Waiting for the head happens inside the retry loop: a miss there is retried. The body
+    # is read by the caller once the transport has answered, so a miss there surfaces.
+    assert server.attempts == (2 if phase == "head" else 1)
+
+
+async def test_without_a_deadline_the_same_answer_is_read_whole(trickle: Any) -> None:
+    server = trickle("body")
+    config = HttpClientConfig(timeout=1.0, attempt_deadline=None, max_retries=0)
+    async with create_http_client(config) as client:
+        response = await client.get(server.url)
+    assert response.content == b"x" * 20
+
+
+def test_the_default_deadline_is_ten_minutes() -> None:
+    assert HttpClientConfig().attempt_deadline == 600.0

@@ -15,15 +15,20 @@ from pydantic_ai.messages import (
     TextPart,
     ToolCallPart,
     ToolReturnPart,
+    UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.usage import RequestUsage
+from pydantic_ai.usage import RequestUsage, RunUsage
 
+from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
 from akgentic.llm.capabilities.compaction import CompactionCapability
+from akgentic.llm.capabilities.errors import AgentUsageLimitError
 from akgentic.llm.capabilities.event_sourcing import EventSourcingCapability
 from akgentic.llm.capabilities.healing import HealingCapability, dangling_tool_calls
-from akgentic.llm.compaction import SummarizeStrategy
+from akgentic.llm.compaction import CompactionResult, SlidingWindowStrategy, SummarizeStrategy
+from akgentic.llm.config import AgentUsageLimits
 from akgentic.llm.context import ContextManager
+from akgentic.llm.event import LlmContextCompactedEvent, LlmUsageEvent
 
 # ------------------------------------------------------ compaction threshold (>= -> >)
 
@@ -105,3 +110,61 @@ async def test_a_failed_run_after_a_tool_retry_is_not_answered_twice() -> None:
     ]
     # One answer for one id: providers reject a second (the retry prompt already answered it).
     assert [type(a) for a in answers] == [RetryPromptPart]
+
+
+# ------------------------------------- lifetime token limits: strictly above (> -> >=)
+
+
+@pytest.mark.parametrize(
+    ("limits", "spent_in", "spent_out"),
+    [
+        (AgentUsageLimits(input_tokens_limit=100), 100, 0),
+        (AgentUsageLimits(output_tokens_limit=100), 0, 100),
+        (AgentUsageLimits(total_tokens_limit=100), 60, 40),
+    ],
+)
+def test_spending_exactly_a_lifetime_token_limit_still_admits(
+    limits: AgentUsageLimits, spent_in: int, spent_out: int
+) -> None:
+    budget = LifetimeBudgetCapability(limits)
+    budget.restore([LlmUsageEvent("r1", "m", None, spent_in, spent_out)])
+    budget.check()  # at the limit, not above it: pydantic-ai's rule
+    budget.restore([LlmUsageEvent("r1", "m", None, spent_in + 1, spent_out + 1)])
+    with pytest.raises(AgentUsageLimitError, match="Exceeded the"):
+        budget.check()
+
+
+def test_seeding_a_negative_run_count_is_refused() -> None:
+    budget = LifetimeBudgetCapability()
+    with pytest.raises(ValueError, match="run_count must not be negative, got -1"):
+        budget.seed(-1, RunUsage())
+    budget.seed(0, RunUsage(input_tokens=3))
+    assert (budget.run_count, budget.input_tokens) == (0, 3)
+
+
+# ------------------------- a one-argument event factory gets the run id it left unset
+
+
+async def test_a_one_argument_event_factory_is_stamped_with_the_run_id() -> None:
+    context = ContextManager()
+    for index in range(4):
+        context.add_message(ModelRequest(parts=[UserPromptPart(f"q{index}")]))
+        context.add_message(
+            ModelResponse(parts=[TextPart(f"a{index}")], usage=RequestUsage(input_tokens=70))
+        )
+
+    def factory(result: CompactionResult) -> LlmContextCompactedEvent:
+        return LlmContextCompactedEvent(
+            run_id=None,
+            strategy_id="sliding_window",
+            summary=result.summary,
+            replaced_message_count=result.replaced_message_count,
+            summarizer_prompt_version="v1",
+        )
+
+    capability = CompactionCapability(
+        SlidingWindowStrategy(keep_recent_messages=2), context, event_factory=factory
+    )
+    event = await capability.compact(run_id="run-7")
+    assert event is not None
+    assert (event.run_id, event.tokens_before) == ("run-7", 70)

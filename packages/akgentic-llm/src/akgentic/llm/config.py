@@ -184,6 +184,10 @@ class HttpClientConfig(BaseModel):
     max_retries: int = Field(default=5, ge=0)
     backoff_multiplier: float = Field(default=0.5, gt=0)
     backoff_max: float = Field(default=60.0, gt=0)
+    # ``timeout`` bounds each operation (connect, one read, ...); this bounds one attempt as a
+    # whole, from sending to the last byte, so a trickling server cannot hold it open. ``None``
+    # switches it off. Retries and their waits come on top, bounded by ``max_retries``.
+    attempt_deadline: float | None = Field(default=600.0, gt=0)
 
 
 class RuntimeConfig(BaseModel):

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from akgentic.llm._deadline import send_before
 from akgentic.llm.config import HttpClientConfig, ModelConfig, _supports_native_output
 
 if TYPE_CHECKING:
@@ -340,6 +341,9 @@ def create_http_client(
     * 429 and 5xx answers and connection-level errors (``httpx.TransportError``) are retried,
       up to ``config.max_retries`` times after the first attempt;
     * other 4xx answers are returned at once (the SDK turns them into errors, no retry);
+    * each attempt, from sending to the last byte of the answer, must end within
+      ``config.attempt_deadline`` seconds (600 by default, ``None`` for no deadline), else it
+      fails with ``httpx.ReadTimeout`` and is retried like any transport error;
     * the wait honours ``Retry-After`` (seconds or an HTTP date), capped at ``backoff_max``;
       otherwise it is exponential (``backoff_multiplier * 2**(n-1)``) plus up to
       ``backoff_multiplier`` of random jitter, capped at ``backoff_max``;
@@ -405,7 +409,7 @@ def create_http_client(
             response: httpx.Response | None = None
             async for attempt in retrying:
                 with attempt:
-                    response = await self.wrapped.handle_async_request(request)
+                    response = await send_before(self.wrapped, request, cfg.attempt_deadline)
                     number = attempt.retry_state.attempt_number
                     if _is_retryable_status(response.status_code) and number <= cfg.max_retries:
                         response.request = request
