@@ -1,4 +1,4 @@
-"""The import boundaries of ARCHITECTURE.md: each contract holds, and each one bites."""
+"""The import boundaries of the top README: each contract holds, and each one bites."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Tools cooperating at run time without importing one another, in real teams.
 
-One test per collaboration of ARCHITECTURE.md: consumers of a ``#VectorStore`` they did not
+One test per run-time collaboration the top README names ("Boundaries, and how they are
+enforced"): consumers of a ``#VectorStore`` they did not
 create, the workspace shared by WorkspaceTool and ExecTool, a member hired through TeamTool
 receiving a notification, and a team stopped and resumed with every tool's state intact.
 """
@@ -11,6 +12,7 @@ import math
 import re
 import shutil
 import sys
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,7 +49,7 @@ from akgentic.tool.workspace import WorkspaceTool
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 MESSAGE_CLASS = "demo_team.TaskMessage"  # a Message with content and a free-form type
 
-# A deterministic "semantic" embedding: words of one concept share a dimension, so
+# A deterministic "semantic" embedding (crc32, not hash(): str hashes are salted per process): words of one concept share a dimension, so
 # 'automobile' is close to 'car' although no keyword matches.
 CONCEPTS = [
     {"car", "automobile", "vehicle", "engine"},
@@ -63,7 +65,9 @@ def concept_embed(texts: list[str]) -> list[list[float]]:
         vector = [0.0] * DIMENSION
         for word in re.findall(r"[a-z]+", text.lower()):
             hits = [i for i, concept in enumerate(CONCEPTS) if word in concept]
-            for i in hits or [len(CONCEPTS) + hash(word) % (DIMENSION - len(CONCEPTS))]:
+            for i in hits or [
+                len(CONCEPTS) + zlib.crc32(word.encode()) % (DIMENSION - len(CONCEPTS))
+            ]:
                 vector[i] += 1.0
         norm = math.sqrt(sum(v * v for v in vector)) or 1.0
         vectors.append([v / norm for v in vector])

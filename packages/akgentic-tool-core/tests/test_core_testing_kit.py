@@ -86,8 +86,25 @@ def test_conformance_passes_a_good_card(tool_agent: ToolTestAgent) -> None:
     assert_card_conformance(
         GoodTool(limit=2),
         observer=tool_agent,
-        bad_calls={"count": [{"n": 9}, {"n": 1}], "later": [{"n": -1}]},
+        bad_calls={"count": [{"n": 9}], "later": [{"n": -1}]},
     )
+
+
+def test_conformance_fails_a_bad_call_that_succeeds(tool_agent: ToolTestAgent) -> None:
+    # {"n": 1} is a good call: listing it as bad must not pass silently.
+    with pytest.raises(AssertionError, match=r"count\(\{'n': 1\}\) is listed as a bad call but"):
+        assert_card_conformance(
+            GoodTool(limit=2), observer=tool_agent, bad_calls={"count": [{"n": 1}]}
+        )
+
+
+def test_eventually_says_what_it_waited_for() -> None:
+    flags: list[int] = []
+    with pytest.raises(AssertionError) as failure:
+        eventually(lambda: len(flags) > 0, timeout=0.05)
+    assert "eventually(lambda: len(flags) > 0" in str(failure.value)
+    assert "last returned False" in str(failure.value)
+    assert "<function" not in str(failure.value)
 
 
 def test_conformance_catches_a_raw_exception(tool_agent: ToolTestAgent, tmp_path: Any) -> None:

@@ -224,8 +224,6 @@ def test_card_conformance(workspaces_root: Path, tool_agent: ToolTestAgent) -> N
             "exec_command": [
                 {"cmd": ""},
                 {"cmd": "echo 'open"},
-                {"cmd": "curl"},
-                {"cmd": "bash -c 'exit 9'"},
             ]
         },
     )

@@ -140,8 +140,23 @@ def eventually(predicate: Callable[[], Any], timeout: float = 5.0, interval: flo
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s: {predicate!r}")
+            raise AssertionError(
+                f"condition not met within {timeout} s: {_describe(predicate)} "
+                f"last returned {_shorten(value)}"
+            )
         time.sleep(interval)
+
+
+def _describe(predicate: Callable[[], Any]) -> str:
+    """The predicate's source line when it is a lambda, so a failure says what was awaited."""
+    name = getattr(predicate, "__name__", repr(predicate))
+    if name != "<lambda>":
+        return name
+    try:
+        source = inspect.getsource(predicate).strip()
+    except (OSError, TypeError):
+        return repr(predicate)
+    return _shorten(source, 160)
 
 
 @pytest.fixture
@@ -183,7 +198,8 @@ def assert_card_conformance(
     - the card's class does not allow arbitrary types, and the card survives a JSON
       round-trip unchanged;
     - with an ``observer``, each call in ``bad_calls`` (tool name -> list of keyword
-      arguments) either returns or raises the retry exception: no raw exception escapes.
+      arguments) asks the model to retry (raises the factory's retry exception): a bad call
+      that returns as if it had worked fails the check, and so does a raw exception.
     """
     cls = type(card)
     if cls.model_config.get("arbitrary_types_allowed"):
@@ -218,6 +234,15 @@ def assert_card_conformance(
                     f"{cls.__name__}.{name}({dict(kwargs)!r}) let a raw "
                     f"{type(exc).__name__} escape: {exc}"
                 ) from exc
+            raise AssertionError(
+                f"{cls.__name__}.{name}({dict(kwargs)!r}) is listed as a bad call but "
+                f"succeeded (returned {_shorten(result)}); a bad call must raise RetriableError"
+            )
+
+
+def _shorten(value: Any, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 async def _await(awaitable: Any) -> Any:
