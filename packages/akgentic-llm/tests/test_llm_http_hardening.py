@@ -45,7 +45,9 @@ class EchoServer:
                 status, template = owner.replies[min(owner.attempts, len(owner.replies) - 1)]
                 owner.attempts += 1
                 body = template.replace("{auth}", self.headers.get("Authorization", ""))
-                body = body.replace("{api_key}", self.headers.get("x-api-key", "")).encode()
+                body = body.replace("{api_key}", self.headers.get("x-api-key", ""))
+                token = self.headers.get("Authorization", "").partition(" ")[2]
+                body = body.replace("{token}", token).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -243,3 +245,10 @@ async def test_without_a_deadline_the_same_answer_is_read_whole(trickle: Any) ->
 
 def test_the_default_deadline_is_ten_minutes() -> None:
     assert HttpClientConfig().attempt_deadline == 600.0
+
+
+async def test_a_bearer_token_echoed_without_its_scheme_is_masked(serve: Any) -> None:
+    server = serve((401, '"key {token} is not valid"'))
+    async with create_http_client(HttpClientConfig(max_retries=0)) as client:
+        response = await client.get(server.url, headers={"Authorization": f"Bearer {SECRET}"})
+    assert response.text == '"key [REDACTED] is not valid"'

@@ -168,3 +168,20 @@ async def test_a_one_argument_event_factory_is_stamped_with_the_run_id() -> None
     event = await capability.compact(run_id="run-7")
     assert event is not None
     assert (event.run_id, event.tokens_before) == ("run-7", 70)
+
+
+# ------------------------------------------- an empty credential variable is not a credential
+
+
+@pytest.mark.parametrize(
+    ("provider", "variable"),
+    [("anthropic", "ANTHROPIC_API_KEY"), ("mistral", "MISTRAL_API_KEY")],
+)
+def test_an_empty_key_variable_counts_as_missing(
+    monkeypatch: pytest.MonkeyPatch, provider: str, variable: str
+) -> None:
+    from akgentic.llm import ModelConfig, create_model
+
+    monkeypatch.setenv(variable, "")
+    with pytest.raises(ValueError, match=f"needs the environment variable {variable}"):
+        create_model(ModelConfig(provider=provider, model="m"))  # type: ignore[arg-type]
