@@ -19,7 +19,12 @@ from pydantic_ai.messages import (
 from pydantic_ai.usage import RequestUsage
 
 from akgentic.llm.compaction import clean_cut, valid_tail_cut
-from akgentic.llm.event import LlmContextClearedEvent, LlmMessageEvent, LlmUsageEvent
+from akgentic.llm.event import (
+    LlmContextClearedEvent,
+    LlmContextCompactedEvent,
+    LlmMessageEvent,
+    LlmUsageEvent,
+)
 from akgentic.llm.event_check import check_event_stream
 
 
@@ -99,3 +104,16 @@ def test_a_second_usage_event_for_one_response_is_skipped_and_counted_as_such() 
     assert checked.skipped_duplicates == 1
     assert checked.events == [LlmMessageEvent(response, "r"), usage]
     assert [(u.input_tokens, u.output_tokens) for u in checked.usage] == [(10, 2)]
+
+
+def test_a_compaction_replacing_minus_one_message_is_refused() -> None:
+    # Mutation: the check only refuses counts below -1.
+    event = LlmContextCompactedEvent(
+        run_id=None,
+        strategy_id="sliding_window",
+        summary="",
+        replaced_message_count=-1,
+        summarizer_prompt_version="v1",
+    )
+    with pytest.raises(ValueError, match=r"event #0: .*replaced_message_count is -1"):
+        check_event_stream([event])
