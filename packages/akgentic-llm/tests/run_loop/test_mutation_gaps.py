@@ -185,3 +185,27 @@ def test_an_empty_key_variable_counts_as_missing(
     monkeypatch.setenv(variable, "")
     with pytest.raises(ValueError, match=f"needs the environment variable {variable}"):
         create_model(ModelConfig(provider=provider, model="m"))  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------- configuration defaults
+
+
+def test_the_summarizer_bound_defaults_to_400k_characters() -> None:
+    from akgentic.llm import CompactionConfig
+
+    assert CompactionConfig().summarizer_max_input_chars == 400_000
+
+
+def test_the_none_strategy_arms_no_threshold() -> None:
+    from akgentic.llm import CompactionConfig, ModelConfig, ReactAgentConfig, RunUsageLimits
+
+    model = ModelConfig(provider="openai", model="gpt-4o", context_length=1000)
+    folding = ReactAgentConfig(model_cfg=model)
+    assert folding.compaction_threshold() == 850
+    never = ReactAgentConfig(
+        model_cfg=model,
+        compaction_cfg=CompactionConfig(strategy="none"),
+        # below 850: rejected when a fold could fire, fine when none ever does
+        run_usage_limits=RunUsageLimits(total_tokens_limit=100),
+    )
+    assert never.compaction_threshold() is None
