@@ -13,6 +13,9 @@ import base64
 import binascii
 import functools
 import posixpath
+import threading
+import uuid
+import weakref
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -29,6 +32,7 @@ from akgentic.tool.core.params import BaseToolParam, resolve_param
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace._files import printable
 from akgentic.tool.workspace._media import MediaExpander, Part
+from akgentic.tool.workspace._seen import DEFAULT_MAX_SEEN_FILES, SeenFiles, seen_files_of
 from akgentic.tool.workspace.edit import EditItem, EditMatcher
 from akgentic.tool.workspace.readers import DocumentReader
 from akgentic.tool.workspace.workspace import (
@@ -253,6 +257,32 @@ class Resource(SerializableBaseModel):
         return self.content.encode("utf-8")
 
 
+# A card used without an observer is an agent of its own, named by a token kept beside the
+# card rather than in it: a private attribute would take part in the card's equality.
+_CARD_TOKENS: dict[int, tuple[weakref.ref[Any], str]] = {}
+_CARD_TOKENS_GUARD = threading.Lock()
+
+
+def _card_token(card: object) -> str:
+    """A token unique to `card` for its lifetime (ids of dead cards are never reused for it)."""
+    key = id(card)
+    with _CARD_TOKENS_GUARD:
+        found = _CARD_TOKENS.get(key)
+        if found is not None and found[0]() is card:
+            return found[1]
+        token = uuid.uuid4().hex
+        _CARD_TOKENS[key] = (weakref.ref(card), token)
+    weakref.finalize(card, _drop_token, key, token)
+    return token
+
+
+def _drop_token(key: int, token: str) -> None:
+    with _CARD_TOKENS_GUARD:
+        found = _CARD_TOKENS.get(key)
+        if found is not None and found[1] == token:
+            del _CARD_TOKENS[key]
+
+
 def _guarded(fn: Callable[P, R]) -> Callable[P, R]:
     """The one exit of every tool: text made serializable, OS errors made retriable.
 
@@ -320,6 +350,18 @@ class WorkspaceTool(ToolCard):
         default=[],  # pydantic copies it for each card
         description="Files placed in the workspace when the card is first used (if absent).",
     )
+    stale_write_protection: bool = Field(
+        default=True,
+        description=(
+            "Refuse a write, edit or patch of a file that changed since this agent last read "
+            "or wrote it (False: the last writer wins)."
+        ),
+    )
+    max_seen_files: int = Field(
+        default=DEFAULT_MAX_SEEN_FILES,
+        ge=1,
+        description="Files each agent's stale-write memory holds; the oldest is forgotten.",
+    )
 
     _seeded: set[Path] = PrivateAttr(default_factory=set)
 
@@ -351,6 +393,26 @@ class WorkspaceTool(ToolCard):
             self.get_workspace()
         return self
 
+    def agent_identity(self) -> str:
+        """Whose memory the stale-write protection uses: the carrying agent's id.
+
+        An akgentic agent is identified by its address's `agent_id`; another observer by the
+        object itself; a card used without an observer is an agent of its own.
+        """
+        observer = self.get_observer_or_none()
+        if observer is None:
+            return f"card:{_card_token(self)}"
+        agent_id = getattr(getattr(observer, "myAddress", None), "agent_id", None)
+        if agent_id is not None:
+            return f"agent:{agent_id}"
+        return f"observer:{id(observer)}"
+
+    def seen_files(self) -> SeenFiles | None:
+        """The carrying agent's memory of what it saw, or None when the protection is off."""
+        if not self.stale_write_protection:
+            return None
+        return seen_files_of(self.agent_identity(), self.max_seen_files)
+
     def get_tools(self) -> list[Callable[..., Any]]:
         return [fn for _, fn in self._capabilities(TOOL_CALL)]
 
@@ -361,8 +423,13 @@ class WorkspaceTool(ToolCard):
 
     def _capabilities(self, channel: Channels) -> list[tuple[BaseToolParam, Callable[..., Any]]]:
         workspace = self.get_workspace()
+        # Bound once: the memory outlives each call (the closures hold it) and is the agent's.
+        seen = self.seen_files()
         builders: list[tuple[BaseToolParam | None, Callable[[Any, Filesystem], Any]]] = [
-            (resolve_param(self.workspace_read, WorkspaceRead), _read_tool),
+            (
+                resolve_param(self.workspace_read, WorkspaceRead),
+                functools.partial(_read_tool, seen=seen),
+            ),
             (resolve_param(self.workspace_list, WorkspaceList), _list_tool),
             (resolve_param(self.workspace_glob, WorkspaceGlob), _glob_tool),
             (resolve_param(self.workspace_grep, WorkspaceGrep), _grep_tool),
@@ -371,10 +438,22 @@ class WorkspaceTool(ToolCard):
         ]
         if not self.read_only:
             builders += [
-                (resolve_param(self.workspace_write, WorkspaceWrite), _write_tool),
-                (resolve_param(self.workspace_edit, WorkspaceEdit), _edit_tool),
-                (resolve_param(self.workspace_multi_edit, WorkspaceMultiEdit), _multi_edit_tool),
-                (resolve_param(self.workspace_patch, WorkspacePatch), _patch_tool),
+                (
+                    resolve_param(self.workspace_write, WorkspaceWrite),
+                    functools.partial(_write_tool, seen=seen),
+                ),
+                (
+                    resolve_param(self.workspace_edit, WorkspaceEdit),
+                    functools.partial(_edit_tool, seen=seen),
+                ),
+                (
+                    resolve_param(self.workspace_multi_edit, WorkspaceMultiEdit),
+                    functools.partial(_multi_edit_tool, seen=seen),
+                ),
+                (
+                    resolve_param(self.workspace_patch, WorkspacePatch),
+                    functools.partial(_patch_tool, seen=seen),
+                ),
                 (resolve_param(self.workspace_delete, WorkspaceDelete), _delete_tool),
                 (resolve_param(self.workspace_mkdir, WorkspaceMkdir), _mkdir_tool),
             ]
@@ -400,7 +479,9 @@ def _document_reader(param: WorkspaceRead) -> DocumentReader | None:
     return param.document_reader.model_copy(update={"use_sidecar": False})
 
 
-def _read_tool(param: WorkspaceRead, ws: Filesystem) -> Callable[..., str]:
+def _read_tool(
+    param: WorkspaceRead, ws: Filesystem, *, seen: SeenFiles | None
+) -> Callable[..., str]:
     converter = _document_reader(param)
     page, max_chars = param.page_lines, param.max_line_chars
     always_regenerate = param.force_document_regeneration
@@ -430,6 +511,7 @@ def _read_tool(param: WorkspaceRead, ws: Filesystem) -> Callable[..., str]:
             max_line_chars=max_chars,
             reader=converter,
             regenerate=always_regenerate or force_document_regeneration,
+            seen=seen,
         )
 
     return workspace_read
@@ -515,23 +597,28 @@ def _view_tool(param: WorkspaceView, ws: Filesystem) -> Callable[..., BinaryCont
     return workspace_view
 
 
-def _write_tool(param: WorkspaceWrite, ws: Filesystem) -> Callable[..., str]:
+def _write_tool(
+    param: WorkspaceWrite, ws: Filesystem, *, seen: SeenFiles | None
+) -> Callable[..., str]:
     def workspace_write(path: str, content: str) -> str:
         """Create a file, or replace the whole content of an existing one.
 
         Missing parent directories are created. An existing file keeps its line endings
-        (CRLF or LF). Prefer workspace_edit to change part of a file.
+        (CRLF or LF). Prefer workspace_edit to change part of a file. Replacing a file that
+        someone changed since you last read it is refused: read it again first.
 
         Args:
             path: File path relative to the workspace root.
             content: The complete new content of the file.
         """
-        return ws.write(path, content=content)
+        return ws.write(path, content=content, seen=seen)
 
     return workspace_write
 
 
-def _edit_tool(param: WorkspaceEdit, ws: Filesystem) -> Callable[..., str]:
+def _edit_tool(
+    param: WorkspaceEdit, ws: Filesystem, *, seen: SeenFiles | None
+) -> Callable[..., str]:
     matcher = EditMatcher(param.fuzzy_threshold)
 
     def workspace_edit(
@@ -549,12 +636,14 @@ def _edit_tool(param: WorkspaceEdit, ws: Filesystem) -> Callable[..., str]:
             new_string: The replacement text.
             replace_all: Replace every occurrence instead of requiring a unique one.
         """
-        return ws.edit(path, old_string, new_string, replace_all, matcher=matcher)
+        return ws.edit(path, old_string, new_string, replace_all, matcher=matcher, seen=seen)
 
     return workspace_edit
 
 
-def _multi_edit_tool(param: WorkspaceMultiEdit, ws: Filesystem) -> Callable[..., str]:
+def _multi_edit_tool(
+    param: WorkspaceMultiEdit, ws: Filesystem, *, seen: SeenFiles | None
+) -> Callable[..., str]:
     matcher = EditMatcher(param.fuzzy_threshold)
 
     def workspace_multi_edit(edits: list[EditItem]) -> str:
@@ -566,12 +655,14 @@ def _multi_edit_tool(param: WorkspaceMultiEdit, ws: Filesystem) -> Callable[...,
         Args:
             edits: The edits, each with path, old_string, new_string and replace_all.
         """
-        return ws.multi_edit(edits, matcher=matcher)
+        return ws.multi_edit(edits, matcher=matcher, seen=seen)
 
     return workspace_multi_edit
 
 
-def _patch_tool(param: WorkspacePatch, ws: Filesystem) -> Callable[..., str]:
+def _patch_tool(
+    param: WorkspacePatch, ws: Filesystem, *, seen: SeenFiles | None
+) -> Callable[..., str]:
     def workspace_patch(patch_text: str) -> str:
         """Apply a unified diff (the format of `diff -u` and `git diff`) to the workspace.
 
@@ -582,7 +673,7 @@ def _patch_tool(param: WorkspacePatch, ws: Filesystem) -> Callable[..., str]:
         Args:
             patch_text: The unified diff text, with '--- a/file' / '+++ b/file' headers.
         """
-        return ws.patch(patch_text)
+        return ws.patch(patch_text, seen=seen)
 
     return workspace_patch
 

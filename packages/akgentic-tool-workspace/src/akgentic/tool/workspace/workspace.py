@@ -53,6 +53,7 @@ from akgentic.tool.workspace._search import (
     single_file_source,
     tree_sources,
 )
+from akgentic.tool.workspace._seen import SeenFiles, content_digest, digest_fd
 from akgentic.tool.workspace.edit import (
     EditError,
     EditItem,
@@ -363,13 +364,15 @@ class Filesystem:
             raise RetriableError(_too_big(path, info.st_size, self.max_file_bytes))
         return read_all(fd), info
 
-    def _read_text_strict(self, loc: Located, path: str) -> TextFile:
+    def _read_text_strict(self, loc: Located, path: str, seen: SeenFiles | None = None) -> TextFile:
+        """The decoded text of a file about to be changed (by the agent owning `seen`, if any)."""
         if Path(loc.name or "").suffix.lower() in DOCUMENT_EXTENSIONS:
             raise RetriableError(
                 f"{path} is a binary document; text tools cannot change it "
                 "(workspace_read converts it to Markdown for reading)"
             )
         data, _ = self._read_bytes(loc, path)
+        self._refuse_if_stale(seen, loc, path, data)
         try:
             return decode_text(data)
         except NotTextError as exc:
@@ -377,6 +380,37 @@ class Filesystem:
                 f"{path} is not a text file ({exc}); text tools cannot change it without "
                 "corrupting it"
             ) from exc
+
+    # -- what each agent last saw (see `_seen`) ----------------------------------------------
+
+    def _key(self, relative: str) -> tuple[Path, str]:
+        return self._root, relative
+
+    def _refuse_if_stale(
+        self, seen: SeenFiles | None, loc: Located, path: str, current: bytes
+    ) -> None:
+        """Refuse a change to a file that changed since the agent owning `seen` last saw it."""
+        if seen is None:
+            return
+        message = seen.stale(self._key(loc.relative), current, path)
+        if message is not None:
+            raise RetriableError(message)
+
+    def _remember_read(self, seen: SeenFiles | None, loc: Located, fd: int) -> None:
+        """Record the whole content of the open file `fd` as seen (any page counts)."""
+        if seen is None:
+            return
+        size = os.fstat(fd).st_size
+        if size > self.max_file_bytes:
+            return  # no tool may change it anyway; hashing it would only cost time
+        digest, data = digest_fd(fd, size)
+        seen.record(self._key(loc.relative), digest, data)
+
+    @staticmethod
+    def _remember(seen: SeenFiles | None, key: tuple[Path, str], data: bytes) -> None:
+        """Record `data` as the content of `key` the agent owning `seen` has now seen."""
+        if seen is not None:
+            seen.record(key, content_digest(data), data)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -389,11 +423,13 @@ class Filesystem:
         max_line_chars: int = 2000,
         reader: DocumentReader | FileTypeReader | None = None,
         regenerate: bool = False,
+        seen: SeenFiles | None = None,
     ) -> str:
         """Numbered lines `offset+1 .. offset+limit` of a file (documents as Markdown).
 
         `reader` converts documents (None: refused); `regenerate` converts a document again
-        even when its cached Markdown is fresh.
+        even when its cached Markdown is fresh. `seen` (an agent's memory) records the whole
+        content as seen by that agent, whatever page was asked for.
         """
         if offset < 0:
             raise RetriableError(f"offset must be 0 or more, got {offset}")
@@ -402,7 +438,7 @@ class Filesystem:
         with self._existing_file(path) as loc:
             suffix = Path(loc.name or "").suffix.lower()
             if suffix in DOCUMENT_EXTENSIONS:
-                text, note = self._read_document(loc, path, suffix, reader, regenerate)
+                text, note = self._read_document(loc, path, suffix, reader, regenerate, seen)
                 page = split_page(text, offset, limit)
                 return format_page(page, path, offset, max_line_chars, note)
             fd, _ = self._open(loc, path)
@@ -420,6 +456,7 @@ class Filesystem:
                 )
             else:
                 page = scan_page(handle, offset, limit, max_line_chars)
+            self._remember_read(seen, loc, fd)
         return format_page(page, path, offset, max_line_chars, "")
 
     def _small_text(self, handle: BinaryIO, path: str) -> str:
@@ -436,12 +473,14 @@ class Filesystem:
         suffix: str,
         reader: DocumentReader | FileTypeReader | None,
         regenerate: bool,
+        seen: SeenFiles | None,
     ) -> tuple[str, str]:
         if reader is None:
             raise RetriableError(
                 f"{path} is a binary document and document conversion is disabled here"
             )
         data, info = self._read_bytes(loc, path)
+        self._remember(seen, self._key(loc.relative), data)  # seen as read
         try:
             if isinstance(reader, DocumentReader):
                 text = reader.read_data(data, loc.pinned(), info, regenerate=regenerate)
@@ -662,12 +701,19 @@ class Filesystem:
 
     @_serialized
     def write(
-        self, path: str, data: str | bytes | None = None, *, content: str | None = None
+        self,
+        path: str,
+        data: str | bytes | None = None,
+        *,
+        content: str | None = None,
+        seen: SeenFiles | None = None,
     ) -> str:
         """Create or overwrite a file; returns what was done, in words.
 
         Text (`data` as `str`, or `content`, the tool's name for it) keeps an existing text
-        file's line endings, BOM and encoding. Bytes are written exactly as given.
+        file's line endings, BOM and encoding. Bytes are written exactly as given. With
+        `seen` (an agent's memory), overwriting a file that changed since that agent last
+        saw it is refused; a file it never saw (or a new one) is written.
         """
         if (data is None) == (content is None):
             raise TypeError("write() takes the new content once: as data or as content")
@@ -682,11 +728,14 @@ class Filesystem:
             original: TextFile | None = None
             if isinstance(new, bytes):
                 encoded = new
+                if info is not None and seen is not None:
+                    self._refuse_if_stale(seen, loc, path, self._read_bytes(loc, path)[0])
             else:
-                original = self._read_text_strict(loc, path) if info is not None else None
+                original = self._read_text_strict(loc, path, seen) if info is not None else None
                 encoded = original.encode(new) if original is not None else new.encode("utf-8")
             self._check_size(path, len(encoded))
             atomic_write(loc.pinned(), encoded)
+            self._remember(seen, self._key(loc.relative), encoded)
             shown = self._show(loc)
         how = "Created" if info is None else "Overwrote"
         if isinstance(new, bytes):
@@ -718,10 +767,14 @@ class Filesystem:
         replace_all: bool = False,
         *,
         matcher: EditMatcher | None = None,
+        seen: SeenFiles | None = None,
     ) -> str:
-        """Replace `old_string` with `new_string` in one file (see `EditMatcher`)."""
+        """Replace `old_string` with `new_string` in one file (see `EditMatcher`).
+
+        With `seen`, a file that changed since that agent last saw it is refused.
+        """
         with self._existing_file(path) as loc:
-            original = self._read_text_strict(loc, path)
+            original = self._read_text_strict(loc, path, seen)
             old, new = _normalize_newlines(old_string, new_string, original)
             try:
                 result = (matcher or EditMatcher()).apply(
@@ -732,6 +785,7 @@ class Filesystem:
             data = original.encode(result.content)
             self._check_size(path, len(data))
             atomic_write(loc.pinned(), data)
+            self._remember(seen, self._key(loc.relative), data)
             shown = self._show(loc)
         where = f"line {result.first_line}"
         plural = "s" if result.count != 1 else ""
@@ -740,8 +794,18 @@ class Filesystem:
         return f"Edited {shown}: {result.count} replacement{plural} at {where}{via}.\n{snippet}"
 
     @_serialized
-    def multi_edit(self, edits: Sequence[EditItem], *, matcher: EditMatcher | None = None) -> str:
-        """Apply several edits, possibly across files; all of them or none."""
+    def multi_edit(
+        self,
+        edits: Sequence[EditItem],
+        *,
+        matcher: EditMatcher | None = None,
+        seen: SeenFiles | None = None,
+    ) -> str:
+        """Apply several edits, possibly across files; all of them or none.
+
+        With `seen`, the whole call is refused if one of its files changed since that agent
+        last saw it.
+        """
         if not edits:
             raise RetriableError("edits is empty; give at least one edit")
         engine = matcher or EditMatcher()
@@ -753,7 +817,7 @@ class Filesystem:
                     loc = held.enter_context(self._existing_file(item.path))
                     key = loc.relative
                     if key not in files:
-                        text_file = self._read_text_strict(loc, item.path)
+                        text_file = self._read_text_strict(loc, item.path, seen)
                         files[key] = (loc, text_file, text_file.text)
                     loc, original, current = files[key]
                     old, new = _normalize_newlines(item.old_string, item.new_string, original)
@@ -766,24 +830,31 @@ class Filesystem:
                 files[key] = (loc, original, result.content)
                 summary[key] = summary.get(key, 0) + result.count
             changes: dict[Path, bytes | None] = {}
+            written: dict[str, bytes] = {}
             for key, (loc, original, text) in files.items():
-                data = original.encode(text)
+                data = written[key] = original.encode(text)
                 self._check_size(key, len(data))
                 changes[loc.pinned()] = data
             commit(changes)
+            for key, data in written.items():
+                self._remember(seen, self._key(key), data)
         done = ", ".join(f"{key} ({n} replacements)" for key, n in summary.items())
         return f"Applied {len(edits)} edits to {len(files)} files: {done}."
 
-    def patch(self, diff: str) -> str:
-        """Apply a GNU unified diff to one or more files; all of it or none."""
+    def patch(self, diff: str, *, seen: SeenFiles | None = None) -> str:
+        """Apply a GNU unified diff to one or more files; all of it or none.
+
+        With `seen`, the patch is refused if a file it changes (or deletes, or renames)
+        changed since that agent last saw it; files it creates are never refused for that.
+        """
         try:
             patches = parse_patch(diff)
         except PatchError as exc:
             raise RetriableError(f"patch rejected: {exc}. No file was changed.") from exc
-        return self.apply_patches(patches)
+        return self.apply_patches(patches, seen=seen)
 
     @_serialized
-    def apply_patches(self, patches: Sequence[FilePatch]) -> str:
+    def apply_patches(self, patches: Sequence[FilePatch], *, seen: SeenFiles | None = None) -> str:
         """Apply parsed patches (see `parse_patch`) to their files; all of them or none."""
         if not patches:
             raise RetriableError("the patch changes no file")
@@ -792,7 +863,7 @@ class Filesystem:
             report: list[str] = []
             for file_patch in patches:
                 try:
-                    report.append(self._patch_one(file_patch, staged, held))
+                    report.append(self._patch_one(file_patch, staged, held, seen))
                 except PatchError as exc:
                     raise RetriableError(f"patch rejected: {exc}. No file was changed.") from exc
             changes: dict[Path, bytes | None] = {}
@@ -803,7 +874,19 @@ class Filesystem:
                     loc = held.enter_context(self._locate_for_create(key))
                 changes[loc.pinned()] = data
             commit(changes)
+        self._remember_patched(seen, staged)
         return f"Patched {len(patches)} file(s): " + "; ".join(report) + "."
+
+    def _remember_patched(
+        self, seen: SeenFiles | None, staged: dict[str, tuple[Located | None, bytes | None]]
+    ) -> None:
+        if seen is None:
+            return
+        for key, (_, data) in staged.items():
+            if data is None:
+                seen.forget(self._key(key))
+            else:
+                self._remember(seen, self._key(key), data)
 
     def _patch_entry(
         self, name: str, held: contextlib.ExitStack
@@ -833,6 +916,7 @@ class Filesystem:
         file_patch: FilePatch,
         staged: dict[str, tuple[Located | None, bytes | None]],
         held: contextlib.ExitStack,
+        seen: SeenFiles | None,
     ) -> str:
         source_name = file_patch.old_path if file_patch.old_path is not None else file_patch.path
         source, source_exists, source_key = self._patch_entry(source_name, held)
@@ -842,7 +926,7 @@ class Filesystem:
         original: TextFile | None = None
         if not file_patch.creates and source is not None and source_exists:
             try:
-                original = self._read_text_strict(source, source_name)
+                original = self._read_text_strict(source, source_name, seen)
             except RetriableError as exc:
                 raise PatchError(str(exc)) from None
         if (file_patch.creates or source_key != target_key) and target_exists:
