@@ -7,6 +7,7 @@ It serves the same small tool set over any of the three transports MCPTool suppo
     python mcp_demo_server.py sse --fd 5 --path /api/v1/stream
     python mcp_demo_server.py streamable-http --fd 5 --require-token s3cret
     python mcp_demo_server.py streamable-http --fd 5 --oauth --base-url http://127.0.0.1:PORT
+    python mcp_demo_server.py streamable-http --fd 5 --oauth --token-lifetime 2 ...
 
 For HTTP transports the test binds the listening socket itself (a free port on 127.0.0.1)
 and hands its file descriptor over with `--fd`, so there is no race for the port.
@@ -15,6 +16,9 @@ and hands its file descriptor over with `--fd`, so there is no race for the port
 carry `Authorization: Bearer <token>`. `--oauth` turns the server into its own OAuth
 authorization server (the `mcp` package's auth routes backed by an in-memory provider that
 approves every request), so the browser flow of `oauth_handler` can be run end to end.
+Its access tokens live `--token-lifetime` seconds and come with rotating refresh tokens;
+`GET /__oauth/events` lists what it did (registrations, authorizations, grants by type) and
+`POST /__oauth/revoke` revokes every token, as an administrator withdrawing the grant would.
 """
 
 from __future__ import annotations
@@ -40,16 +44,26 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 
 class _ApproveEverythingProvider:
-    """In-memory OAuth provider: registers any client, approves every authorization."""
+    """In-memory OAuth provider: registers any client, approves every authorization.
 
-    def __init__(self) -> None:
+    Access tokens live ``token_lifetime`` seconds (checked to the fraction of a second, so
+    tests can outlive one); each comes with a refresh token, rotated on every refresh. What
+    the token endpoint granted is recorded in ``events`` for the tests to read.
+    """
+
+    def __init__(self, token_lifetime: float = 3600.0) -> None:
+        self.token_lifetime = token_lifetime
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
-        self.tokens: dict[str, AccessToken] = {}
+        self.tokens: dict[str, tuple[AccessToken, float]] = {}
+        self.refresh_tokens: dict[str, RefreshToken] = {}
+        self.events: list[str] = []
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -57,12 +71,14 @@ class _ApproveEverythingProvider:
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         assert client_info.client_id is not None
         self.clients[client_info.client_id] = client_info
+        self.events.append("register")
 
     async def authorize(
         self, client: OAuthClientInformationFull, params: AuthorizationParams
     ) -> str:
         code = secrets.token_urlsafe(32)
         assert client.client_id is not None
+        self.events.append("authorize")
         self.codes[code] = AuthorizationCode(
             code=code,
             scopes=params.scopes or [],
@@ -84,32 +100,62 @@ class _ApproveEverythingProvider:
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
         self.codes.pop(authorization_code.code, None)
-        token = "at-" + secrets.token_urlsafe(24)
-        assert client.client_id is not None
-        self.tokens[token] = AccessToken(
-            token=token,
-            client_id=client.client_id,
-            scopes=authorization_code.scopes,
-            expires_at=int(time.time()) + 3600,
-            resource=authorization_code.resource,
-        )
-        return OAuthToken(access_token=token, token_type="Bearer", expires_in=3600)
+        self.events.append("grant:authorization_code")
+        return self._issue(client, authorization_code.scopes, authorization_code.resource)
 
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
-        return None
+        return self.refresh_tokens.get(refresh_token)
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
-        raise NotImplementedError
+        self.refresh_tokens.pop(refresh_token.token, None)  # rotated: each is good once
+        self.events.append("grant:refresh_token")
+        return self._issue(client, scopes, refresh_token.resource)
+
+    def _issue(
+        self, client: OAuthClientInformationFull, scopes: list[str], resource: str | None
+    ) -> OAuthToken:
+        assert client.client_id is not None
+        token = "at-" + secrets.token_urlsafe(24)
+        refresh = "rt-" + secrets.token_urlsafe(24)
+        lifetime = self.token_lifetime
+        self.tokens[token] = (
+            AccessToken(
+                token=token,
+                client_id=client.client_id,
+                scopes=scopes,
+                expires_at=int(time.time() + lifetime) + 1,
+                resource=resource,
+            ),
+            time.time() + lifetime,
+        )
+        self.refresh_tokens[refresh] = RefreshToken(
+            token=refresh, client_id=client.client_id, scopes=scopes, resource=resource
+        )
+        return OAuthToken(
+            access_token=token,
+            token_type="Bearer",
+            expires_in=max(1, int(lifetime)),
+            refresh_token=refresh,
+        )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
-        return self.tokens.get(token)
+        found = self.tokens.get(token)
+        if found is None or found[1] < time.time():
+            return None  # unknown or expired: the request gets a 401
+        return found[0]
 
     async def revoke_token(self, token: Any) -> None:
         self.tokens.pop(getattr(token, "token", ""), None)
+
+    def revoke_everything(self) -> None:
+        """What an administrator revoking the user's grant does: no token works any more."""
+        self.tokens.clear()
+        self.refresh_tokens.clear()
+        self.events.append("revoke")
 
 
 class _RequireBearer:
@@ -131,10 +177,11 @@ class _RequireBearer:
 
 def build_server(args: argparse.Namespace) -> MCPServer[Any]:
     auth_kwargs: dict[str, Any] = {}
+    provider = _ApproveEverythingProvider(token_lifetime=args.token_lifetime)
     if args.oauth:
         base = args.base_url.rstrip("/")
         auth_kwargs = {
-            "auth_server_provider": _ApproveEverythingProvider(),
+            "auth_server_provider": provider,
             "auth": AuthSettings(
                 issuer_url=base,
                 resource_server_url=base + args.path,
@@ -143,6 +190,16 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
             ),
         }
     server: MCPServer[Any] = MCPServer(name="demo", log_level="WARNING", **auth_kwargs)
+
+    # Test controls of the OAuth stand-in (outside the protected MCP endpoint).
+    @server.custom_route("/__oauth/events", methods=["GET"])
+    async def oauth_events(request: Request) -> Response:
+        return JSONResponse(provider.events)
+
+    @server.custom_route("/__oauth/revoke", methods=["POST"])
+    async def oauth_revoke(request: Request) -> Response:
+        provider.revoke_everything()
+        return JSONResponse({"revoked": True})
 
     @server.tool()
     def add(a: int, b: int) -> int:
@@ -200,13 +257,15 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    # No abbreviations: tests pass `--token x`, which would otherwise mean --token-lifetime.
+    parser = argparse.ArgumentParser(allow_abbrev=False)
     parser.add_argument("transport", choices=["stdio", "sse", "streamable-http"])
     parser.add_argument("--fd", type=int, default=None)
     parser.add_argument("--path", default="/mcp")
     parser.add_argument("--require-token", default=None)
     parser.add_argument("--oauth", action="store_true")
     parser.add_argument("--base-url", default="")
+    parser.add_argument("--token-lifetime", type=float, default=3600.0)
     parser.add_argument("--startup-delay", type=float, default=0.0)
     # Unknown arguments are accepted (and reported by the `argv` tool): tests pass
     # credential-style flags to check they reach the process unmasked.

@@ -30,7 +30,14 @@ from fastmcp.client.transports import (
     StdioTransport,
     StreamableHttpTransport,
 )
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 from pydantic_ai import RunContext
 from pydantic_ai.exceptions import (
     ApprovalRequired,
@@ -112,8 +119,11 @@ class MCPHTTPConnectionConfig(BaseModel):
     ``transport`` is taken as given, never guessed from ``url``. ``bearer_token`` is sent
     as ``Authorization: Bearer <token>`` on every request of the transport (it is excluded
     from ``repr`` but, being configuration, it is serialized with the card: keep cards that
-    carry one out of logs). ``read_timeout`` bounds how long a call waits for an answer and,
-    for SSE, how long the event stream may stay silent before it is dropped;
+    carry one out of logs). ``auth="oauth"`` uses instead the login stored for ``url`` by
+    :func:`~akgentic.tool.mcp.oauth_login.login_mcp_server`, refreshing it as it expires
+    (in ``oauth_store_dir``, by default the per-user directory; a store object can be set
+    with :meth:`use_login_store`). ``read_timeout`` bounds how long a call waits for an
+    answer and, for SSE, how long the event stream may stay silent before it is dropped;
     ``init_timeout`` bounds opening the connection.
     """
 
@@ -122,15 +132,50 @@ class MCPHTTPConnectionConfig(BaseModel):
     url: str = Field(description="The server's MCP endpoint, http:// or https://.")
     transport: Literal["streamable-http", "sse"] = "streamable-http"
     bearer_token: str | None = Field(default=None, repr=False)
+    auth: Literal["oauth"] | None = Field(
+        default=None,
+        description="'oauth': authenticate with the stored OAuth login of this URL, "
+        "refreshed as it expires (instead of bearer_token).",
+    )
+    oauth_store_dir: str | None = Field(
+        default=None,
+        description="Directory of the stored logins (default: the per-user directory).",
+    )
     read_timeout: float = Field(default=DEFAULT_READ_TIMEOUT, gt=0)
     init_timeout: float = Field(default=DEFAULT_HTTP_INIT_TIMEOUT, gt=0)
     timeout: float | None = Field(default=None, gt=0, description=_TIMEOUT_DOC)
     tool_prefix: str | None = None
 
+    # A store object is runtime state, not configuration: never serialized with the card.
+    _login_store: Any = PrivateAttr(default=None)
+
     @model_validator(mode="before")
     @classmethod
     def _former_timeout(cls, data: Any) -> Any:
         return _timeout_sets_init_timeout(data)
+
+    @model_validator(mode="after")
+    def _one_credential(self) -> Self:
+        if self.auth == "oauth" and self.bearer_token is not None:
+            raise ValueError(
+                "auth='oauth' sends the stored OAuth login's token; bearer_token would be "
+                "another credential for the same requests: give one of them"
+            )
+        if self.oauth_store_dir is not None and self.auth != "oauth":
+            raise ValueError("oauth_store_dir is only used with auth='oauth'")
+        return self
+
+    def use_login_store(self, store: Any) -> Self:
+        """Keep this connection's OAuth login in ``store`` (a ``LoginStore``); returns self."""
+        from akgentic.tool.mcp.oauth_store import LoginStore
+
+        if not isinstance(store, LoginStore):
+            raise TypeError(
+                f"use_login_store expects a LoginStore (load, save, delete), "
+                f"got {type(store).__name__}"
+            )
+        self._login_store = store
+        return self
 
     @field_validator("url")
     @classmethod
@@ -375,14 +420,36 @@ def _build_transport(connection: MCPConnectionConfig) -> ClientTransport:
     headers = (
         {"Authorization": f"Bearer {connection.bearer_token}"} if connection.bearer_token else None
     )
+    auth = _stored_login_auth(connection) if connection.auth == "oauth" else None
     if connection.transport == "sse":
         return SSETransport(
             connection.url,
             headers=headers,
+            auth=auth,
             # The SSE stream is one long response: this is how long it may stay silent.
             sse_read_timeout=connection.read_timeout,
         )
-    return StreamableHttpTransport(connection.url, headers=headers)
+    return StreamableHttpTransport(connection.url, headers=headers, auth=auth)
+
+
+def _stored_login_auth(connection: MCPHTTPConnectionConfig) -> Any:
+    """The SDK's OAuth provider over the stored login, never asking the user (a run has
+    nobody at a browser): a login it cannot use or refresh raises ``MCPLoginError``."""
+    # Imported here: the login module builds on this one (its error subclasses ours).
+    from akgentic.tool.mcp.oauth_login import MCPOAuthProvider
+    from akgentic.tool.mcp.oauth_store import FileLoginStore
+
+    store = connection._login_store
+    if store is None:
+        store = FileLoginStore(connection.oauth_store_dir)
+    return MCPOAuthProvider(connection.url, store=store)
+
+
+def _login_failure(exc: BaseException) -> BaseException | None:
+    from akgentic.tool.mcp.oauth_login import MCPLoginError, find_login_failure
+
+    found = find_login_failure(exc)
+    return found if isinstance(found, MCPLoginError) else None
 
 
 class _GuardedMCPToolset(MCPToolset[Any]):
@@ -406,11 +473,17 @@ class _GuardedMCPToolset(MCPToolset[Any]):
             process_tool_call=self._guard_call,
         )
         self._server_label = label
+        # The OAuth provider of an `auth="oauth"` connection (it records a refused login).
+        self._login = getattr(transport, "auth", None)
 
     async def __aenter__(self) -> Self:
         try:
             return await super().__aenter__()
         except Exception as exc:
+            login_failure = _login_failure(exc)
+            if login_failure is not None:
+                # Already names the server and says how to log in again.
+                raise login_failure from exc
             # The transport's own message may quote a URL or command line: masked as well.
             raise MCPConnectionError(
                 f"could not open the {self._server_label}: "
@@ -429,9 +502,17 @@ class _GuardedMCPToolset(MCPToolset[Any]):
     ) -> ToolResult:
         try:
             return await call(name, args)
-        except (ModelRetry, ToolFailed, CallDeferred, ApprovalRequired):
-            raise
         except Exception as exc:
+            # A login refused mid-run breaks the transport, and the call only sees a closed
+            # connection: the provider's own error says what happened and what to do.
+            login_failure = _login_failure(exc) or getattr(self._login, "failure", None)
+            if login_failure is not None:
+                raise ToolFailed(
+                    f"`{name}` could not be called: {login_failure}. The server's tools are "
+                    "unavailable until then: continue without them or report it."
+                ) from exc
+            if isinstance(exc, ModelRetry | ToolFailed | CallDeferred | ApprovalRequired):
+                raise
             raise ToolFailed(
                 f"The {self._server_label} failed during `{name}` "
                 f"({type(exc).__name__}: {exc}). It may have stopped; its tools may be "
