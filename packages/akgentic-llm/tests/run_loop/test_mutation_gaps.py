@@ -5,6 +5,8 @@ Each test names the mutation it kills: applied to the source, the test fails.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import (
@@ -209,3 +211,45 @@ def test_the_none_strategy_arms_no_threshold() -> None:
         run_usage_limits=RunUsageLimits(total_tokens_limit=100),
     )
     assert never.compaction_threshold() is None
+
+
+# ------------------------------------------ cost aggregation sums the requests an event counts
+
+
+def test_aggregate_usage_sums_each_events_request_count() -> None:
+    from akgentic.llm import aggregate_usage
+
+    events = [
+        LlmUsageEvent("r1", "unpriced-model", None, 10, 1, requests=3),
+        LlmUsageEvent("r1", "unpriced-model", None, 10, 1),
+    ]
+    summary = aggregate_usage(events)
+    assert summary.by_model["unpriced-model"].requests == 4
+    assert summary.total_requests == 4
+
+
+# ------------------------------- consume_decision hands back the most recent decision
+
+
+async def test_consume_decision_returns_the_latest_decision_first() -> None:
+    from pydantic_ai.exceptions import UsageLimitExceeded
+
+    from akgentic.llm.capabilities.limit_recovery import (
+        ConclusionDecision,
+        LimitRecoveryCapability,
+    )
+
+    class Echo(LimitRecoveryCapability):
+        async def handle_limit_exceeded(
+            self, ctx: Any, *, error: UsageLimitExceeded
+        ) -> ConclusionDecision | None:
+            return ConclusionDecision(reason=str(error).split(".")[0])
+
+    policy = Echo()
+    for name in ("first breach", "second breach"):
+        with pytest.raises(UsageLimitExceeded):
+            await policy.on_run_error(None, error=UsageLimitExceeded(name))  # type: ignore[arg-type]
+    latest = policy.consume_decision()
+    older = policy.consume_decision()
+    assert (latest and latest.reason, older and older.reason) == ("second breach", "first breach")
+    assert policy.consume_decision() is None
