@@ -136,7 +136,8 @@ class VectorStoreConfig(BaseConfig):
     environment, never from here. Weaviate's connection comes from the environment too
     (``WEAVIATE_*``); ``weaviate_url`` and ``weaviate_api_key``, the predecessor's fields,
     override it for this store when code that creates the actor itself sets them (no
-    card sets them).
+    card sets them). Qdrant is placed the same way: ``qdrant_url`` / ``qdrant_path`` /
+    ``qdrant_location`` (at most one) over the ``QDRANT_*`` environment.
     """
 
     embedding_model: str = "text-embedding-3-small"
@@ -161,6 +162,34 @@ class VectorStoreConfig(BaseConfig):
     """Weaviate API key of this store, replacing ``WEAVIATE_API_KEY``; ``None``: the
     environment decides. Kept out of ``repr`` (it is still part of the config's dump,
     as it was in the predecessor's)."""
+    qdrant_url: str | None = None
+    """Qdrant server (or cluster) endpoint of this store's ``backend="qdrant"``
+    collections, e.g. ``http://qdrant:6333``; replaces ``QDRANT_URL``."""
+    qdrant_api_key: str | None = Field(default=None, repr=False)
+    """Qdrant API key sent with ``qdrant_url``; replaces ``QDRANT_API_KEY``. Kept out of
+    ``repr``."""
+    qdrant_path: str | None = None
+    """Directory of an embedded Qdrant kept on disk (replaces ``QDRANT_PATH``); a relative
+    path is resolved against the workspaces root. With none of ``qdrant_url``,
+    ``qdrant_path``, ``qdrant_location`` nor their variables set, the store keeps its
+    embedded Qdrant under the team's workspace."""
+    qdrant_location: Literal[":memory:"] | None = None
+    """``":memory:"``: an embedded Qdrant held in this process only (gone when the last
+    store using it stops)."""
+
+    @model_validator(mode="after")
+    def _one_qdrant_place(self) -> Self:
+        given = [
+            name
+            for name in ("qdrant_url", "qdrant_path", "qdrant_location")
+            if getattr(self, name) is not None
+        ]
+        if len(given) > 1:
+            raise ValueError(
+                f"set at most one of qdrant_url, qdrant_path, qdrant_location "
+                f"(got {', '.join(given)})"
+            )
+        return self
 
 
 class CollectionConfig(BaseModel):
@@ -173,27 +202,28 @@ class CollectionConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     dimension: Annotated[int, Field(gt=0, le=65536)] = 1536
-    backend: Literal["inmemory", "weaviate"] = "inmemory"
+    backend: Literal["inmemory", "weaviate", "qdrant"] = "inmemory"
     persistence: Literal["actor_state", "workspace"] = "actor_state"
     """``actor_state``: vectors live in the store actor's state and come back when the
     team resumes. ``workspace``: they are written to a file under ``workspace_path``
     (atomically) and read back from it; the actor state then only remembers the
-    collection. Only the ``inmemory`` backend persists itself; Weaviate is its own
-    storage."""
+    collection. Only the ``inmemory`` backend persists itself; Weaviate and Qdrant are
+    their own storage."""
     workspace_path: str | None = None
     """Directory for ``persistence="workspace"``. A relative path is resolved against the
     workspaces root (``AKGENTIC_WORKSPACES_ROOT``); ``None`` means the team's workspace
     directory."""
     tenant: str | None = None
-    """Weaviate tenant of this collection (multi-tenancy); the in-memory backend, which is
-    per team already, ignores it."""
+    """Tenant of this collection: a Weaviate tenant, or in Qdrant a payload partition of
+    one collection shared by the teams naming it; the in-memory backend, which is per
+    team already, ignores it."""
 
     @model_validator(mode="after")
     def _check_combination(self) -> Self:
-        if self.backend == "weaviate" and self.persistence == "workspace":
+        if self.backend != "inmemory" and self.persistence == "workspace":
             raise ValueError(
                 "persistence='workspace' applies to backend='inmemory' only; "
-                "Weaviate stores the vectors itself"
+                f"{self.backend.capitalize()} stores the vectors itself"
             )
         if self.workspace_path is not None and self.persistence != "workspace":
             raise ValueError("workspace_path is only read when persistence='workspace'")
