@@ -8,6 +8,9 @@ Workloads (a generated tree of 2,000 files of ~200 lines, and a 5,000-line file)
   glob      workspace_glob "**/*.py"       vs  glob.glob(recursive=True) + sort by mtime
   edit      180 exact + 20 fuzzy workspace_edit calls on a 5,000-line file
             vs  read + str.replace + atomic write of the same file (the I/O floor)
+  stale     exact workspace_edit with stale-write protection on (the file seen first, so
+            every edit hashes and compares it) vs the same edit with it off, alternated;
+            on the 5,000-line file and on a 200-line one
 Medians of several repetitions are printed, with ratios to the baselines and the targets.
 """
 
@@ -247,6 +250,35 @@ def bench_edit(tools: dict[str, Callable[..., Any]], ws: Path) -> None:
     print(f"  {'slowest fuzzy edit':<48} {max(fuzzy_times) * 1000:9.2f} ms")
 
 
+def bench_stale_check(ws: Path, edits: int = 150, size: int = 5000) -> None:
+    print(f"\n== stale-write check: {edits} exact edits of a {size:,}-line file, on vs off ==")
+    on = {fn.__name__: fn for fn in WorkspaceTool(workspace_id="bench").get_tools()}
+    off_card = WorkspaceTool(workspace_id="bench", stale_write_protection=False)
+    off = {fn.__name__: fn for fn in off_card.get_tools()}
+    lines = [f"    value_{i} = compute_{i}(alpha, beta_{i % 7})" for i in range(size)]
+    for name in ("stale_on.py", "stale_off.py"):  # one file each: they must not race
+        (ws / name).write_text("\n".join(lines) + "\n")
+    on["workspace_read"]("stale_on.py", limit=1)  # seen: every edit below is checked
+    on_times, off_times = [], []
+    for i in range(edits):
+        old, new = f"value_{i} = compute_{i}(alpha", f"value_{i} = compute_{i}(delta"
+        start = time.perf_counter()
+        off["workspace_edit"]("stale_off.py", old, new)
+        off_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        on["workspace_edit"]("stale_on.py", old, new)
+        on_times.append(time.perf_counter() - start)
+    base, ours = statistics.median(off_times), statistics.median(on_times)
+    row(f"exact edit, {size:,} lines, protection off (median)", base, base)
+    row(
+        f"exact edit, {size:,} lines, protection on (median)",
+        ours,
+        base,
+        f"+{(ours - base) * 1000:.2f} ms",
+        "the same edit with stale_write_protection=False",
+    )
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-workspace-") as tmp:
         os.environ[WORKSPACES_ROOT_ENV] = tmp
@@ -264,6 +296,8 @@ def main() -> None:
         bench_grep(tools, python_grep, ws)
         bench_glob(tools, ws)
         bench_edit(tools, ws)
+        bench_stale_check(ws)
+        bench_stale_check(ws, size=200)
 
 
 if __name__ == "__main__":

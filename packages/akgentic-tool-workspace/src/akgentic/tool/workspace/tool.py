@@ -321,6 +321,9 @@ class WorkspaceTool(ToolCard):
     `workspace_id` names the directory; left unset, the team's id is used (so each team gets
     its own), or `"default"` when the card runs outside a team. Two cards (or a `WorkspaceTool`
     and an `ExecTool`) with the same `workspace_id` share their files.
+
+    `stale_write_protection` (on by default) refuses a change to a file that changed since
+    the carrying agent last read or wrote it (see `akgentic.tool.workspace._seen`).
     """
 
     workspace_id: str | None = Field(
