@@ -337,7 +337,7 @@ class MCPOAuthProvider(OAuthClientProvider):
 @contextlib.asynccontextmanager
 async def browser_interaction(
     *,
-    open_browser: BrowserOpener = webbrowser.open,
+    open_browser: BrowserOpener | None = None,
     callback_port: int = 0,
     timeout: float = 300.0,
 ) -> AsyncIterator[OAuthInteraction]:
@@ -345,14 +345,16 @@ async def browser_interaction(
 
     The listener (the handler module's, on ``callback_port``, 0 for any free port) takes
     only the redirect carrying the request's ``state``, and waits ``timeout`` seconds.
-    When ``open_browser`` reports failure the URL is logged for the user to open.
+    ``open_browser`` defaults to :func:`webbrowser.open` (looked up at each call); when it
+    reports failure the URL is logged for the user to open.
     """
+    opener = open_browser if open_browser is not None else webbrowser.open
     async with listen_for_callback(callback_port) as callback:
 
         async def send_user(url: str) -> None:
             state = parse_qs(urlsplit(url).query).get("state", [""])[0]
             callback.expect(state)
-            opened = open_browser(url)
+            opened = opener(url)
             if inspect.isawaitable(opened):
                 opened = await opened
             if opened is False:
@@ -379,7 +381,7 @@ async def login_mcp_server(
     transport: Literal["streamable-http", "sse"] = "streamable-http",
     scopes: list[str] | None = None,
     client_name: str = "akgentic",
-    open_browser: BrowserOpener = webbrowser.open,
+    open_browser: BrowserOpener | None = None,
     callback_port: int = 0,
     timeout: float = 300.0,
 ) -> StoredLogin:
