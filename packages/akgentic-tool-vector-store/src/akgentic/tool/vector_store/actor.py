@@ -977,6 +977,14 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
                 url=self.config.weaviate_url,
                 api_key=self.config.weaviate_api_key,
             )
+        if config.backend == "qdrant":
+            from akgentic.tool.vector_store.qdrant import QdrantBackend, QdrantSettings
+
+            settings = QdrantSettings.for_store(
+                self.config,
+                lambda: resolve_workspace_dir(str(self.team_id)) / WORKSPACE_SUBDIR / "qdrant",
+            )
+            return QdrantBackend.connect(name, record, team_id=self.team_id, settings=settings)
         directory = self._workspace_directory(config) if config.persistence == "workspace" else None
         if fresh and directory is None:
             return InMemoryBackend(name, config)
