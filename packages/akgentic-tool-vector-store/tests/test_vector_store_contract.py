@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 from pydantic import ValidationError
 
@@ -14,12 +23,16 @@ from akgentic.tool.core.testing import assert_card_conformance
 from akgentic.tool.core.vector_store import (
     VECTOR_STORE_NAME,
     CollectionConfig,
+    VectorDocument,
     VectorQuery,
     embed_worker_name,
     lookup_vector_store,
     resolve_vector_store_name,
     validate_collection_name,
 )
+from akgentic.tool.vector_store.backend import CollectionBackend, CollectionRecord
+from akgentic.tool.vector_store.inmemory import InMemoryBackend
+from akgentic.tool.vector_store.qdrant import QdrantBackend, QdrantSettings
 from akgentic.tool.vector_store.tool import VectorStoreTool
 
 
@@ -39,6 +52,7 @@ def test_collection_config_defaults_follow_the_spec() -> None:
         ({"dimension": 0}, "dimension"),
         ({"backend": "faiss"}, "backend"),
         ({"backend": "weaviate", "persistence": "workspace"}, "backend='inmemory' only"),
+        ({"backend": "qdrant", "persistence": "workspace"}, "Qdrant stores the vectors"),
         ({"workspace_path": "x"}, "workspace_path is only read"),
         ({"tenant": "t", "colour": "red"}, "colour"),
     ],
@@ -126,3 +140,211 @@ def test_a_second_card_with_other_settings_does_not_reconfigure_the_store(
 
     assert second.store_address == first.store_address
     assert "text-embedding-3-large is ignored" in caplog.text
+
+
+# -- the storage contract, one suite over every backend ------------------------------------
+#
+# Each test below runs against the in-memory backend, Qdrant embedded in memory, Qdrant
+# embedded on disk, and the Weaviate backend talking to its local wire-protocol stand-in
+# (``test_weaviate_backend.py``). A backend is only correct if it passes them all.
+
+BACKENDS = ["inmemory", "qdrant-memory", "qdrant-path", "weaviate"]
+DIM3 = 3
+
+
+def _sibling(module: str) -> Any:
+    """Load a sibling test module (the suite runs with ``--import-mode=importlib``)."""
+    path = Path(__file__).with_name(f"{module}.py")
+    spec = importlib.util.spec_from_file_location(f"_contract_{module}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+@pytest.fixture
+def weaviate_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The Weaviate stand-in (REST + gRPC on 127.0.0.1), as the Weaviate tests run it."""
+    import grpc
+    from weaviate.proto.v1 import weaviate_pb2_grpc
+
+    standin = _sibling("test_weaviate_backend")
+    db = standin.FakeWeaviate()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), standin._rest_handler(db))
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    weaviate_pb2_grpc.add_WeaviateServicer_to_server(standin.Servicer(db), server)
+    monkeypatch.setenv("WEAVIATE_GRPC_PORT", str(server.add_insecure_port("127.0.0.1:0")))
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        server.stop(grace=None)
+        httpd.shutdown()
+        httpd.server_close()
+
+
+OpenBackend = Callable[[str], CollectionBackend]
+
+
+@pytest.fixture(params=BACKENDS)
+def open_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenBackend]:
+    """``open_backend(name)``: collection ``name`` (dimension 3) on the backend under test.
+    Every backend opened is closed at the end of the test."""
+    kind: str = request.param
+    team = uuid.uuid4()
+    opened: list[CollectionBackend] = []
+
+    def open_one(name: str) -> CollectionBackend:
+        config = CollectionConfig.model_validate({"dimension": DIM3, "backend": kind.split("-")[0]})
+        record = CollectionRecord(config=config)
+        backend: CollectionBackend
+        if kind == "inmemory":
+            backend = InMemoryBackend(name, config)
+        elif kind == "weaviate":
+            from akgentic.tool.vector_store.weaviate import WeaviateBackend
+
+            url = request.getfixturevalue("weaviate_url")
+            backend = WeaviateBackend.connect(name, record, team_id=team, url=url)
+        else:
+            settings = (
+                QdrantSettings(location=":memory:")
+                if kind == "qdrant-memory"
+                else QdrantSettings(path=str(tmp_path / "qdrant"))
+            )
+            backend = QdrantBackend.connect(name, record, team_id=team, settings=settings)
+        opened.append(backend)
+        return backend
+
+    yield open_one
+    for backend in opened:
+        backend.close()
+
+
+def _vec(*values: float) -> npt.NDArray[np.float32]:
+    return np.asarray(values, dtype=np.float32)
+
+
+def _doc(ref: str, text: str, vector: list[float] | None = None, **meta: Any) -> VectorDocument:
+    return VectorDocument(ref=ref, text=text, vector=vector, metadata=meta)
+
+
+def _three(backend: CollectionBackend) -> None:
+    backend.put(
+        [
+            _doc("x", "alpha release notes", [1, 0, 0], team="red", n=1),
+            _doc("y", "beta login page", [0.6, 0.8, 0], team="blue", n=2),
+            _doc("z", "gamma pending page", team="red", n=3),
+        ]
+    )
+
+
+def test_contract_documents_with_and_without_vectors_are_counted(
+    open_backend: OpenBackend,
+) -> None:
+    backend = open_backend("notes")
+    assert backend.counts() == (0, 0)
+    _three(backend)
+    assert backend.counts() == (3, 2)
+    assert backend.unembedded() == {"z": "gamma pending page"}
+    assert backend.record().config.dimension == DIM3
+
+
+def test_contract_set_vectors_reaches_present_documents_only(open_backend: OpenBackend) -> None:
+    backend = open_backend("notes")
+    _three(backend)
+    backend.set_vectors(["z", "gone"], np.asarray([[0, 0, 1], [1, 1, 1]], dtype=np.float32))
+    assert backend.counts() == (3, 3)
+    assert backend.unembedded() == {}
+    hits = backend.vector_search(_vec(0, 0, 1), 1, 0.5, {})
+    assert [(hit.ref, hit.text, hit.metadata) for hit in hits] == [
+        ("z", "gamma pending page", {"team": "red", "n": 3})
+    ]
+
+
+def test_contract_vector_search_ranks_by_cosine_and_honours_threshold_and_top_k(
+    open_backend: OpenBackend,
+) -> None:
+    backend = open_backend("notes")
+    _three(backend)
+    hits = backend.vector_search(_vec(1, 0, 0), 10, 0.0, {})
+    assert [hit.ref for hit in hits] == ["x", "y"]  # z has no vector yet
+    assert [hit.score for hit in hits] == pytest.approx([1.0, 0.6], abs=1e-5)
+    assert {hit.match for hit in hits} == {"vector"}
+    assert hits[0].metadata == {"team": "red", "n": 1}
+    assert [hit.ref for hit in backend.vector_search(_vec(1, 0, 0), 1, 0.0, {})] == ["x"]
+    assert [hit.ref for hit in backend.vector_search(_vec(1, 0, 0), 10, 0.7, {})] == ["x"]
+    assert backend.vector_search(_vec(0, 0, -1), 10, 0.1, {}) == []
+    every = backend.vector_search(_vec(0, 0, -1), 10, -1.0, {})
+    assert {hit.ref for hit in every} == {"x", "y"}
+
+
+def test_contract_where_keeps_documents_whose_metadata_equals_every_value(
+    open_backend: OpenBackend,
+) -> None:
+    backend = open_backend("notes")
+    _three(backend)
+    blue = backend.vector_search(_vec(1, 0, 0), 10, -1.0, {"team": "blue"})
+    assert [hit.ref for hit in blue] == ["y"]
+    assert backend.vector_search(_vec(1, 0, 0), 10, -1.0, {"team": "red", "n": 2}) == []
+    red = backend.vector_search(_vec(1, 0, 0), 10, -1.0, {"team": "red", "n": 1})
+    assert [hit.ref for hit in red] == ["x"]
+    pages = backend.keyword_search("page", 10, {"team": "red"})
+    assert [hit.ref for hit in pages] == ["z"]
+
+
+def test_contract_keyword_search_scores_phrase_then_share_of_words(
+    open_backend: OpenBackend,
+) -> None:
+    backend = open_backend("notes")
+    _three(backend)
+    hits = backend.keyword_search("Login Page", 10, {})
+    assert [(hit.ref, hit.score, hit.match) for hit in hits] == [
+        ("y", 1.0, "keyword"),
+        ("z", 0.5, "keyword"),
+    ]
+    assert hits[0].text == "beta login page"
+    assert hits[0].metadata == {"team": "blue", "n": 2}
+    assert [hit.ref for hit in backend.keyword_search("login page", 1, {})] == ["y"]
+    assert backend.keyword_search("kubernetes", 10, {}) == []
+
+
+def test_contract_rewriting_a_ref_replaces_it_and_drops_a_stale_vector(
+    open_backend: OpenBackend,
+) -> None:
+    backend = open_backend("notes")
+    _three(backend)
+    backend.put([_doc("x", "alpha rewritten", team="green")])
+    assert backend.counts() == (3, 1)
+    assert backend.unembedded() == {"x": "alpha rewritten", "z": "gamma pending page"}
+    assert [hit.ref for hit in backend.vector_search(_vec(1, 0, 0), 10, -1.0, {})] == ["y"]
+    assert [hit.ref for hit in backend.keyword_search("rewritten", 5, {"team": "green"})] == ["x"]
+    backend.put([_doc("x", "alpha again", [0, 1, 0], team="green")])
+    assert backend.counts() == (3, 2)
+
+
+def test_contract_delete_answers_the_refs_that_existed(open_backend: OpenBackend) -> None:
+    backend = open_backend("notes")
+    _three(backend)
+    assert backend.delete(["x", "x", "nope", "z"]) == ["x", "z"]
+    assert backend.delete(["x"]) == []
+    assert backend.delete([]) == []
+    assert backend.counts() == (1, 1)
+    assert backend.keyword_search("alpha", 5, {}) == []
+    assert backend.unembedded() == {}
+
+
+def test_contract_collections_are_apart_and_drop_empties_one(open_backend: OpenBackend) -> None:
+    notes, other = open_backend("notes"), open_backend("other")
+    _three(notes)
+    other.put([_doc("x", "other alpha", [0, 0, 1])])
+    assert other.counts() == (1, 1)
+    assert [hit.text for hit in other.keyword_search("alpha", 5, {})] == ["other alpha"]
+
+    notes.drop()
+    notes.close()
+    again = open_backend("notes")
+    assert again.counts() == (0, 0)
+    assert other.counts() == (1, 1)
