@@ -7,6 +7,12 @@ is built.
 """
 
 from akgentic.llm.agent import ReactAgent, UserPrompt
+from akgentic.llm.approvals import (
+    ApprovalMismatchError,
+    PendingToolCall,
+    ToolCallDecision,
+    args_digest,
+)
 from akgentic.llm.capabilities import (
     AgentUsageLimitError,
     CompactionCapability,
@@ -67,6 +73,7 @@ __all__ = [
     "AgentUsageLimitError",
     "AgentUsageLimits",
     "AgentUsageSummary",
+    "ApprovalMismatchError",
     "CompactionCapability",
     "CompactionConfig",
     "CompactionResult",
@@ -87,6 +94,7 @@ __all__ = [
     "LlmUsageEvent",
     "ModelConfig",
     "ModelUsage",
+    "PendingToolCall",
     "PromptTemplate",
     "ReactAgent",
     "ReactAgentConfig",
@@ -95,12 +103,14 @@ __all__ = [
     "RunUsageSummary",
     "RuntimeConfig",
     "SystemPromptPartSnapshot",
+    "ToolCallDecision",
     "ToolCallEvent",
     "ToolReturnEvent",
     "UsageLimitError",
     "UsageLimits",
     "UserPrompt",
     "aggregate_usage",
+    "args_digest",
     "create_compaction",
     "create_http_client",
     "create_model",

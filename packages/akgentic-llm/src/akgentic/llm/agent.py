@@ -16,12 +16,21 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, TypeAlias, TypeVar
 
-from pydantic_ai import Agent
+from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults
 from pydantic_ai.capabilities import AbstractCapability, AgentCapability
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import BinaryContent
 
 from akgentic.llm._surface import AgentSurface
+from akgentic.llm.approvals import (
+    PendingToolCall,
+    ToolCallDecision,
+    deferred_results,
+    pending_calls,
+    registered_tools,
+    superseded_results,
+    with_deferred_output,
+)
 from akgentic.llm.capabilities._stack import InternalStack
 from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
 from akgentic.llm.capabilities.compaction import CompactionCapability, compaction_event_factory
@@ -114,10 +123,14 @@ class ReactAgent(AgentSurface):
         agent_kwargs: dict[str, Any] = {}
         if deps_type is not None:
             agent_kwargs["deps_type"] = deps_type
+        # Tools flagged ``requires_approval`` end a run with the calls left open (see
+        # ``approvals``); only then may a run's output be ``DeferredToolRequests``.
+        registered, self._defers = registered_tools(tools or ())
+        self._pending: list[PendingToolCall] = []
         self._agent: Agent[Any, Any] = Agent(
             model,
-            output_type=get_output_type(config.model_cfg, result_type),
-            tools=tools or (),
+            output_type=self._output_type(result_type),
+            tools=registered,
             toolsets=toolsets,
             retries=runtime.retries,
             end_strategy=runtime.end_strategy,
@@ -172,8 +185,48 @@ class ReactAgent(AgentSurface):
         """
         self._ensure_open()
         prompt = self._fold_pending_prompts(user_prompt)
+        # Calls still waiting for a decision are refused, so the history keeps no open call.
+        superseded = superseded_results(self._pending) if self._pending else None
+        return await self._run_recovering(prompt, deps, output_type, superseded)
+
+    async def resume(
+        self,
+        decisions: Sequence[ToolCallDecision],
+        *,
+        deps: Any = None,
+        output_type: Any = None,
+    ) -> Any:
+        """Continue the run that ended waiting for approvals, with one decision per open call.
+
+        Approved calls run (with ``override_args`` when given), refused ones hand the model
+        their ``reason``; then the model goes on and the output is returned like ``run()``'s
+        (it may be ``DeferredToolRequests`` again). Raises ``ApprovalMismatchError``, with
+        nothing changed, unless ``decisions`` answer exactly the open calls with plain
+        approvals bound to their arguments' digest.
+        """
+        self._ensure_open()
+        results = deferred_results(self._pending, decisions)
+        return await self._run_recovering(None, deps, output_type, results)
+
+    @property
+    def pending_tool_calls(self) -> list[PendingToolCall]:
+        """The calls the last run left waiting for a decision (empty when none)."""
+        return list(self._pending)
+
+    def clear_context(self) -> str:
+        """Drop the whole history, open calls included (nothing is left to resume)."""
+        self._pending = []
+        return super().clear_context()
+
+    async def _run_recovering(
+        self,
+        prompt: UserPrompt | None,
+        deps: Any,
+        output_type: Any,
+        deferred: DeferredToolResults | None,
+    ) -> Any:
         try:
-            return await self._run_core(prompt, deps, output_type, self._run_limits)
+            return await self._run_core(prompt, deps, output_type, self._run_limits, deferred)
         except UsageLimitExceeded as breach:
             return await self._recover_run_limit(breach, deps, output_type)
 
@@ -220,27 +273,31 @@ class ReactAgent(AgentSurface):
 
     async def _run_core(
         self,
-        prompt: UserPrompt,
+        prompt: UserPrompt | None,
         deps: Any,
         output_type: Any,
         usage_limits: Any,
+        deferred: DeferredToolResults | None = None,
     ) -> Any:
         """The one ``Agent.run`` every path goes through (runs and conclusions alike)."""
+        # The open calls are answered by this run (or, if it fails, by the healing
+        # capability): from here on none of them waits for a decision.
+        self._pending = []
         result = await self._agent.run(
             prompt,
             deps=deps,
             message_history=self._context.messages,
-            output_type=(
-                None
-                if output_type is None
-                else get_output_type(self._config.model_cfg, output_type)
-            ),
+            output_type=None if output_type is None else self._output_type(output_type),
             usage_limits=usage_limits,
+            deferred_tool_results=deferred,
         )
+        if isinstance(result.output, DeferredToolRequests):
+            self._pending = pending_calls(result.output)
         return result.output
 
     def _output_type(self, output_type: Any) -> Any:
-        return get_output_type(self._config.model_cfg, output_type)
+        wrapped = get_output_type(self._config.model_cfg, output_type)
+        return with_deferred_output(wrapped) if self._defers else wrapped
 
     def _fold_pending_prompts(self, user_prompt: UserPrompt) -> UserPrompt:
         """Prefix the user turns buffered before the first run to this run's prompt."""
@@ -261,6 +318,20 @@ class ReactAgent(AgentSurface):
         self._ensure_open()
         self._ensure_no_running_loop("run_sync")
         return self._loop.run_until_complete(self.run(user_prompt, deps, output_type))
+
+    def resume_sync(
+        self,
+        decisions: Sequence[ToolCallDecision],
+        *,
+        deps: Any = None,
+        output_type: Any = None,
+    ) -> Any:
+        """``resume()`` driven to completion on the agent's own event loop."""
+        self._ensure_open()
+        self._ensure_no_running_loop("resume_sync")
+        return self._loop.run_until_complete(
+            self.resume(decisions, deps=deps, output_type=output_type)
+        )
 
     def conclude_without_tools_sync(
         self,

@@ -48,6 +48,7 @@ from pydantic_ai.toolsets import FunctionToolset
 from pydantic_ai.usage import RequestUsage
 
 from akgentic.llm._surface import AgentSurface
+from akgentic.llm.approvals import ApprovalMismatchError, PendingToolCall, ToolCallDecision
 from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
 from akgentic.llm.capabilities.compaction import CompactionCapability, compaction_event_factory
 from akgentic.llm.capabilities.errors import RunUsageLimitError, limit_message
@@ -372,6 +373,30 @@ class MockReactAgent(AgentSurface):
         self._ensure_no_running_loop("conclude_without_tools_sync", "conclude_without_tools")
         return self._loop.run_until_complete(
             self.conclude_without_tools(reason, deps=deps, output_type=output_type)
+        )
+
+    # ---------------------------------------------------------- approvals (parity)
+
+    @property
+    def pending_tool_calls(self) -> list[PendingToolCall]:
+        """Always empty: the mock runs every tool it was given, gated or not."""
+        return []
+
+    async def resume(
+        self, decisions: Sequence[ToolCallDecision], *, deps: Any = None, output_type: Any = None
+    ) -> Any:
+        """Refused (``ApprovalMismatchError``): a mock run never leaves a call waiting."""
+        self._ensure_open()
+        raise ApprovalMismatchError("no tool call is waiting for a decision (mock agent)")
+
+    def resume_sync(
+        self, decisions: Sequence[ToolCallDecision], *, deps: Any = None, output_type: Any = None
+    ) -> Any:
+        """``resume()`` driven on the mock's own event loop."""
+        self._ensure_open()
+        self._ensure_no_running_loop("resume_sync", "resume")
+        return self._loop.run_until_complete(
+            self.resume(decisions, deps=deps, output_type=output_type)
         )
 
     @property

@@ -1,0 +1,184 @@
+"""Tool calls that wait for a decision: ReactAgent's side of approval gates.
+
+A callable flagged ``requires_approval`` never runs when the model calls it: the run ends with
+the call open, ``resume`` runs or refuses it, and the persistent history never keeps a call
+without an answer. The tool is a real function writing to a list, so "it did not run" is
+observed, not assumed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from pydantic_ai import DeferredToolRequests, Tool
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from akgentic.llm import ReactAgent
+from akgentic.llm.approvals import (
+    SUPERSEDED_CALL_MESSAGE,
+    ApprovalMismatchError,
+    args_digest,
+    registered_tools,
+)
+from akgentic.llm.capabilities.healing import dangling_tool_calls
+
+WRITTEN: list[tuple[str, str]] = []
+
+
+def write_note(path: str, text: str) -> str:
+    """Write a note.
+
+    Args:
+        path: Where.
+        text: What.
+    """
+    WRITTEN.append((path, text))
+    return f"wrote {path}"
+
+
+write_note.requires_approval = True  # type: ignore[attr-defined]
+
+
+def read_note(path: str) -> str:
+    """Read a note."""
+    return f"content of {path}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    call_id: str
+    approved: bool
+    args_hash: str | None = None
+    override_args: dict[str, Any] | None = None
+    reason: str | None = None
+
+
+def _returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
+    last = messages[-1]
+    assert isinstance(last, ModelRequest)
+    return [part for part in last.parts if isinstance(part, ToolReturnPart)]
+
+
+def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    returns = _returns(messages)
+    if returns:
+        return ModelResponse(parts=[TextPart(f"tool said: {returns[0].content}")])
+    return ModelResponse(
+        parts=[ToolCallPart("write_note", {"path": "a.md", "text": "hi"}, tool_call_id="c1")]
+    )
+
+
+@pytest.fixture(autouse=True)
+def _clean() -> None:
+    WRITTEN.clear()
+
+
+@pytest.fixture
+def gated(make_agent: Any) -> ReactAgent:
+    agent: ReactAgent = make_agent(tools=[write_note, read_note])
+    agent.pydantic_agent.model = FunctionModel(scripted)
+    return agent
+
+
+def _approve(agent: ReactAgent, **changes: Any) -> Decision:
+    (call,) = agent.pending_tool_calls
+    base = {"call_id": call.call_id, "approved": True, "args_hash": call.args_hash}
+    return Decision(**{**base, **changes})
+
+
+def test_a_gated_call_does_not_run_and_stays_open(gated: ReactAgent) -> None:
+    output = gated.run_sync("write it")
+    assert isinstance(output, DeferredToolRequests)
+    assert WRITTEN == []
+    (call,) = gated.pending_tool_calls
+    assert (call.call_id, call.tool_name, call.args) == (
+        "c1",
+        "write_note",
+        {"path": "a.md", "text": "hi"},
+    )
+    assert call.args_hash == args_digest({"text": "hi", "path": "a.md"})
+
+
+def test_an_approval_runs_the_original_arguments(gated: ReactAgent) -> None:
+    gated.run_sync("write it")
+    answer = gated.resume_sync([_approve(gated)])
+    assert WRITTEN == [("a.md", "hi")]
+    assert answer == "tool said: wrote a.md"
+    assert gated.pending_tool_calls == []
+    assert dangling_tool_calls(gated.context.messages) == []
+
+
+def test_an_edited_approval_runs_the_edited_arguments(gated: ReactAgent) -> None:
+    gated.run_sync("write it")
+    edited = {"path": "b.md", "text": "bye"}
+    gated.resume_sync([_approve(gated, override_args=edited, args_hash=args_digest(edited))])
+    assert WRITTEN == [("b.md", "bye")]
+
+
+def test_a_denial_hands_the_reason_to_the_model_and_runs_nothing(gated: ReactAgent) -> None:
+    gated.run_sync("write it")
+    answer = gated.resume_sync([Decision("c1", approved=False, reason="not on Fridays")])
+    assert WRITTEN == []
+    assert answer == "tool said: not on Fridays"
+    assert dangling_tool_calls(gated.context.messages) == []
+
+
+def test_an_approval_bound_to_other_arguments_is_refused(gated: ReactAgent) -> None:
+    gated.run_sync("write it")
+    stale = args_digest({"path": "a.md", "text": "something else"})
+    with pytest.raises(ApprovalMismatchError, match="other arguments"):
+        gated.resume_sync([_approve(gated, args_hash=stale)])
+    assert WRITTEN == []
+    assert [c.call_id for c in gated.pending_tool_calls] == ["c1"]  # still open
+
+
+def test_a_decision_for_another_call_id_is_refused(gated: ReactAgent) -> None:
+    gated.run_sync("write it")
+    with pytest.raises(ApprovalMismatchError, match="'c2', which is not open; open calls: c1"):
+        gated.resume_sync([_approve(gated, call_id="c2")])
+    with pytest.raises(ApprovalMismatchError, match="no decision for open call"):
+        gated.resume_sync([])
+    assert WRITTEN == []
+    assert len(gated.pending_tool_calls) == 1
+
+
+def test_a_new_prompt_refuses_the_open_calls(gated: ReactAgent) -> None:
+    gated.run_sync("write it")
+    seen: list[list[ModelMessage]] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(list(messages))
+        return ModelResponse(parts=[TextPart("ok")])
+
+    gated.pydantic_agent.model = FunctionModel(answer)
+    assert gated.run_sync("never mind") == "ok"
+    assert WRITTEN == []
+    assert gated.pending_tool_calls == []
+    assert [p.content for p in _returns(seen[0])] == [SUPERSEDED_CALL_MESSAGE]
+    assert dangling_tool_calls(gated.context.messages) == []
+
+
+def test_ungated_tools_are_untouched(make_agent: Any) -> None:
+    tools, gated_any = registered_tools([read_note])
+    assert tools == [read_note]
+    assert gated_any is False
+    explicit = Tool(read_note, requires_approval=True)
+    tools, gated_any = registered_tools([explicit])
+    assert tools == [explicit]
+    assert gated_any is True
+    agent: ReactAgent = make_agent(tools=[read_note])
+    agent.pydantic_agent.model = FunctionModel(
+        lambda m, i: ModelResponse(parts=[TextPart("plain")])
+    )
+    assert agent.run_sync("hello") == "plain"
+    assert agent.pending_tool_calls == []
