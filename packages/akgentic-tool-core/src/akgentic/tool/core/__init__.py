@@ -12,6 +12,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from akgentic.tool.core.approval import (
+        ApprovalDecidedEvent,
+        ApprovalDecision,
+        ApprovalGate,
+        ApprovalRequestedEvent,
+        PendingApproval,
+    )
     from akgentic.tool.core.card import ToolCard
     from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
     from akgentic.tool.core.commands import CommandRegistry
@@ -46,6 +53,11 @@ _EXPORTS: dict[str, str] = {
     "CommandRegistry": "akgentic.tool.core.commands",
     "ToolCard": "akgentic.tool.core.card",
     "ToolFactory": "akgentic.tool.core.factory",
+    "ApprovalDecidedEvent": "akgentic.tool.core.approval",
+    "ApprovalDecision": "akgentic.tool.core.approval",
+    "ApprovalGate": "akgentic.tool.core.approval",
+    "ApprovalRequestedEvent": "akgentic.tool.core.approval",
+    "PendingApproval": "akgentic.tool.core.approval",
     "CommandNotRecognized": "akgentic.tool.errors",
     "RetriableError": "akgentic.tool.errors",
     "ToolObserverGone": "akgentic.tool.errors",
@@ -56,6 +68,10 @@ __all__ = [
     "SYSTEM_PROMPT",
     "TOOL_CALL",
     "ActorToolObserver",
+    "ApprovalDecidedEvent",
+    "ApprovalDecision",
+    "ApprovalGate",
+    "ApprovalRequestedEvent",
     "BaseToolParam",
     "CardDependencyError",
     "Channels",
@@ -64,6 +80,7 @@ __all__ = [
     "CommandNotRecognized",
     "CommandRegistry",
     "CommandsAnnouncedEvent",
+    "PendingApproval",
     "RetriableError",
     "ToolCard",
     "ToolFactory",

@@ -58,6 +58,16 @@ class ToolCard(TaggedModel, ABC):
         ),
     )
 
+    approval_required: set[str] | None = Field(
+        default=None,
+        exclude=True,
+        repr=False,
+        description=(
+            "Names of this card's capabilities whose model calls wait for a person's "
+            "approval (as requires_approval=True on their params does). None: no gate."
+        ),
+    )
+
     _observer_ref: weakref.ReferenceType[Any] | None = PrivateAttr(default=None)
 
     if TYPE_CHECKING:
@@ -94,12 +104,14 @@ class ToolCard(TaggedModel, ABC):
         self.declared_dependencies = [str(name) for name in value]
 
     def _complete_dump(self, data: dict[str, Any]) -> dict[str, Any]:
-        # Both settings stay out of dumps unless stated, so that a card's stored form is
+        # These settings stay out of dumps unless stated, so that a card's stored form is
         # the predecessor's when they are not used.
         if self.declared_dependencies is not None:
             data["depends_on"] = list(self.declared_dependencies)
         if self.max_output_chars is not None:
             data["max_output_chars"] = self.max_output_chars
+        if self.approval_required is not None:
+            data["approval_required"] = sorted(self.approval_required)
         return data
 
     if not TYPE_CHECKING:

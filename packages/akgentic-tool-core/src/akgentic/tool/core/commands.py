@@ -4,6 +4,8 @@ Commands are what other agents, the orchestrator and humans call without going t
 model. A line such as ``/register_notification "check CI" 120`` or
 ``/pending_notification all=true`` is split like a shell line, positional tokens first and
 ``key=value`` tokens after, and each token is converted with the callable's annotation.
+A command marked :func:`rest_of_line` takes its last argument verbatim instead (free text, or
+JSON whose quotes a shell-like split would strip).
 """
 
 from __future__ import annotations
@@ -23,8 +25,16 @@ from pydantic_core import to_jsonable_python
 from akgentic.tool.core.event import CommandArg, CommandDescriptor
 from akgentic.tool.errors import CommandNotRecognized, RetriableError
 
-__all__ = ["CommandEntry", "CommandRegistry", "describe_command", "render_result", "retry_wrapped"]
+__all__ = [
+    "CommandEntry",
+    "CommandRegistry",
+    "describe_command",
+    "render_result",
+    "rest_of_line",
+    "retry_wrapped",
+]
 
+_REST_OF_LINE = "__command_rest_of_line__"
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 
@@ -124,6 +134,10 @@ class CommandRegistry:
         Raises :class:`CommandNotRecognized` for an unknown command and
         :class:`RetriableError` for arguments that do not fit the command's signature.
         """
+        head = line.split(maxsplit=1)
+        if head and self.has(head[0]) and getattr(self.get(head[0]), _REST_OF_LINE, False):
+            fn = self.get(head[0])
+            return fn(*_bind_rest_of_line(fn, head[0].lstrip("/"), line))
         try:
             tokens = shlex.split(line.strip())
         except ValueError as exc:
@@ -200,6 +214,38 @@ def retry_wrapped(
             raise retry(str(exc)) from exc
 
     return wrapper
+
+
+def rest_of_line[F: Callable[..., Any]](fn: F) -> F:
+    """Mark ``fn`` so that a command line hands its last parameter the rest of the line as is.
+
+    The leading parameters take one whitespace-separated word each (converted by annotation,
+    no quoting); the last one gets everything after them, unsplit and unquoted, or its
+    default when nothing is left. ``/deny c1 not on a Friday`` gives ``reason`` the whole
+    sentence; ``/approve c1 {"path": "a.md"}`` keeps the JSON's quotes.
+    """
+    setattr(fn, _REST_OF_LINE, True)
+    return fn
+
+
+def _bind_rest_of_line(fn: Callable[..., Any], name: str, line: str) -> list[Any]:
+    params = [
+        p
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    hints = _type_hints(fn)
+    words = line.split(maxsplit=len(params))[1:]
+    args: list[Any] = []
+    for param, word in zip(params, words, strict=False):
+        is_last = param is params[-1]
+        value = word.strip() if is_last else word
+        annotation = hints.get(param.name, param.annotation)
+        args.append(value if is_last else _convert(value, annotation, name, param.name))
+    missing = [p.name for p in params[len(args) :] if p.default is p.empty]
+    if missing:
+        raise RetriableError(f"/{name}: missing required argument(s): {', '.join(missing)}")
+    return args
 
 
 def render_result(name: str, result: Any) -> str:

@@ -4,14 +4,23 @@ The factory wires each card to the carrying agent (in ``depends_on`` order), the
 tools, system prompts, commands and toolsets. When given the agent framework's retry
 exception it wraps every tool so that a ``RetriableError`` reaches the model as a retry
 request, which keeps tool code free of any LLM framework import. Every result of a tool or
-toolset is bounded in size (see :mod:`akgentic.tool.core.output_cap`).
+toolset is bounded in size (see :mod:`akgentic.tool.core.output_cap`). A tool whose
+capability is gated (see :mod:`akgentic.tool.core.approval`) is flagged
+``requires_approval = True``, and the registry then answers ``/approve``, ``/deny`` and
+``/pending_approvals``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
+from akgentic.tool.core.approval import (
+    DEFAULT_APPROVAL_TTL,
+    ApprovalGate,
+    flag_requires_approval,
+)
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.commands import CommandRegistry, retry_wrapped
 from akgentic.tool.core.dependencies import order_cards
@@ -35,6 +44,10 @@ class ToolFactory:
         max_output_chars: Most characters one tool result may hand the model; a longer
             result is cut with a notice saying how much was cut and how to ask for less.
             A card's own ``max_output_chars`` wins. ``None`` turns the bound off.
+        approval_ttl: How long a gated call waits for ``/approve`` before it is denied.
+
+    ``approvals`` is the :class:`ApprovalGate` of this factory's gated tools: the agent that
+    owns the runtime hands it the calls left open and binds its resume callback.
     """
 
     def __init__(
@@ -43,6 +56,7 @@ class ToolFactory:
         observer: ToolObserver | None = None,
         retry_exception: type[Exception] | None = None,
         max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
+        approval_ttl: timedelta = DEFAULT_APPROVAL_TTL,
     ) -> None:
         if max_output_chars is not None and max_output_chars <= 0:
             raise ValueError(
@@ -56,13 +70,16 @@ class ToolFactory:
             for card in self.tool_cards:
                 card.observer(observer)
         self._commands: CommandRegistry | None = None
+        self.approvals = ApprovalGate(observer, ttl=approval_ttl)
 
     def get_tools(self) -> list[Callable[..., Any]]:
         """Every card's model-callable tools, wrapped for ``retry_exception``."""
         tools: list[Callable[..., Any]] = []
         owners: dict[str, str] = {}
         for card in self.tool_cards:
-            for tool in card.get_tools():
+            card_tools = card.get_tools()
+            gated_names = _card_gated_names(card, card_tools)
+            for tool in card_tools:
                 name = getattr(tool, "__name__", repr(tool))
                 if name in owners:
                     raise ValueError(
@@ -70,7 +87,10 @@ class ToolFactory:
                         f"{type(card).__name__}; disable one of the two capabilities"
                     )
                 owners[name] = type(card).__name__
-                tools.append(self._wrap(capped(tool, self._limit(card))))
+                wrapped = self._wrap(capped(tool, self._limit(card)))
+                if name in gated_names or getattr(tool, "requires_approval", False) is True:
+                    wrapped = self._gate(name, wrapped)
+                tools.append(wrapped)
         return tools
 
     def get_system_prompts(self) -> list[Callable[..., Any]]:
@@ -106,6 +126,9 @@ class ToolFactory:
         for card in self.tool_cards:
             for command in card.get_commands().values():
                 registry.register(command, tool_card=type(card).__name__)
+        if any(_declares_approval(card) for card in self.tool_cards):
+            for command in self.approvals.commands():
+                registry.register(command, tool_card="ApprovalGate")
         for command in extra_commands or ():
             registry.register(command)
         return registry
@@ -125,3 +148,36 @@ class ToolFactory:
 
     def _wrap(self, tool: Callable[..., Any]) -> Callable[..., Any]:
         return retry_wrapped(tool, self.retry_exception)
+
+    def _gate(self, name: str, tool: Callable[..., Any]) -> Callable[..., Any]:
+        flagged = flag_requires_approval(tool)
+        self.approvals.gate_tool(name, flagged)
+        return flagged
+
+
+def _card_gated_names(card: ToolCard, tools: Sequence[Callable[..., Any]]) -> set[str]:
+    """The names in ``card.approval_required``, refused when they name no capability.
+
+    A name must be one of the card's tools or one of its fields (a capability switched off
+    is accepted): a misspelt name would otherwise leave a dangerous tool ungated.
+    """
+    wanted = set(card.approval_required or ())
+    known = {getattr(tool, "__name__", "") for tool in tools} | set(type(card).model_fields)
+    unknown = sorted(wanted - known)
+    if unknown:
+        tool_names = ", ".join(sorted(getattr(t, "__name__", "?") for t in tools)) or "none"
+        raise ValueError(
+            f"{type(card).__name__}.approval_required names {', '.join(unknown)}, which is not "
+            f"a capability of the card; its tools: {tool_names}"
+        )
+    return wanted
+
+
+def _declares_approval(card: ToolCard) -> bool:
+    """Whether ``card``'s configuration gates any capability (read without building tools)."""
+    if card.approval_required:
+        return True
+    return any(
+        isinstance(value, BaseToolParam) and value.requires_approval
+        for value in (getattr(card, name, None) for name in type(card).model_fields)
+    )
