@@ -38,6 +38,9 @@ def test_root_and_core_surfaces_are_pinned() -> None:
         "CommandNotRecognized", "CommandRegistry", "CommandsAnnouncedEvent", "RetriableError",
         "ToolCard", "ToolFactory", "ToolObserver", "ToolObserverGone", "ToolStateEvent",
         "order_cards", "resolve_param",
+        # approval gates
+        "ApprovalDecidedEvent", "ApprovalDecision", "ApprovalGate", "ApprovalRequestedEvent",
+        "PendingApproval",
     }  # fmt: skip
     assert set(akgentic.tool.__all__) == expected
     assert set(akgentic.tool.core.__all__) == expected
