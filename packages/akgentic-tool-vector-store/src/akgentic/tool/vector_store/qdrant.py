@@ -123,7 +123,10 @@ class QdrantSettings:
         if self.path is not None:
             return {"path": self.key[1]}
         if self.url is not None:
-            return {"url": self.url, "api_key": self.api_key}
+            # No compatibility check: the client would run it on a thread of its own at
+            # construction, reaching the server (and warning) after the caller moved on.
+            # Building the client stays free of I/O; the first real call meets the server.
+            return {"url": self.url, "api_key": self.api_key, "check_compatibility": False}
         return {"location": MEMORY}
 
     @classmethod
