@@ -40,3 +40,14 @@ def test_readme_output_bound_example_runs() -> None:
     exec(blocks[0], namespace)  # GlossaryTool
     bound = next(block for block in blocks if "max_output_chars" in block)
     exec(bound, namespace)
+
+
+def test_readme_approval_gate_example_runs() -> None:
+    blocks = _python_blocks()
+    module = types.ModuleType("akgentic_core_readme_approval")
+    sys.modules[module.__name__] = module
+    namespace: dict[str, Any] = module.__dict__
+    exec(blocks[0], namespace)  # GlossaryTool
+    gate = next(block for block in blocks if "approval_required" in block)
+    exec(gate, namespace)
+    assert namespace["resumed"][0].call_id == "c1"

@@ -182,3 +182,43 @@ def test_ungated_tools_are_untouched(make_agent: Any) -> None:
     )
     assert agent.run_sync("hello") == "plain"
     assert agent.pending_tool_calls == []
+
+
+def test_the_readme_example_runs(make_agent: Any) -> None:
+    import re
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    section = readme.read_text().split("### Tool calls that wait for approval", 1)[1]
+    (block,) = re.findall(r"```python\n(.*?)```", section.split("\n### ", 1)[0], flags=re.S)
+    calls: list[str] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if _returns(messages):
+            return ModelResponse(parts=[TextPart("announced")])
+        calls.append("publish")
+        return ModelResponse(parts=[ToolCallPart("publish", {"text": "v2 is out"})])
+
+    def build(config: Any, tools: list[Any]) -> ReactAgent:
+        agent: ReactAgent = make_agent(config, tools=tools)
+        agent.pydantic_agent.model = FunctionModel(model)
+        return agent
+
+    namespace: dict[str, Any] = {"ReactAgent": build, "config": None}
+    exec(block, namespace)
+    agent = namespace["agent"]
+    assert calls == ["publish"]
+    assert agent.pending_tool_calls == []
+    assert dangling_tool_calls(agent.context.messages) == []
+
+
+def test_the_persisted_events_replay_to_the_same_history(
+    gated: ReactAgent, make_agent: Any, event_recorder: Any
+) -> None:
+    gated.subscribe_context(event_recorder)
+    gated.run_sync("write it")
+    gated.resume_sync([Decision("c1", approved=False, reason="no")])
+    restored: ReactAgent = make_agent()
+    restored.restore_context(event_recorder.events)
+    # nothing had to be repaired: the log holds the call and its answer
+    assert restored.context.messages == gated.context.messages
