@@ -331,3 +331,19 @@ def test_without_a_resume_callback_decisions_wait_to_be_taken(clock: Clock) -> N
 def test_a_ttl_must_be_positive() -> None:
     with pytest.raises(ValueError, match="ttl must be positive"):
         ApprovalGate(ttl=timedelta(0))
+
+
+def test_a_failing_resume_is_reported_as_text_not_a_traceback(clock: Clock) -> None:
+    approvals = ApprovalGate(clock=clock)
+
+    def resume(decisions: list[ApprovalDecision]) -> None:
+        raise ConnectionError("model unreachable")
+
+    approvals.bind(resume)
+    approvals.request([Call("c1", "t", {})])
+    answer = CommandRegistry(approvals.commands()).dispatch("/approve c1")
+    assert answer == (
+        "/approve failed: the decisions were recorded, but resuming the run failed "
+        "(ConnectionError: model unreachable); ask the agent again"
+    )
+    assert approvals.pending() == []

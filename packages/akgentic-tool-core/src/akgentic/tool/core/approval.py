@@ -403,18 +403,31 @@ class ApprovalGate:
                 return _NOT_RESUMED
             if self._resume is None:
                 return _NOT_RESUMED  # decisions stay readable through take_decisions()
-            decisions = self.take_decisions()
-        return self._resume(decisions)
+            decisions = self._take_batch()
+        try:
+            return self._resume(decisions)
+        except RetriableError:
+            raise
+        except Exception as exc:
+            # The person's decisions stand (the events went out); what failed is the run
+            # they resumed. Say so in words a person can act on instead of a traceback.
+            raise RetriableError(
+                f"the decisions were recorded, but resuming the run failed "
+                f"({type(exc).__name__}: {exc}); ask the agent again"
+            ) from exc
 
     def take_decisions(self) -> list[ApprovalDecision]:
         """The decisions of a fully decided batch (and close it); empty while any call waits."""
         with self._lock:
             if len(self._decided) < len(self._open):
                 return []
-            decisions = [self._decided[call_id] for call_id in self._open]
-            self._open = {}
-            self._decided = {}
-            return decisions
+            return self._take_batch()
+
+    def _take_batch(self) -> list[ApprovalDecision]:
+        decisions = [self._decided[call_id] for call_id in self._open]
+        self._open = {}
+        self._decided = {}
+        return decisions
 
     def _notify(self, event: object) -> None:
         if self.observer is not None:
