@@ -37,6 +37,10 @@ class ToolCard(TaggedModel, ABC):
     property: a subclass overrides it to compute the list from its settings, or assigns
     ``self.depends_on`` in ``model_post_init``. A configuration may also state it
     (``MyTool(depends_on=["VectorStoreTool"])``); a stated list is kept in dumps.
+
+    ``approval_required`` names capabilities whose model calls wait for a person's decision
+    (see :mod:`akgentic.tool.core.approval`); like ``max_output_chars`` it is dumped only
+    when set.
     """
 
     declared_dependencies: list[str] | None = Field(
