@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -16,6 +17,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pytest
+
+# No test downloads a model: a local model name missing from the cache fails at once,
+# with the error that tells to point the model at a folder (tests write tiny ones).
+os.environ["HF_HUB_OFFLINE"] = "1"
 
 DIM = 64
 _WORD = re.compile(r"\w+")

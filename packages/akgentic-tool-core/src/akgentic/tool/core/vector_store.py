@@ -141,7 +141,11 @@ class VectorStoreConfig(BaseConfig):
     """
 
     embedding_model: str = "text-embedding-3-small"
-    embedding_provider: Literal["openai", "azure"] = "openai"
+    embedding_provider: Literal["openai", "azure", "local", "auto"] = "openai"
+    """``openai``/``azure``: that provider when its key is set, else the local model when
+    the store's ``local-embeddings`` extra is installed. ``local``: a model2vec model in
+    the store's process (``embedding_model`` is its folder or name). ``auto``: a hosted
+    provider whose key is set, else local."""
     embedding_batch_size: Annotated[int, Field(ge=1, le=2048)] = 256
     embedding_timeout_seconds: Annotated[float, Field(gt=0, le=25)] = 10.0
     """Per-request budget handed to the HTTP client. Kept under the orchestrator's 30 s

@@ -326,14 +326,21 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
     def embedding_service(self) -> EmbeddingService:
         """Build the service the workers embed with (from the config and environment).
 
-        Override to embed with something else, e.g. a local model via ``embed_fn``.
+        The configured provider when its key is set; without one, the local model2vec
+        model when installed; else a service that cannot embed, and the store answers by
+        keyword (see ``embedding_choice``). Override to embed with something else, e.g. a
+        function via ``embed_fn``.
         """
-        return EmbeddingService(
+        return EmbeddingService.from_setting(
             self.config.embedding_model,
             self.config.embedding_provider,
             batch_size=self.config.embedding_batch_size,
             timeout_seconds=self.config.embedding_timeout_seconds,
         )
+
+    def embedding_description(self) -> str:
+        """What this store embeds with, in one line (provider and model, or why none)."""
+        return self._service_instance().describe()
 
     # -- the protocol -------------------------------------------------------------------
 
@@ -564,6 +571,10 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         cached = self._query_cache.get(key)
         if cached is not None:
             self._query_cache.move_to_end(key)
+            if not np.any(cached):
+                # A text made only of words a (local) model does not know embeds to
+                # zeros: it is similar to nothing, which is no error.
+                return VectorSearchResult(status="ok", hits=[])
             return self._vector_result(backend, cached, query)
         refused = self._refused_queries.get(key)
         if refused is not None:
@@ -825,6 +836,9 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         return VectorSearchResult(status="ok", hits=hits)
 
     def _episode_error(self, collection: str) -> str | None:
+        unavailable = self._service_instance().unavailable
+        if unavailable is not None:  # nothing can embed: keyword-only for good
+            return unavailable
         episode = self._episodes.get(collection)
         if episode is None:
             return None
@@ -836,7 +850,19 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
     def _service_instance(self) -> EmbeddingService:
         if self._service is None:
             self._service = self.embedding_service()
+            self._announce(self._service)
         return self._service
+
+    def _announce(self, service: EmbeddingService) -> None:
+        """Say once, when the store picks its provider, what it embeds with."""
+        if service.unavailable is not None:
+            logger.warning(
+                "%s: semantic search is off, searches match keywords only: %s",
+                self.config.name,
+                service.unavailable,
+            )
+        elif service.note is not None:
+            logger.info("%s: embeddings by %s", self.config.name, service.describe())
 
     def _spawn(self, key: EmbedKey, texts: list[str]) -> None:
         # Dead workers stay in _children until pruned; keep the list short.

@@ -71,7 +71,7 @@ class EmbeddingRequest(SerializableBaseModel):
     collection: str
     entries: list[dict[str, str]]
     embedding_model: str = "text-embedding-3-small"
-    embedding_provider: Literal["openai", "azure"] = "openai"
+    embedding_provider: Literal["openai", "azure", "local", "auto"] = "openai"
     request_id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
 
 
@@ -149,9 +149,10 @@ class EmbeddingActor(DeferredWorker[EmbedKey, npt.NDArray[np.float32]]):
 
     def request_service(self, msg: EmbeddingRequest) -> EmbeddingService:
         """The service an :class:`EmbeddingRequest` is embedded with: its model and
-        provider, endpoint and key from the environment (see :class:`EmbeddingService`).
-        Override to embed with something else."""
-        return EmbeddingService(msg.embedding_model, msg.embedding_provider)
+        provider, endpoint and key from the environment, chosen as a store chooses
+        (:meth:`EmbeddingService.from_setting`: without a key, the local model when
+        installed). Override to embed with something else."""
+        return EmbeddingService.from_setting(msg.embedding_model, msg.embedding_provider)
 
     def receiveMsg_EmbeddingRequest(self, msg: EmbeddingRequest) -> None:
         """Embed ``msg.entries`` within ``timeout_seconds``, send the creator of this

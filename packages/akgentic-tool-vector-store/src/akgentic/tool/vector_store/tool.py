@@ -52,10 +52,20 @@ class VectorStoreTool(ToolCard):
     )
     embedding_model: str = Field(
         default="text-embedding-3-small",
-        description="Embedding model (OpenAI) or deployment name (Azure).",
+        description=(
+            "Embedding model (OpenAI), deployment name (Azure), or, for the local "
+            "provider, a model2vec model folder or name (the default name means "
+            "minishlab/potion-base-8M)."
+        ),
     )
-    embedding_provider: Literal["openai", "azure"] = Field(
-        default="openai", description="Who computes the embeddings."
+    embedding_provider: Literal["openai", "azure", "local", "auto"] = Field(
+        default="openai",
+        description=(
+            "Who computes the embeddings. openai/azure use their key from the environment "
+            "and, without it, the local model when installed; local always embeds in "
+            "this process (no key); auto picks a hosted provider whose key is set, else "
+            "local."
+        ),
     )
 
     _store_address: ActorAddress | None = PrivateAttr(default=None)

@@ -10,8 +10,12 @@ Design notes:
   arrays; no per-vector Python object is created on the indexing or the query path.
 * :class:`EmbeddingService` is a thin, thread-safe wrapper over the OpenAI (or Azure
   OpenAI) embeddings endpoint: it batches inputs, hands its timeout to every HTTP call and
-  turns any provider problem into :class:`EmbeddingServiceError`. Tests and offline
-  deployments plug a local function instead with ``embed_fn``.
+  turns any provider problem into :class:`EmbeddingServiceError`. ``provider="local"``
+  embeds with a model2vec model in this process instead (see ``local_embeddings``), and
+  tests plug any local function with ``embed_fn``.
+* Local vectors shorter than a collection's dimension are padded with zeros: cosine
+  similarity is unchanged, and a consumer's collection keeps its configured dimension
+  (1536 by default) whichever provider fills it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from akgentic.tool.core.vector_store import MetadataValue
 from akgentic.tool.vector_store._redact import redact
+from akgentic.tool.vector_store.embedding_choice import ProviderSetting, choose_embedding
+from akgentic.tool.vector_store.local_embeddings import LocalEmbedder
 
 try:  # imported up front: it takes seconds, which a first embedding should not pay
     import openai
@@ -124,36 +130,43 @@ report, and not an exception."""
 
 
 class EmbeddingService:
-    """Embeds texts with OpenAI, Azure OpenAI, or a local function.
+    """Embeds texts with OpenAI, Azure OpenAI, a local model2vec model, or a function.
 
     Endpoints and credentials come from the environment, as the ``openai`` client reads
     them: ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` for ``provider="openai"``;
     ``AZURE_OPENAI_ENDPOINT``, ``AZURE_OPENAI_API_KEY`` and ``OPENAI_API_VERSION`` for
-    ``provider="azure"`` (where ``model`` is the deployment name).
+    ``provider="azure"`` (where ``model`` is the deployment name). ``provider="local"``
+    needs no key: ``model`` is a model2vec folder or model name, loaded on first use.
+    :meth:`from_setting` picks the provider the way a store does (see
+    ``embedding_choice``).
 
     Args:
-        model: Embedding model (OpenAI) or deployment (Azure) name.
-        provider: ``"openai"`` or ``"azure"``; ignored when ``embed_fn`` is given.
+        model: Embedding model (OpenAI), deployment (Azure), or local model folder/name.
+        provider: ``"openai"``, ``"azure"`` or ``"local"``; ignored when ``embed_fn`` is
+            given.
         batch_size: Most inputs sent in one HTTP request.
         timeout_seconds: Budget of each HTTP request, handed to the client call itself.
         max_retries: Retries of the ``openai`` client per request (its own backoff).
         dimension: When set, a vector of another length is an :class:`EmbeddingServiceError`.
         embed_fn: Local embedding function used instead of any HTTP provider.
+        unavailable: When set, nothing can embed: every call raises
+            :class:`EmbeddingServiceError` with this reason (see :meth:`from_setting`).
     """
 
     def __init__(
         self,
         model: str = "text-embedding-3-small",
-        provider: Literal["openai", "azure"] = "openai",
+        provider: Literal["openai", "azure", "local"] = "openai",
         *,
         batch_size: int = 256,
         timeout_seconds: float = 10.0,
         max_retries: int = 1,
         dimension: int | None = None,
         embed_fn: EmbedFunction | None = None,
+        unavailable: str | None = None,
     ) -> None:
-        if provider not in ("openai", "azure"):
-            raise ValueError(f"embedding provider {provider!r}: use 'openai' or 'azure'")
+        if provider not in ("openai", "azure", "local"):
+            raise ValueError(f"embedding provider {provider!r}: use 'openai', 'azure' or 'local'")
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         if timeout_seconds <= 0:
@@ -164,11 +177,58 @@ class EmbeddingService:
         self.timeout_seconds = timeout_seconds
         self.max_retries = max_retries
         self.dimension = dimension
+        self.unavailable = unavailable
+        self.note: str | None = None
+        """Why this provider was chosen when it is not the configured one (set by
+        :meth:`from_setting`)."""
+        if embed_fn is None and provider == "local":
+            embed_fn = LocalEmbedder(model)
         self._embed_fn = embed_fn
+        # A local model's vectors are padded to a longer collection dimension (see the
+        # module notes); a hosted provider's or a test function's must match exactly.
+        self._pads = provider == "local"
         self._client: OpenAI | None = None
         # Workers share one service (and its HTTP connection pool); the lock keeps two
         # of them from building two clients at once.
         self._client_lock = threading.Lock()
+
+    @classmethod
+    def from_setting(
+        cls,
+        model: str,
+        provider: ProviderSetting,
+        *,
+        batch_size: int = 256,
+        timeout_seconds: float = 10.0,
+        max_retries: int = 1,
+        dimension: int | None = None,
+    ) -> EmbeddingService:
+        """The service a store configured with ``provider`` and ``model`` embeds with.
+
+        With the key of a hosted provider set, that provider; without it, the local model
+        when model2vec is installed; else an ``unavailable`` service whose reason says
+        what to install or set. Nothing is loaded here.
+        """
+        choice = choose_embedding(provider, model)
+        service = cls(
+            choice.model,
+            choice.provider or "openai",
+            batch_size=batch_size,
+            timeout_seconds=timeout_seconds,
+            max_retries=max_retries,
+            dimension=dimension,
+            unavailable=choice.note if choice.provider is None else None,
+        )
+        service.note = choice.note if choice.provider is not None else None
+        return service
+
+    def describe(self) -> str:
+        """One line saying what embeds: provider and model, or why nothing does."""
+        if self.unavailable is not None:
+            return f"none, keyword search only: {self.unavailable}"
+        source = self.provider if self._embed_fn is None or self._pads else "embed_fn"
+        note = f"; {self.note}" if self.note else ""
+        return f"{source} ({self.model}){note}"
 
     def embed(
         self,
@@ -280,6 +340,8 @@ class EmbeddingService:
         *,
         finite: bool = True,
     ) -> FloatMatrix:
+        if self.unavailable is not None:
+            raise EmbeddingServiceError(f"no embedding provider: {self.unavailable}")
         try:
             if self._embed_fn is not None:
                 raw: Any = self._embed_fn(batch)
@@ -299,6 +361,8 @@ class EmbeddingService:
                 f"{self._describe()} returned {matrix.shape[0] if matrix.ndim else 0} vectors "
                 f"for {len(batch)} texts"
             )
+        if self._pads and expected is not None and matrix.shape[1] != expected:
+            matrix = self._pad(matrix, expected)
         if expected is not None and matrix.shape[1] != expected:
             raise EmbeddingServiceError(
                 f"{self._describe()} returned vectors of dimension {matrix.shape[1]}, "
@@ -307,6 +371,18 @@ class EmbeddingService:
         if finite and not np.all(np.isfinite(matrix)):
             raise EmbeddingServiceError(f"{self._describe()} returned non-finite values")
         return matrix
+
+    def _pad(self, matrix: FloatMatrix, expected: int) -> FloatMatrix:
+        """``matrix`` widened with zero columns to ``expected`` (cosine unchanged)."""
+        if matrix.shape[1] > expected:
+            raise EmbeddingServiceError(
+                f"{self._describe()} gives {matrix.shape[1]}-dimensional vectors, longer "
+                f"than the collection's dimension {expected}: set the consumer's "
+                f"CollectionConfig(dimension={matrix.shape[1]}) (or larger)"
+            )
+        wide = np.zeros((matrix.shape[0], expected), dtype=np.float32)
+        wide[:, : matrix.shape[1]] = matrix
+        return wide
 
     def _input_rejected(self, exc: Exception) -> bool:
         """Whether ``exc`` refuses the texts (bad request) rather than the service failing."""
@@ -385,6 +461,8 @@ class EmbeddingService:
         return client
 
     def _describe(self) -> str:
+        if self._pads:
+            return f"local embeddings ({self.model})"
         source = "local embed_fn" if self._embed_fn else f"{self.provider} embeddings"
         return f"{source} ({self.model})"
 
