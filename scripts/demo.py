@@ -2,6 +2,7 @@
 
     python scripts/demo.py                       # scripted model: no key, no service, no network
     python scripts/demo.py --model openai:gpt-4o # the same team on a real provider (needs its key)
+    python scripts/demo.py --semantic            # plus a vector store: search by meaning
 
 Three ReactAgents join a real akgentic-core team. Their tools come from a ToolFactory over
 WorkspaceTool, PlanningTool, KnowledgeGraphTool, NotificationTool and ExecTool (local mode),
@@ -9,6 +10,13 @@ so the plan, the graph, the notifications and the sandbox are real team tool act
 driver hands one task to each member in turn; the reviewer schedules a notification to
 itself and handles it when it arrives. Everything the team does is printed as it happens;
 the run ends with the files in the workspace and the usage and cost summary.
+
+One line says what embeds for each vector store of the team. By default there is none
+(planning and the graph search by keyword). ``--semantic`` adds the team's ``#VectorStore``:
+with the scripted model it embeds with the local model2vec model (``minishlab/potion-base-8M``,
+downloaded once into the Hugging Face cache, or the folder named by
+``AKGENTIC_LOCAL_EMBEDDING_MODEL``); with a real model, with OpenAI or Azure when their key
+is set, else locally.
 """
 
 from __future__ import annotations
@@ -153,23 +161,53 @@ SCRIPTS = {
 }
 
 
-def _cards(member: str) -> list[ToolCard]:
-    planning = PlanningTool(vector_store=False)
-    graph = KnowledgeGraphTool(vector_store=False)
+def _store_cards(semantic: bool, scripted: bool) -> list[ToolCard]:
+    """The vector store card (for every member: binding it twice finds the same store)."""
+    if not semantic:
+        return []
+    from akgentic.tool.vector_store import VectorStoreTool
+
+    # The scripted run sets a placeholder OpenAI key for its LLM client: "auto" would take
+    # it for an embedding key, so the scripted demo asks for local embeddings outright.
+    return [VectorStoreTool(embedding_provider="local" if scripted else "auto")]
+
+
+def _cards(member: str, semantic: bool = False, scripted: bool = True) -> list[ToolCard]:
+    planning = PlanningTool(vector_store=semantic)
+    graph = KnowledgeGraphTool(vector_store=semantic)
+    stores = _store_cards(semantic, scripted)
     if member == "@Lead":
-        return [planning, graph]
+        return [*stores, planning, graph]
     if member == "@Writer":
         return [
+            *stores,
             WorkspaceTool(workspace_id=WORKSPACE_ID),
             ExecTool(mode="local", workspace_id=WORKSPACE_ID),
             planning,
         ]
     return [
+        *stores,
         WorkspaceTool(workspace_id=WORKSPACE_ID, read_only=True),
         planning,
         graph,
         NotificationTool(message_class="demo_team.TaskMessage", max_delay_seconds=60),
     ]
+
+
+def _embedding_line(system: ActorSystem, orchestrator: Any) -> str:
+    """One line: what each vector store of the team embeds with (or that there is none)."""
+    team = system.proxy_ask(orchestrator, Orchestrator).get_team()
+    stores = [member for member in team if member.name.startswith("#VectorStore")]
+    if not stores:
+        return "vector stores: none (plan and graph search by keyword; --semantic adds one)"
+    from akgentic.tool.vector_store.actor import VectorStoreActor
+
+    described = [
+        f"{store.name} embeds with "
+        + system.proxy_ask(store, VectorStoreActor).embedding_description()
+        for store in stores
+    ]
+    return "vector stores: " + "; ".join(described)
 
 
 def _wait(printer: LivePrinter, count: int, timeout: float) -> bool:
@@ -194,8 +232,15 @@ def _model_config(spec: str) -> tuple[ModelConfig, bool]:
     return ModelConfig(provider=provider, model=model), False  # type: ignore[arg-type]
 
 
-def run(model: str = "scripted", workspaces: Path | None = None, write: Any = print) -> LivePrinter:
-    """Run the demo team once; return the printer holding what happened."""
+def run(
+    model: str = "scripted",
+    workspaces: Path | None = None,
+    write: Any = print,
+    semantic: bool = False,
+) -> LivePrinter:
+    """Run the demo team once; return the printer holding what happened.
+
+    ``semantic`` adds the team's vector store (see the module notes)."""
     model_cfg, scripted = _model_config(model)
     root = workspaces or Path(tempfile.mkdtemp(prefix="akgentic-demo-"))
     os.environ[WORKSPACES_ROOT_ENV] = str(root)
@@ -214,10 +259,14 @@ def run(model: str = "scripted", workspaces: Path | None = None, write: Any = pr
             member = system.proxy_ask(address, LlmMember)
             script = Script(name, SCRIPTS[name]) if scripted else None
             tools = member.equip(
-                _cards(name), model_cfg, f"You are {name} in a small software team.", script
+                _cards(name, semantic, scripted),
+                model_cfg,
+                f"You are {name} in a small software team.",
+                script,
             )
             write(f"{name} joins with tools: {', '.join(tools)}")
             members[name] = address
+        write(_embedding_line(system, orchestrator))
 
         timeout = 15.0 if scripted else 180.0
         for index, (name, task) in enumerate(TASKS.items(), start=1):
@@ -256,8 +305,13 @@ def main(argv: list[str] | None = None) -> int:
         "--model", default="scripted", help="'scripted' (default) or provider:model"
     )
     parser.add_argument("--workspaces", type=Path, default=None, help="where the team's files go")
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="add a vector store: plan and graph search by meaning (local model without a key)",
+    )
     args = parser.parse_args(argv)
-    run(args.model, args.workspaces)
+    run(args.model, args.workspaces, semantic=args.semantic)
     return 0
 
 

@@ -226,5 +226,14 @@ class LivePrinter:
                 self.write(f"      [graph #{event.seq}] + {relation.label()}")
             for entity_name in payload.entities_removed:  # type: ignore[attr-defined]
                 self.write(f"      [graph #{event.seq}] - {entity_name}")
+        elif name == "VectorStoreStateEvent":
+            # Only what shows that search by meaning works: vectors arriving.
+            embedded = payload.embedded  # type: ignore[attr-defined]
+            if embedded:
+                collection = payload.collection  # type: ignore[attr-defined]
+                self.write(
+                    f"      [{event.tool_id} #{event.seq}] {collection}: "
+                    f"{len(embedded)} embedded ({_short(', '.join(embedded), 60)})"
+                )
         else:
             self.write(f"      [{event.tool_id} #{event.seq}] {name}")
