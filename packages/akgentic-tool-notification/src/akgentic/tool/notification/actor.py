@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -22,12 +23,12 @@ from akgentic.core.agent import Akgent
 from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.errors import RetriableError
+from akgentic.tool.notification._index import PendingIndex
 from akgentic.tool.notification.models import (
     DELIVERY_GRACE_S,
     NOTIFICATION_ACTOR_NAME,
     NOTIFICATION_ACTOR_ROLE,
     NOTIFICATION_TYPE,
-    PENDING_MAX_PER_AGENT,
     TICK_INTERVAL_S,
     NotificationConfig,
     NotificationListing,
@@ -53,6 +54,11 @@ logger = logging.getLogger(__name__)
 
 # Bound on the roster ask made during a scan: a wedged orchestrator must not park this actor.
 _ROSTER_TIMEOUT_SECONDS = 5
+
+# A publication costing more than this (a crowded state) delays the next one by
+# _PUBLISH_SPACING times its cost; cheaper ones happen on every scan that follows a change.
+_PUBLISH_CHEAP_S = 0.01
+_PUBLISH_SPACING = 9.0
 
 TICK_JOIN_TIMEOUT_S = 2.0
 """How long stopping the actor waits for its ticker thread to end."""
@@ -122,7 +128,9 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         self._message_classes: dict[str, type[Message]] = {}
         # Set by every mutation, cleared when the state is published (see _publish).
         self._dirty = False
+        self._publish_after = 0.0  # monotonic time before which no publication is due
         self.state = NotificationState().observer(self)
+        self._index_cache = PendingIndex(self.state.pending)
         self._ticker = _Ticker(self.actor_ref, self.config.tick_seconds)
         self._ticker.start()
 
@@ -131,7 +139,7 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         self._ticker.halt()
         if self._ticker is not threading.current_thread():
             self._ticker.join(TICK_JOIN_TIMEOUT_S)
-        self._publish()
+        self._publish(force=True)
         super().on_stop()
 
     # -- clock --------------------------------------------------------------------------
@@ -156,32 +164,58 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         """Schedule ``content`` for ``owner`` in ``delay_seconds``; returns the new entry.
 
         ``message_class`` is the delivery class (the config's ``message_class`` when not
-        given). Raises ``RetriableError`` (nothing stored) when the owner already has
-        ``PENDING_MAX_PER_AGENT`` entries pending. Counted here, on the actor's thread, so
-        concurrent registrations of one agent cannot overshoot the limit together.
+        given). Raises ``RetriableError`` (nothing stored) when the delay is longer than
+        ``max_delay_seconds``, when the owner already holds ``max_pending_per_agent``
+        entries, or when the team holds ``max_pending_total``. Counted here, on the actor's
+        thread and in constant time, so concurrent registrations cannot overshoot together
+        and a crowded actor registers as fast as an empty one.
         """
-        if delay_seconds <= 0:
+        if not delay_seconds > 0:  # NaN too
             raise ValueError(f"delay_seconds must be positive, got {delay_seconds}")
-        held = sum(1 for e in self.state.pending.values() if e.owner_id == owner.agent_id)
-        if held >= PENDING_MAX_PER_AGENT:
-            raise RetriableError(
-                f"you already have {held} pending notifications, the most one agent may hold "
-                f"({PENDING_MAX_PER_AGENT}); cancel some (cancel_notification) or wait for "
-                "them to come due (nothing was changed)"
-            )
+        self._check_room(owner, delay_seconds)
         now = self._clock.now()
         entry = PendingNotification(
             notification_id=self.state.next_id,
             owner=owner,
             content=content,
             created_at=now,
-            fire_at=now + timedelta(seconds=delay_seconds),
+            fire_at=_due_time(now, delay_seconds),
             message_class=message_class or self.config.message_class,
         )
         self.state.next_id += 1
-        self.state.pending[entry.notification_id] = entry
+        self._index().add(entry)
         self._dirty = True
         return entry
+
+    def _check_room(self, owner: ActorAddress, delay_seconds: float) -> None:
+        """Refuse a registration past a limit of the config (``RetriableError``)."""
+        config = self.config
+        if delay_seconds > config.max_delay_seconds:
+            raise RetriableError(
+                f"delay_seconds is at most {config.max_delay_seconds} here, got "
+                f"{delay_seconds:g}; choose a shorter delay (nothing was changed)"
+            )
+        index = self._index()
+        held = index.held_by(owner.agent_id)
+        if held >= config.max_pending_per_agent:
+            raise RetriableError(
+                f"you already have {held} pending notifications, the most one agent may hold "
+                f"({config.max_pending_per_agent}); cancel some (cancel_notification) or wait "
+                "for them to come due (nothing was changed)"
+            )
+        if len(index) >= config.max_pending_total:
+            raise RetriableError(
+                f"the team already has {len(index)} pending notifications, the most "
+                f"#NotificationTool holds ({config.max_pending_total}); cancel some of yours "
+                "(cancel_notification) or wait for entries to come due (nothing was changed)"
+            )
+
+    def _index(self) -> PendingIndex:
+        """The index of the current state, rebuilt if the state was replaced (a resume's
+        ``init_state``) or changed behind it."""
+        if not self._index_cache.covers(self.state.pending):
+            self._index_cache = PendingIndex(self.state.pending)
+        return self._index_cache
 
     def register(
         self,
@@ -193,13 +227,15 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         """Same as :meth:`schedule`, with the delivery class required."""
         return self.schedule(owner, content, delay_seconds, message_class)
 
-    def pending(self, owner_id: uuid.UUID | None = None) -> NotificationListing:
-        """Entries of ``owner_id`` (every owner's when ``None``), soonest first."""
-        entries = [
-            e for e in self.state.pending.values() if owner_id is None or e.owner_id == owner_id
-        ]
-        entries.sort(key=lambda e: (e.fire_at, e.notification_id))
-        return NotificationListing(now=self._clock.now(), entries=entries)
+    def pending(
+        self, owner_id: uuid.UUID | None = None, limit: int | None = None
+    ) -> NotificationListing:
+        """Entries of ``owner_id`` (every owner's when ``None``), soonest first.
+
+        With ``limit``, only the ``limit`` soonest are returned; ``total`` still counts all.
+        """
+        entries, total = self._index().soonest(owner_id, limit)
+        return NotificationListing(now=self._clock.now(), entries=entries, total=total)
 
     def list_for(self, owner: ActorAddress | None) -> list[PendingNotification]:
         """Entries of ``owner`` (every owner's when ``None``), soonest first."""
@@ -218,6 +254,11 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
             return None
         self._remove({notification_id})
         return entry
+
+    def held_ids(self, owner_id: uuid.UUID, limit: int) -> tuple[list[int], int]:
+        """The ids of the ``limit`` soonest entries of ``owner_id``, and how many it holds."""
+        entries, total = self._index().soonest(owner_id, limit)
+        return [e.notification_id for e in entries], total
 
     # -- delivery ------------------------------------------------------------------------
 
@@ -242,17 +283,17 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
 
     def _deliver_due(self) -> list[int]:
         now = self._clock.now()
-        due = sorted(
-            (e for e in self.state.pending.values() if e.fire_at <= now),
-            key=lambda e: (e.fire_at, e.notification_id),
-        )
+        index = self._index()
+        due = index.pop_due(now)
         if not due:
             return []
         roster = self._roster()
         if roster is None:  # the team cannot be read right now: try again next tick
+            index.push_back(due)
             return []
         delivered: list[int] = []
         finished: set[int] = set()
+        waiting: list[PendingNotification] = []
         for entry in due:
             owner = roster.get(entry.owner_id)
             if owner is None:
@@ -268,6 +309,8 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
                         (now - since).total_seconds(),
                     )
                     finished.add(entry.notification_id)
+                else:
+                    waiting.append(entry)
                 continue
             finished.add(entry.notification_id)
             try:
@@ -284,6 +327,7 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
             delivered.append(entry.notification_id)
         if finished:
             self._remove(finished)
+        index.push_back(waiting)
         return delivered
 
     def _roster(self) -> dict[uuid.UUID, ActorAddress] | None:
@@ -317,19 +361,41 @@ class NotificationActor(Akgent[NotificationConfig, NotificationState]):
         return message
 
     def _remove(self, ids: set[int]) -> None:
+        index = self._index()
         for notification_id in ids:
-            self.state.pending.pop(notification_id, None)
+            index.remove(notification_id)
             self._waiting_since.pop(notification_id, None)
         self._dirty = True
 
-    def _publish(self) -> None:
+    def _publish(self, *, force: bool = False) -> None:
         """Publish the state if it changed since the last publication.
 
         Publishing serializes every pending entry, so doing it on each registration made
         a burst of N registrations cost O(N^2). Changes are coalesced instead and
-        published once per scan (about a second) and when the actor stops, which the
-        orchestrator's teardown always goes through.
+        published once per scan (about a second) and when the actor stops (``force``),
+        which the orchestrator's teardown always goes through. A publication that took
+        longer than ``_PUBLISH_CHEAP_S`` spaces the next one by ``_PUBLISH_SPACING``
+        times its cost, so publishing a crowded state never takes more than a tenth of
+        the actor's time away from registrations and deliveries.
         """
-        if self._dirty:
-            self._dirty = False
-            self.state.notify_state_change()
+        if not self._dirty:
+            return
+        started = time.monotonic()
+        if not force and started < self._publish_after:
+            return
+        self._dirty = False
+        self.state.notify_state_change()
+        cost = time.monotonic() - started
+        spacing = _PUBLISH_SPACING * cost if cost > _PUBLISH_CHEAP_S else 0.0
+        self._publish_after = started + cost + spacing
+
+
+def _due_time(now: datetime, delay_seconds: float) -> datetime:
+    """``now + delay_seconds``; a date past the calendar's end is a ``RetriableError``."""
+    try:
+        return now + timedelta(seconds=delay_seconds)
+    except OverflowError as exc:
+        raise RetriableError(
+            f"delay_seconds {delay_seconds:g} puts the due date past the end of the "
+            "calendar; choose a shorter delay (nothing was changed)"
+        ) from exc

@@ -12,9 +12,17 @@ from __future__ import annotations
 import importlib
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import Any, Self
 
-from pydantic import AwareDatetime, BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    Field,
+    PrivateAttr,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent_config import BaseConfig
@@ -26,11 +34,14 @@ __all__ = [
     "CONTENT_MAX_CHARS",
     "DEFAULT_MESSAGE_CLASS",
     "DELIVERY_GRACE_S",
+    "LISTING_MAX_LINES",
+    "MAX_DELAY_CEILING_S",
     "NOTIFICATION_ACTOR_NAME",
     "NOTIFICATION_ACTOR_ROLE",
     "NOTIFICATION_ID_MAX_CHARS",
     "NOTIFICATION_TYPE",
     "PENDING_MAX_PER_AGENT",
+    "PENDING_MAX_TOTAL",
     "PROBE_CONTENT",
     "REQUIRED_MESSAGE_FIELDS",
     "TICK_INTERVAL_S",
@@ -73,6 +84,20 @@ note already holds a full paragraph of instructions to oneself)."""
 PENDING_MAX_PER_AGENT = 100
 """Most entries one agent may have pending at once. With the default 300 s delay cap, more
 than this means a loop, not a plan."""
+
+PENDING_MAX_TOTAL = 5_000
+"""Most entries the whole team may have pending at once (``NotificationConfig
+.max_pending_total``): 50 agents at the per-agent limit. Every entry is persisted with the
+actor's state, so the total bounds what one publication serializes."""
+
+MAX_DELAY_CEILING_S = 365 * 24 * 3600
+"""Longest delay ``#NotificationTool`` accepts whatever a card allows
+(``NotificationConfig.max_delay_seconds``): one year. Far below the date overflow (about
+year 9999) that an unchecked delay of 10**12 s ran into."""
+
+LISTING_MAX_LINES = 50
+"""Most entries one ``pending_notification`` answer lists (``PendingNotifications.max_listed``);
+the rest is counted, not shown."""
 
 NOTIFICATION_ID_MAX_CHARS = 64
 """Longest ``notification_id`` given as text that is looked at; ids are small integers, so a
@@ -122,6 +147,22 @@ class NotificationListing(BaseModel):
 
     now: datetime
     entries: list[PendingNotification]
+    total: int = Field(
+        default=0,
+        ge=0,
+        description="How many entries matched, listed or not (never fewer than listed).",
+    )
+
+    @model_validator(mode="after")
+    def _count_listed(self) -> Self:
+        # A listing built without a total (every entry listed) counts what it holds.
+        self.total = max(self.total, len(self.entries))
+        return self
+
+    @property
+    def omitted(self) -> int:
+        """How many matching entries the listing leaves out."""
+        return max(self.total - len(self.entries), 0)
 
 
 class NotificationState(BaseState):
@@ -134,6 +175,13 @@ class NotificationState(BaseState):
     pending: dict[int, PendingNotification] = Field(default_factory=dict)
     next_id: int = Field(default=1, ge=1, description="Id the next registration receives.")
 
+    # Entry id -> (the stored entry, its published copy). Entries never change once
+    # stored, so each is copied for publication once, not on every publication: copying
+    # 20,000 entries took seconds of the actor's thread per publication.
+    _copies: dict[int, tuple[PendingNotification, PendingNotification]] = PrivateAttr(
+        default_factory=dict
+    )
+
     def serializable_copy(self) -> NotificationState:
         """A copy without the observer, for publication.
 
@@ -141,7 +189,16 @@ class NotificationState(BaseState):
         made on the actor's thread (while it stops, too), where asking the orchestrator to
         resolve each owner could block, and delivery only needs the owner's ``agent_id``.
         """
-        return self.__class__.model_validate(self.model_dump())
+        copies: dict[int, tuple[PendingNotification, PendingNotification]] = {}
+        for notification_id, entry in self.pending.items():
+            known = self._copies.get(notification_id)
+            if known is None or known[0] is not entry:
+                known = (entry, PendingNotification.model_validate(entry.model_dump()))
+            copies[notification_id] = known
+        self._copies = copies
+        return self.__class__(
+            pending={i: copy for i, (_, copy) in copies.items()}, next_id=self.next_id
+        )
 
 
 class NotificationConfig(BaseConfig):
@@ -160,6 +217,17 @@ class NotificationConfig(BaseConfig):
         default=DELIVERY_GRACE_S,
         ge=0,
         description="How long a due entry waits for an owner who is off the team.",
+    )
+    max_pending_per_agent: int = Field(
+        default=PENDING_MAX_PER_AGENT, ge=1, description="Most entries one agent may hold."
+    )
+    max_pending_total: int = Field(
+        default=PENDING_MAX_TOTAL, ge=1, description="Most entries the whole team may hold."
+    )
+    max_delay_seconds: int = Field(
+        default=MAX_DELAY_CEILING_S,
+        ge=1,
+        description="Longest delay accepted, whatever the cards allow.",
     )
 
 

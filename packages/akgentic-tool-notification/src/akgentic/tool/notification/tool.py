@@ -31,6 +31,7 @@ from akgentic.tool.notification.actor import NotificationActor
 from akgentic.tool.notification.models import (
     CONTENT_MAX_CHARS,
     DEFAULT_MESSAGE_CLASS,
+    LISTING_MAX_LINES,
     NOTIFICATION_ACTOR_NAME,
     NOTIFICATION_ACTOR_ROLE,
     NotificationConfig,
@@ -56,6 +57,9 @@ logger = logging.getLogger(__name__)
 # when the actor is wedged or gone, and then the model gets a retriable answer.
 _ASK_TIMEOUT_SECONDS = 10
 
+# How many of its ids a refused cancellation reminds the agent of.
+_IDS_SHOWN = 20
+
 DEFAULT_MAX_DELAY_SECONDS = 300
 """Largest delay an agent may schedule when the card sets none."""
 
@@ -74,6 +78,11 @@ class PendingNotifications(BaseToolParam):
     """Configuration of ``pending_notification`` (tool call and command by default)."""
 
     expose: set[Channels] = Field(default_factory=_both_channels)
+    max_listed: int = Field(
+        default=LISTING_MAX_LINES,
+        ge=1,
+        description="Most entries one answer lists, soonest first; the rest is counted.",
+    )
 
 
 class CancelNotification(BaseToolParam):
@@ -161,7 +170,7 @@ class NotificationTool(ToolCard):
             found.append((register, self._register_fn()))
         pending = resolve_param(self.pending_notification, PendingNotifications)
         if pending is not None:
-            found.append((pending, self._pending_fn()))
+            found.append((pending, self._pending_fn(pending.max_listed)))
         cancel = resolve_param(self.cancel_notification, CancelNotification)
         if cancel is not None:
             found.append((cancel, self._cancel_fn()))
@@ -210,7 +219,7 @@ class NotificationTool(ToolCard):
 
         return register_notification
 
-    def _pending_fn(self) -> Callable[..., str]:
+    def _pending_fn(self, max_listed: int) -> Callable[..., str]:
         card = self
 
         def pending_notification(all: bool = False) -> str:
@@ -222,7 +231,7 @@ class NotificationTool(ToolCard):
             """
             show_all = check_bool("all", all)
             actor, owner = card._bound()
-            listing = _ask(lambda: actor.pending(None if show_all else owner.agent_id))
+            listing = _ask(lambda: actor.pending(None if show_all else owner.agent_id, max_listed))
             return _render_listing(listing, show_owner=show_all)
 
         return pending_notification
@@ -240,8 +249,10 @@ class NotificationTool(ToolCard):
             actor, owner = card._bound()
             removed = _ask(lambda: actor.cancel(wanted, owner.agent_id))
             if removed is None:
-                mine = _ask(lambda: actor.pending(owner.agent_id)).entries
-                known = ", ".join(str(e.notification_id) for e in mine) if mine else "none"
+                ids, held = _ask(lambda: actor.held_ids(owner.agent_id, _IDS_SHOWN))
+                known = ", ".join(str(i) for i in ids) if ids else "none"
+                if held > len(ids):
+                    known += f" and {held - len(ids)} more (pending_notification lists them)"
                 raise RetriableError(
                     f"no pending notification {wanted} of yours to cancel; "
                     f"your pending ids: {known}"
@@ -270,12 +281,19 @@ def _render_listing(listing: NotificationListing, *, show_owner: bool) -> str:
         return (
             "No pending notifications in the team." if show_owner else "No pending notifications."
         )
-    lines = [f"{len(listing.entries)} pending notification(s):"]
+    lines = [f"{listing.total} pending notification(s):"]
     for entry in listing.entries:
         # akgentic names usually carry their "@" already; do not double it.
         owner = f" @{entry.owner_name.removeprefix('@')}" if show_owner else ""
         left = _format_left(entry, listing.now)
         lines.append(f"- {entry.notification_id}{owner} in {left}: {_clip(entry.content)}")
+    if listing.omitted:
+        narrow = (
+            "narrow with all=false to see only yours"
+            if show_owner
+            else "the soonest are shown; cancel the ones you no longer need to see the rest"
+        )
+        lines.append(f"... {listing.omitted} more not shown; {narrow}.")
     return "\n".join(lines)
 
 
