@@ -6,6 +6,8 @@
    second by every team using the tool, against the same bare ask.
 3. A scan delivering 1,000 due entries to 20 owners, against 1,000 raw tells of the same
    messages straight to the owners' mailboxes (delivery with no bookkeeping at all).
+4. ``register_notification`` with 20,000 entries pending, against the same call on an
+   empty actor (1.): registering must not cost more as the actor fills up.
 
 Run: .venv/bin/python packages/akgentic-tool-notification/benchmarks/bench_notification.py
 """
@@ -39,6 +41,7 @@ from akgentic.tool.notification import (
 MODULE = "akgentic_notification_bench"
 OWNERS = 20
 ENTRIES = 1_000
+CROWD = 20_000
 
 
 class BenchReminder(Message):
@@ -88,6 +91,27 @@ def _median_register(
         register("benchmark entry", 300)
         samples.append(time.perf_counter() - started)
     return statistics.median(samples)
+
+
+def _crowded_register(system: ActorSystem, empty: float) -> float:
+    """Median registration through a card while ``CROWD`` entries are pending, in a team of
+    its own whose actor allows that many (the defaults stop at 5,000)."""
+    orchestrator = system.createActor(
+        Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+    )
+    orch = system.proxy_ask(orchestrator, Orchestrator)
+    config = NotificationConfig(
+        tick_seconds=3600, max_pending_per_agent=2 * CROWD, max_pending_total=2 * CROWD
+    )
+    notifier = team_tool_actor(system, orchestrator, NotificationActor, config)
+    carrier = system.proxy_ask(
+        orch.createActor(ToolTestAgent, config=BaseConfig(name="@Crowd")), ToolTestAgent
+    ).itself()
+    for i in range(CROWD):
+        notifier.schedule(carrier.myAddress, f"crowd {i}", 3600, f"{MODULE}.BenchReminder")
+    card = NotificationTool(message_class=f"{MODULE}.BenchReminder")
+    register = ToolFactory([card], observer=carrier).commands.get("register_notification")
+    return _median(lambda: register("benchmark entry", 300), 201)
 
 
 def _wait(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -186,6 +210,13 @@ def main() -> None:
             f"   ratio {scan / raw:5.1f}x"
         )
         _bench(f"deliver {ENTRIES} due entries", scan, raw, f"{ENTRIES} raw tells")
+
+        crowded = _crowded_register(system, reg)
+        print(
+            f"register, {CROWD} pending {crowded * 1e6:8.0f} us   empty actor {reg * 1e6:6.0f} us"
+            f"   ratio {crowded / reg:5.1f}x"
+        )
+        _bench(f"register_notification, {CROWD} pending", crowded, reg, "empty actor")
     finally:
         system.shutdown(timeout=10)
 
