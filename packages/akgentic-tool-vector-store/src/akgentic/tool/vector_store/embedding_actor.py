@@ -3,7 +3,8 @@
 The store actor never calls the embedding provider. For each request (a batch of
 documents to index, or one query text) it spawns an :class:`EmbeddingActor` named
 ``#embed-<collection>-<request_id>`` and tells it the job; the worker makes the blocking
-HTTP call(s) on its own thread under a bounded time budget, tells the store
+provider call(s) on its own thread under a bounded time budget (HTTP requests, or a local
+model2vec model, which the first worker that needs it loads), tells the store
 ``deliver(key, vectors)`` or ``fail(key, error)``, and stops. The ``#`` prefix makes it a
 tool actor for the orchestrator's teardown (see core's deferred-results rules).
 
