@@ -43,6 +43,7 @@ def test_package_all_is_pinned() -> None:
         "EmbeddingService",
         "EmbeddingServiceError",
         "InMemoryBackend",
+        "QdrantBackend",
         "SearchHit",
         "SearchResult",
         "UnknownCollectionError",
@@ -62,7 +63,7 @@ def test_package_all_is_pinned() -> None:
         "VectorStoreTool",
         "WeaviateBackend",
     }
-    assert len(package.__all__) == 32
+    assert len(package.__all__) == 33
     for name in package.__all__:
         assert getattr(package, name) is not None
 

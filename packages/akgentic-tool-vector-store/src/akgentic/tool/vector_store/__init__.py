@@ -64,6 +64,7 @@ __all__ = [
     "EmbeddingService",
     "EmbeddingServiceError",
     "InMemoryBackend",
+    "QdrantBackend",
     "SearchHit",
     "SearchResult",
     "UnknownCollectionError",
@@ -100,6 +101,8 @@ _LAZY = {
     "VectorEntry": "akgentic.tool.vector_store.vector",
     "VectorIndex": "akgentic.tool.vector_store.vector",
     "WeaviateBackend": "akgentic.tool.vector_store.weaviate",
+    # qdrant-client itself is imported when a collection first opens (extra `qdrant`).
+    "QdrantBackend": "akgentic.tool.vector_store.qdrant",
 }
 
 
