@@ -136,6 +136,7 @@ def test_the_demo_team_runs_from_the_wheels(bundle_python: Path, tmp_path: Path)
 PLANNING_PROBE = r"""
 import importlib.metadata as md, json
 from akgentic.tool.planning import PlanningTool
+from akgentic.tool.vector_store.embedding_choice import choose_embedding
 try:
     from akgentic.tool import WorkspaceTool
     missing_error = None
@@ -143,8 +144,9 @@ except ImportError as exc:
     missing_error = str(exc)
 names = sorted(d.metadata["Name"].lower() for d in md.distributions())
 versions = sorted(f'{d.metadata["Name"].lower()}=={d.version}' for d in md.distributions())
+without_key = choose_embedding("openai", "text-embedding-3-small", environ={}).provider
 print(json.dumps({"dists": names, "versions": versions, "card": PlanningTool.__name__,
-                  "missing_error": missing_error}))
+                  "missing_error": missing_error, "without_key": without_key}))
 """
 
 
@@ -165,6 +167,10 @@ def test_one_tool_extra_brings_only_what_it_needs(dist_dir: Path, tmp_path: Path
     dists = set(report["dists"])
     assert {"akgentic-tool-core", "akgentic-tool-planning", "akgentic-tool-vector-store"} <= dists
     assert {"numpy", "openai"} <= dists  # semantic search comes with the extra
+    # ... and with no API key it is the local model2vec provider, not a keyword fallback
+    assert {"model2vec", "tokenizers", "safetensors"} <= dists
+    assert "torch" not in dists
+    assert report["without_key"] == "local"
     for absent in (
         "tavily-python",
         "mcp",
