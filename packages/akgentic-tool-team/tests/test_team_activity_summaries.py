@@ -199,15 +199,17 @@ def test_model_failure_degrades_to_truncation_within_the_budget(
     assert ann.summarized is False
     assert len(ann.task) == 200
     assert ann.task.endswith("…")
-    assert elapsed < 4 * 0.5 + 1.0  # never longer than the poll budget
+    # Generous on purpose (a loaded runner): without the budget the call would not end.
+    assert elapsed < 4 * 0.5 + 10.0
     assert len(model.calls) == 1
 
-    # The failure is cached: the next call neither calls the model again nor polls (one
-    # poll alone would take 0.5 s).
+    # The failure is cached: the next call neither calls the model again nor waits for a
+    # summary. Asked with a 100 x 0.5 s budget it answers at once; polling would take 50 s.
     started = time.monotonic()
-    report = tool(summarize_over=100)
-    assert time.monotonic() - started < 0.45
+    report = activity(tool_agent, summarized_card(attempts=100, delay=0.5))(summarize_over=100)
+    assert time.monotonic() - started < 10.0
     assert not any(m.summarized for m in report.members)
+    assert report.pending_summaries == 0
     assert len(model.calls) == 1
 
 
@@ -221,7 +223,10 @@ def test_empty_summary_counts_as_a_failure(
     busy_pair(actor_system, orchestrator, tool_agent, gates)
     model.mode = "empty"
     report: TeamActivityReport = activity(tool_agent, summarized_card())(summarize_over=100)
-    assert not any(m.summarized for m in report.members)
+    ann = next(m for m in report.members if m.name == "@Ann")  # the roster is not empty
+    assert ann.summarized is False
+    assert ann.task.endswith("…")  # shown truncated, as after any failed summary
+    assert len(model.calls) == 1
 
 
 def test_slow_model_answers_later_without_blocking_the_caller(
@@ -236,7 +241,8 @@ def test_slow_model_answers_later_without_blocking_the_caller(
     tool = activity(tool_agent, summarized_card(attempts=3, delay=0.2))
     started = time.monotonic()
     report: TeamActivityReport = tool(summarize_over=100)
-    assert time.monotonic() - started < 3 * 0.2 + 1.0  # the budget, not the model's pace
+    # The model stalls until released: only the budget can end the call.
+    assert time.monotonic() - started < 3 * 0.2 + 10.0
     assert not any(m.summarized for m in report.members)
     model.release.set()
     later = eventually(

@@ -6,7 +6,6 @@ from the catalog) and checks the refusal leaves the team exactly as it was.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -68,9 +67,7 @@ def test_hiring_300_members_in_one_call_is_refused_at_once(
 ) -> None:
     hire = tools_by_name(bind(tool_agent).get_tools())["hire_members"]
     before = team_names(actor_system, orchestrator)
-    started = time.monotonic()
     message = refusal(hire, ["Developer"] * 300)
-    assert time.monotonic() - started < 1.0  # refused before anything starts
     assert "roles lists 300 members, but one call hires at most 10" in message
     assert "smaller batches" in message
     assert tool_agent.hired == []
