@@ -2,8 +2,22 @@
 
 Names are loaded on first use (PEP 562), so ``import akgentic.tool.core`` costs next to
 nothing and a program pays for akgentic-core and pydantic only when it touches a contract.
-``deferred``, ``testing``, ``registry``, ``workspace_dir`` and ``vector_store`` are not
-re-exported here: import those modules directly.
+
+The names below come from ``card``, ``params``, ``channels``, ``factory``, ``commands``,
+``dependencies``, ``event``, ``observer`` and ``approval``. The other modules are imported
+directly, by what they are for:
+
+- writing a tool: ``tagged`` (the serialization base of cards and params), ``output_cap``
+  (the bound on what a tool answers), ``deferred`` (slow work off a tool actor's thread);
+- a team's shared state: ``team_actor`` (a card's handle on its team's singleton tool
+  actor), ``delta_state``, ``delta_actor`` and ``snapshots`` (state persisted as snapshots
+  plus deltas), ``keyword_corpus`` (keyword search over a tool's items);
+- files: ``workspace_dir`` (where a team's files live, and the path check) and
+  ``confined`` (opening paths beneath a root so a rename cannot steer them out);
+- the vector store: ``vector_store`` (the contract consumers may assume) and
+  ``vector_binding`` (how a consumer binds to it);
+- ``registry`` (the entry points behind ``from akgentic.tool import ...``) and ``testing``
+  (the kit for tool authors' tests).
 """
 
 from __future__ import annotations
