@@ -143,10 +143,6 @@ class DocumentReader(BaseModel):
         default=60.0, gt=0, description="Time limit of one caption request."
     )
 
-    def can_convert(self, path: Path) -> bool:
-        """Whether `path` is a document format this reader converts."""
-        return path.suffix.lower() in DOCUMENT_EXTENSIONS
-
     def extract_text(self, path: str | Path, content: bytes) -> str:
         """The Markdown of `content`, the bytes of a document named `path` (no cache).
 
