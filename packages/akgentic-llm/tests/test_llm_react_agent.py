@@ -45,6 +45,7 @@ from akgentic.llm import (
     ModelConfig,
     ReactAgent,
     ReactAgentConfig,
+    RuntimeConfig,
     RunUsageLimitError,
     RunUsageLimits,
     ToolCallEvent,
@@ -479,14 +480,23 @@ def test_caller_capabilities_sit_inside_the_internal_stack(make_agent: Any) -> N
 # ------------------------------------------------------------------ teardown
 
 
+def _own_client_config() -> ReactAgentConfig:
+    """An agent with a client of its own, which its close() must really close."""
+    return ReactAgentConfig(
+        model_cfg=ModelConfig(provider="openai", model="gpt-4o"),
+        runtime_cfg=RuntimeConfig(share_http_client=False),
+    )
+
+
 def test_close_is_idempotent_and_final(make_agent: Any) -> None:
-    agent: ReactAgent = make_agent()
+    agent: ReactAgent = make_agent(_own_client_config())
     with agent.pydantic_agent.override(model=TestModel()):
         agent.run_sync("warm up the pool")
     agent.close()
     agent.close()
     assert agent.closed
-    assert agent._http_client.is_closed  # the pool is released, not just abandoned
+    assert agent.http_client is not None
+    assert agent.http_client.is_closed  # the pool is released, not just abandoned
     with pytest.raises(RuntimeError, match="closed"):
         agent.run_sync("again")
     with pytest.raises(RuntimeError, match="closed"):
@@ -525,7 +535,7 @@ def test_missing_credentials_fail_at_construction(clean_provider_env: Any) -> No
 
 
 def test_async_lifecycle_aclose_then_close_inside_the_loop(make_agent: Any) -> None:
-    agent: ReactAgent = make_agent()
+    agent: ReactAgent = make_agent(_own_client_config())
 
     async def main() -> str:
         with agent.pydantic_agent.override(model=TestModel(custom_output_text="async life")):
@@ -536,7 +546,8 @@ def test_async_lifecycle_aclose_then_close_inside_the_loop(make_agent: Any) -> N
 
     assert asyncio.run(main()) == "async life"
     assert agent.closed
-    assert agent._http_client.is_closed
+    assert agent.http_client is not None
+    assert agent.http_client.is_closed
 
 
 def test_pending_prompts_fold_ahead_of_a_multimodal_prompt(make_agent: Any) -> None:

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults
 from pydantic_ai.capabilities import AbstractCapability, AgentCapability
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import BinaryContent
 
+from akgentic.llm._shared_http import HttpLease
 from akgentic.llm._surface import AgentSurface
 from akgentic.llm.approvals import (
     PendingToolCall,
@@ -48,7 +49,11 @@ from akgentic.llm.compaction import create_compaction
 from akgentic.llm.config import ReactAgentConfig, RunUsageLimits
 from akgentic.llm.context import ContextManager
 from akgentic.llm.event import ContextObserver
-from akgentic.llm.providers import create_http_client, create_model, get_output_type
+from akgentic.llm.providers import create_model, get_output_type
+
+if TYPE_CHECKING:
+    import httpx
+    from pydantic_ai.models import Model
 
 __all__ = [
     "RUN_LIMIT_HEALING_MESSAGE",
@@ -69,6 +74,31 @@ F = TypeVar("F")
 _CONCLUSION_LIMITS = RunUsageLimits(run_request_limit=1).to_pydantic_ai()
 
 
+def _given_model(model: Model | str) -> Model:
+    """The caller's model: a pydantic-ai ``Model``, or a name pydantic-ai knows how to build."""
+    from pydantic_ai.models import infer_model
+
+    return infer_model(model)
+
+
+def _wrap_for_model(model: Model, output_type: Any) -> Any:
+    """Structured output for a caller's model, decided from the model's own profile.
+
+    ``NativeOutput`` when the model says it honours a JSON schema; otherwise the type is left
+    as given, so pydantic-ai uses the model's default mode (tool output for ``TestModel`` and
+    ``FunctionModel``): no hidden profile is needed to run a structured example on them.
+    """
+    from pydantic_ai.output import NativeOutput, PromptedOutput, TextOutput, ToolOutput
+
+    if output_type is str or output_type is None:
+        return output_type
+    if isinstance(output_type, NativeOutput | PromptedOutput | TextOutput | ToolOutput | list):
+        return output_type
+    if model.profile.get("supports_json_schema_output", False):
+        return NativeOutput(output_type)
+    return output_type
+
+
 def _is_unusable(output: Any) -> bool:
     """``None`` or blank text: a conclusion that answered nothing."""
     return output is None or (isinstance(output, str) and not output.strip())
@@ -87,6 +117,8 @@ class ReactAgent(AgentSurface):
         observer: ContextObserver | None = None,
         capabilities: Sequence[AgentCapability[Any]] | None = None,
         limit_recovery: LimitRecoveryCapability | None = None,
+        *,
+        model: Model | str | None = None,
     ) -> None:
         self._config = config
         self._closed = False
@@ -95,8 +127,22 @@ class ReactAgent(AgentSurface):
             self._context.subscribe(observer)
         # Everything that can fail on a bad config (credentials, fallback chain) runs before
         # the event loop exists; an httpx client that never sent a request holds no socket.
-        self._http_client = create_http_client(config.runtime_cfg.http_client_config)
-        model = create_model(config.model_cfg, self._http_client)
+        self._given = model is not None
+        self._http = self._lease_http_client(config)
+        try:
+            self._model = (
+                _given_model(model)
+                if model is not None
+                else create_model(config.model_cfg, self.http_client)
+            )
+            compaction_strategy = create_compaction(
+                config.compaction_cfg, config.model_cfg, self.http_client, model=self._model
+            )
+        except BaseException:
+            # A failed construction must not keep its share of a client other agents use.
+            if self._http is not None:
+                self._http.release_without_loop()
+            raise
         self._loop = asyncio.new_event_loop()
 
         self._result_type = result_type
@@ -107,7 +153,7 @@ class ReactAgent(AgentSurface):
         self._budget = LifetimeBudgetCapability(config.agent_usage_limits)
         compaction_cfg = config.compaction_cfg
         self._compaction = CompactionCapability(
-            create_compaction(compaction_cfg, config.model_cfg, self._http_client),
+            compaction_strategy,
             self._context,
             threshold_fn=config.compaction_threshold,
             # The event names the strategy as configured (registry id or dotted path): that
@@ -128,7 +174,7 @@ class ReactAgent(AgentSurface):
         registered, self._defers = registered_tools(tools or ())
         self._pending: list[PendingToolCall] = []
         self._agent: Agent[Any, Any] = Agent(
-            model,
+            self._model,
             output_type=self._output_type(result_type),
             tools=registered,
             toolsets=toolsets,
@@ -137,6 +183,24 @@ class ReactAgent(AgentSurface):
             capabilities=self._capability_stack(capabilities),
             **agent_kwargs,
         )
+
+    def _lease_http_client(self, config: ReactAgentConfig) -> HttpLease | None:
+        """The HTTP client this agent's models are built on, or ``None`` when none is needed.
+
+        A caller's model brings its own transport; a client is then only taken for a
+        summarizer built from ``compaction_cfg.summary_model_cfg``.
+        """
+        if self._given and config.compaction_cfg.summary_model_cfg is None:
+            return None
+        runtime = config.runtime_cfg
+        return HttpLease(runtime.http_client_config, shared=runtime.share_http_client)
+
+    @property
+    def http_client(self) -> httpx.AsyncClient | None:
+        """The HTTP client the agent's models use (shared with agents of equal settings unless
+        ``runtime_cfg.share_http_client`` is ``False``); ``None`` when a caller's ``model=``
+        needs none."""
+        return None if self._http is None else self._http.client
 
     # ------------------------------------------------------ capability stack
 
@@ -296,7 +360,10 @@ class ReactAgent(AgentSurface):
         return result.output
 
     def _output_type(self, output_type: Any) -> Any:
-        wrapped = get_output_type(self._config.model_cfg, output_type)
+        if self._given:
+            wrapped = _wrap_for_model(self._model, output_type)
+        else:
+            wrapped = get_output_type(self._config.model_cfg, output_type)
         return with_deferred_output(wrapped) if self._defers else wrapped
 
     def _fold_pending_prompts(self, user_prompt: UserPrompt) -> UserPrompt:
@@ -350,21 +417,32 @@ class ReactAgent(AgentSurface):
     # ------------------------------------------------------------- teardown
 
     async def aclose(self) -> None:
-        """Release the HTTP connection pool; the agent's event loop stays open."""
-        await self._http_client.aclose()
+        """Let go of the HTTP client; the agent's event loop stays open.
+
+        An own client (``share_http_client=False``) is closed. A shared one is closed only by
+        its last user; agents still holding it keep working.
+        """
+        if self._http is not None:
+            own_loop = asyncio.get_running_loop() is self._loop
+            await self._http.release(own_loop=own_loop)
 
     def close(self) -> None:
-        """Release the HTTP pool and the agent's event loop. Safe to call more than once.
+        """Let go of the HTTP client and close the agent's event loop. Safe to call more than once.
 
         Called from inside a running event loop (async code), the agent's own loop cannot be
-        driven, so only the loop is closed there: ``await aclose()`` first to release the pool.
+        driven: the client is let go of without closing anything another agent might use, and
+        the loop is closed. ``await aclose()`` first to close an own client cleanly.
         """
         if self._closed:
             return
         self._closed = True
         try:
-            if not self._in_running_loop() and not self._http_client.is_closed:
-                self._loop.run_until_complete(self._http_client.aclose())
+            if self._in_running_loop():
+                if self._http is not None:
+                    self._http.release_without_loop()
+            else:
+                if self._http is not None:
+                    self._loop.run_until_complete(self._http.release(own_loop=True))
                 self._loop.run_until_complete(self._loop.shutdown_asyncgens())
         finally:
             # Whatever the pool did on its way out, the loop this agent created is released.

@@ -501,6 +501,8 @@ class SummarizingCompaction(SummarizeStrategy):
 
     The summarizer is ``cfg.summary_model_cfg`` when set, else ``model_cfg``, built with
     ``create_model`` on ``http_client``; prompt version and target size come from ``cfg``.
+    ``model``, when given, is the agent's own model: it is reused instead of building a
+    second one from ``model_cfg`` (it is ignored when ``summary_model_cfg`` is set).
     """
 
     def __init__(
@@ -508,11 +510,15 @@ class SummarizingCompaction(SummarizeStrategy):
         cfg: CompactionConfig,
         model_cfg: ModelConfig,
         http_client: httpx.AsyncClient | None = None,
+        *,
+        model: Model | None = None,
     ) -> None:
         from akgentic.llm.providers import create_model
 
+        if model is None or cfg.summary_model_cfg is not None:
+            model = create_model(cfg.summary_model_cfg or model_cfg, http_client=http_client)
         super().__init__(
-            create_model(cfg.summary_model_cfg or model_cfg, http_client=http_client),
+            model,
             prompt_version=cfg.summarizer_prompt_version,
             summary_target_tokens=cfg.summary_target_tokens,
             max_input_chars=cfg.summarizer_max_input_chars,
@@ -572,16 +578,25 @@ def create_compaction(
     cfg: CompactionConfig,
     model_cfg: ModelConfig,
     http_client: httpx.AsyncClient | None = None,
+    *,
+    model: Model | None = None,
 ) -> CompactionStrategy:
     """Build the strategy ``cfg.strategy`` names: a registry id, else a dotted class path.
 
     A dotted path may name a class (built with ``from_config(cfg, model_cfg, http_client)``
     when it defines that classmethod, otherwise with no arguments) or a factory function with
     the registry's signature. The resolved object must have an async ``compact`` method.
+
+    ``model`` is the agent's already built model: the built-in ``summarize`` strategy reuses
+    it when ``summary_model_cfg`` is unset (one model per agent, not two). Other factories
+    keep their three-argument signature and never see it.
     """
     name = cfg.strategy
     factory = COMPACTION_STRATEGIES.get(name)
-    if factory is not None:
+    strategy: CompactionStrategy
+    if factory is _summarize_factory:
+        strategy = SummarizingCompaction(cfg, model_cfg, http_client, model=model)
+    elif factory is not None:
         strategy = factory(cfg, model_cfg, http_client)
     elif "." in name:
         target = _import_dotted(name)

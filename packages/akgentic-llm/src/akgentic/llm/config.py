@@ -200,6 +200,9 @@ class RuntimeConfig(BaseModel):
     # Validated and kept for compatibility; nothing in ReactAgent forwards it to a model.
     parallel_tool_calls: bool = True
     http_client_config: HttpClientConfig = Field(default_factory=HttpClientConfig)
+    # Agents with equal ``http_client_config`` use one process-wide client (pool per event
+    # loop, SSL context, retry transport); ``False`` gives this agent a client of its own.
+    share_http_client: bool = True
 
 
 class CompactionConfig(BaseModel):

@@ -42,6 +42,7 @@ from pydantic_ai.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
+from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import Tool
 from pydantic_ai.toolsets import FunctionToolset
@@ -147,9 +148,11 @@ class MockReactAgent(AgentSurface):
         capabilities: Sequence[AbstractCapability[Any]] | None = None,
         limit_recovery: LimitRecoveryCapability | None = None,
         *,
+        model: Model | str | None = None,
         scenario: Scenario | ScenarioConfig | str | Path | None = None,
     ) -> None:
-        del capabilities  # accepted for signature parity, deliberately not mounted
+        # Accepted for signature parity, deliberately not used: the scenario is the model.
+        del capabilities, model
         # Kept so the property exists as on ReactAgent, but never consulted: see the module doc.
         self._limit_recovery = limit_recovery or LimitRecoveryCapability()
         self._config = config
@@ -405,6 +408,11 @@ class MockReactAgent(AgentSurface):
         return self._scenario
 
     # ---------------------------------------------------------------- teardown
+
+    @property
+    def http_client(self) -> None:
+        """Always ``None``: the scenario answers, no HTTP client is ever built."""
+        return None
 
     async def aclose(self) -> None:
         """Nothing to release: the mock holds no HTTP pool."""

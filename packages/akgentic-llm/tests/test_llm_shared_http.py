@@ -1,0 +1,317 @@
+"""Agents with equal HTTP settings share one client; closing one never breaks another.
+
+The server is a real keep-alive HTTP/1.1 server on 127.0.0.1 that answers OpenAI chat
+completions; the agents reach it through the OpenAI SDK and the retrying client
+(``OPENAI_BASE_URL``), each driving its own event loop with ``run_sync``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
+
+from akgentic.llm import (
+    CompactionConfig,
+    HttpClientConfig,
+    ModelConfig,
+    ReactAgent,
+    ReactAgentConfig,
+    RuntimeConfig,
+)
+from akgentic.llm._shared_http import PerLoopTransport, shared_ssl_context, user_count
+
+
+class ChatServer:
+    """Answers every POST with a chat completion naming the request's number."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.peers: set[tuple[str, int]] = set()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive: pools really reuse connections
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                self.rfile.read(length)
+                server.requests += 1
+                server.peers.add(self.client_address)
+                body = _completion(f"answer {server.requests}")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+def _completion(text: str) -> bytes:
+    return json.dumps(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1_700_000_000,
+            "model": "gpt-4o",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7},
+        }
+    ).encode()
+
+
+@pytest.fixture
+def chat_server(clean_provider_env: pytest.MonkeyPatch) -> Iterator[ChatServer]:
+    server = ChatServer()
+    clean_provider_env.setenv("OPENAI_API_KEY", "sk-local")
+    clean_provider_env.setenv("OPENAI_BASE_URL", server.url)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _config(*, shared: bool = True, timeout: float = 30.0) -> ReactAgentConfig:
+    # A timeout no other test uses, so the registry entry belongs to this test alone.
+    return ReactAgentConfig(
+        model_cfg=ModelConfig(provider="openai", model="gpt-4o"),
+        runtime_cfg=RuntimeConfig(
+            share_http_client=shared,
+            http_client_config=HttpClientConfig(timeout=timeout, max_retries=0),
+        ),
+    )
+
+
+@pytest.fixture
+def agents() -> Iterator[list[ReactAgent]]:
+    built: list[ReactAgent] = []
+    yield built
+    for agent in built:
+        agent.close()
+
+
+def test_agents_with_equal_settings_share_one_client(
+    chat_server: ChatServer, agents: list[ReactAgent]
+) -> None:
+    a = ReactAgent(_config(timeout=31.0))
+    b = ReactAgent(_config(timeout=31.0))
+    other = ReactAgent(_config(timeout=32.0))
+    agents += [a, b, other]
+    assert a.http_client is not None
+    assert a.http_client is b.http_client
+    assert other.http_client is not a.http_client  # other settings, other client
+    assert user_count(a.http_client) == 2
+    # One SSL context for the whole process, used by the pool of every loop.
+    transport = a.http_client._transport.wrapped  # type: ignore[attr-defined]
+    assert isinstance(transport, PerLoopTransport)
+    assert a.run_sync("hi") == "answer 1"
+    assert b.run_sync("hi") == "answer 2"
+    assert transport.pool_count == 2  # one pool per agent loop, none shared across loops
+    for pool in transport._pools.values():
+        assert pool[1]._pool._ssl_context is shared_ssl_context()
+
+
+def test_a_connection_opened_on_one_loop_is_never_used_on_another(
+    chat_server: ChatServer, agents: list[ReactAgent]
+) -> None:
+    """Two agents alternate turns on one client, each on its own loop.
+
+    A single pool shared across loops would hand agent b the keep-alive connection agent a
+    opened on a's loop, and b's turn would fail; per-loop pools make every turn succeed.
+    """
+    a = ReactAgent(_config(timeout=33.0))
+    b = ReactAgent(_config(timeout=33.0))
+    agents += [a, b]
+    answers = [agent.run_sync("hi") for agent in (a, b, a, b)]
+    assert answers == ["answer 1", "answer 2", "answer 3", "answer 4"]
+    assert len(chat_server.peers) == 2  # each loop kept its one connection alive
+
+
+def test_agents_on_threads_share_the_client_concurrently(
+    chat_server: ChatServer, agents: list[ReactAgent]
+) -> None:
+    members = [ReactAgent(_config(timeout=34.0)) for _ in range(4)]
+    agents += members
+    results: list[str] = []
+    errors: list[BaseException] = []
+
+    def turn(agent: ReactAgent) -> None:
+        try:
+            results.append(agent.run_sync("hi"))
+        except BaseException as exc:  # reported below with the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=turn, args=(m,)) for m in members]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=20)
+    assert errors == []
+    assert len(results) == 4
+
+
+def test_closing_one_agent_leaves_the_other_working(
+    chat_server: ChatServer, agents: list[ReactAgent]
+) -> None:
+    a = ReactAgent(_config(timeout=35.0))
+    b = ReactAgent(_config(timeout=35.0))
+    agents += [a, b]
+    client = a.http_client
+    assert client is not None
+    assert a.run_sync("hi") == "answer 1"
+    a.close()
+    assert not client.is_closed
+    assert user_count(client) == 1
+    assert b.run_sync("still there?") == "answer 2"
+    b.close()
+    assert client.is_closed  # the last user closed it
+    c = ReactAgent(_config(timeout=35.0))
+    agents.append(c)
+    assert c.http_client is not client  # a fresh client, not the closed one
+    assert c.run_sync("hi") == "answer 3"
+
+
+def test_aclose_in_async_code_keeps_the_shared_client_for_the_others(
+    chat_server: ChatServer, agents: list[ReactAgent]
+) -> None:
+    a = ReactAgent(_config(timeout=36.0))
+    b = ReactAgent(_config(timeout=36.0))
+    agents += [a, b]
+
+    async def main() -> str:
+        await a.run("hi")
+        await a.aclose()
+        a.close()
+        return str(await b.run("and you?"))
+
+    assert asyncio.run(main()) == "answer 2"
+    assert b.http_client is not None
+    assert not b.http_client.is_closed
+
+
+def test_opting_out_gives_each_agent_its_own_client(
+    chat_server: ChatServer, agents: list[ReactAgent]
+) -> None:
+    a = ReactAgent(_config(shared=False, timeout=37.0))
+    b = ReactAgent(_config(shared=False, timeout=37.0))
+    agents += [a, b]
+    assert a.http_client is not None
+    assert b.http_client is not None
+    assert a.http_client is not b.http_client
+    assert not isinstance(a.http_client._transport.wrapped, PerLoopTransport)  # type: ignore[attr-defined]
+    assert a.run_sync("hi") == "answer 1"
+    a.close()
+    assert a.http_client.is_closed
+    assert b.run_sync("hi") == "answer 2"
+
+
+def test_a_failed_construction_gives_its_share_back(clean_provider_env: pytest.MonkeyPatch) -> None:
+    clean_provider_env.setenv("OPENAI_API_KEY", "sk-test")
+    keeper = ReactAgent(_config(timeout=38.0))
+    try:
+        client = keeper.http_client
+        assert client is not None
+        bad = _config(timeout=38.0).model_copy(
+            update={
+                "compaction_cfg": CompactionConfig(
+                    summary_model_cfg=ModelConfig(provider="anthropic", model="claude")
+                )
+            }
+        )
+        with pytest.raises(ValueError, match="ANTHROPIC_API_KEY"):
+            ReactAgent(bad)
+        assert user_count(client) == 1
+    finally:
+        keeper.close()
+
+
+# --------------------------------------------------------------- model=
+
+
+class Summary(BaseModel):
+    title: str
+    points: list[str]
+
+
+def test_a_function_model_runs_with_no_key_and_no_client(
+    clean_provider_env: pytest.MonkeyPatch,
+) -> None:
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if info.function_tools and len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart("lookup", {"topic": "sprint"})])
+        return ModelResponse(parts=[TextPart("done: " + str(len(messages)))])
+
+    def lookup(topic: str) -> str:
+        """Look a topic up."""
+        return f"notes on {topic}"
+
+    agent = ReactAgent(ReactAgentConfig(), tools=[lookup], model=FunctionModel(reply))
+    try:
+        assert agent.http_client is None
+        assert agent.run_sync("plan the sprint") == "done: 3"
+    finally:
+        agent.close()
+
+
+def test_structured_output_on_test_model_needs_no_profile(
+    clean_provider_env: pytest.MonkeyPatch,
+) -> None:
+    # The openai config would ask for NativeOutput, which TestModel refuses; the given
+    # model's own profile decides instead.
+    config = ReactAgentConfig(model_cfg=ModelConfig(provider="openai", model="gpt-4o"))
+    for model in (TestModel(), "test"):
+        agent = ReactAgent(config, model=model)
+        try:
+            summary = agent.run_sync("Summarise AI trends", output_type=Summary)
+            assert isinstance(summary, Summary)
+            assert isinstance(agent.run_sync("And in one sentence?"), str)
+        finally:
+            agent.close()
+
+
+def test_the_summarizer_reuses_the_given_model(clean_provider_env: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        calls.append("summary" if info.instructions else "turn")
+        return ModelResponse(parts=[TextPart("the gist")])
+
+    agent = ReactAgent(ReactAgentConfig(), model=FunctionModel(reply))
+    try:
+        agent.run_sync("first")
+        agent.run_sync("second")
+        assert "summarize" in agent.compact()
+        assert calls == ["turn", "turn", "summary"]
+    finally:
+        agent.close()
