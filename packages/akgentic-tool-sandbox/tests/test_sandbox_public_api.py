@@ -22,6 +22,7 @@ def test_all_is_pinned() -> None:
         "ExecTicket",
         "ExecTool",
         "ExecWorker",
+        "LaunchSpec",
         "LocalSandboxActor",
         "SANDBOX_ACTOR_CLASSES",
         "SANDBOX_ACTOR_NAME",

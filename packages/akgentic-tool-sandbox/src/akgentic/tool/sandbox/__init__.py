@@ -2,7 +2,8 @@
 
 ``ExecTool`` is the card; the team's ``#SandboxActor`` runs the commands through one of the
 backends (``local``, ``bwrap``, ``seatbelt``, ``docker``) registered in
-``SANDBOX_ACTOR_CLASSES``.
+``SANDBOX_ACTOR_CLASSES``. A backend of your own subclasses ``SandboxActor`` and returns a
+``LaunchSpec`` from ``build_launch``.
 """
 
 from akgentic.tool.sandbox.actor import (
@@ -25,6 +26,7 @@ from akgentic.tool.sandbox.docker import (
     DockerExecWorker,
     DockerSandboxActor,
 )
+from akgentic.tool.sandbox.launch import LaunchSpec
 from akgentic.tool.sandbox.local import LocalSandboxActor
 from akgentic.tool.sandbox.seatbelt import SeatbeltSandboxActor
 from akgentic.tool.sandbox.tool import SANDBOX_ACTOR_CLASSES, ExecCommand, ExecTool
@@ -45,6 +47,7 @@ __all__ = [
     "ExecTicket",
     "ExecTool",
     "ExecWorker",
+    "LaunchSpec",
     "LocalSandboxActor",
     "SandboxActor",
     "SandboxConfig",

@@ -29,9 +29,13 @@ import sys
 import time
 from collections.abc import Callable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from akgentic.tool.sandbox._quota import QuotaBreach, WorkspaceWatcher
+
+# LaunchSpec's public home is ``launch``; it stays importable from here (an alias, the same
+# class) for code written when this was its only place.
+from akgentic.tool.sandbox.launch import LaunchSpec
 
 __all__ = [
     "LaunchSpec",
@@ -51,26 +55,6 @@ _READ_CHUNK = 65536
 
 class SandboxLaunchError(Exception):
     """The command line could not be started at all (missing binary, bad cwd, ...)."""
-
-
-class LaunchSpec(BaseModel):
-    """Everything needed to run one command: built by a backend, run by a worker."""
-
-    argv: list[str] = Field(min_length=1)
-    cwd: str
-    env: dict[str, str]
-    display_command: str = Field(description="The command as the model wrote it (for messages).")
-    timeout_seconds: float = Field(gt=0)
-    max_output_bytes: int = Field(gt=0)
-    cpu_seconds: int | None = None
-    file_size_bytes: int | None = None
-    address_space_bytes: int | None = None
-    max_processes: int | None = None
-    workspace_quota_bytes: int | None = Field(
-        default=None, description="How much the command may grow ``cwd`` (disk blocks)."
-    )
-    uid: int | None = None
-    gid: int | None = None
 
 
 class ProcessOutcome(BaseModel):

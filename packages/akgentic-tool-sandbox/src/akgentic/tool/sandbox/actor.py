@@ -32,13 +32,13 @@ from akgentic.tool.core.deferred import DeferredResultActor, DeferredWorker
 from akgentic.tool.core.workspace_dir import resolve_workspace_dir, safe_path
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.sandbox._process import (
-    LaunchSpec,
     ProcessOutcome,
     SandboxLaunchError,
     kill_process_group,
     run_process,
 )
 from akgentic.tool.sandbox._quota import QuotaBreach
+from akgentic.tool.sandbox.launch import LaunchSpec
 
 __all__ = [
     "ALLOWED_COMMANDS",
@@ -453,7 +453,8 @@ class SandboxActor(DeferredResultActor[SandboxConfig, SandboxState, str, ExecRes
     @abstractmethod
     def build_launch(self, command: str) -> Any:
         """The payload handed to this backend's worker for ``command`` (a ``LaunchSpec``
-        for the default worker). Called on the actor's thread: no I/O beyond a stat."""
+        for the default worker; ``launch_spec`` builds one). Called on the actor's thread:
+        no I/O beyond a stat."""
 
     def describe(self) -> SandboxConfig:
         """This actor's configuration (what mode, workspace and limits are in force)."""
@@ -537,8 +538,13 @@ class SandboxActor(DeferredResultActor[SandboxConfig, SandboxState, str, ExecRes
         """How long a caller should poll for one command's result."""
         return self.config.timeout_seconds + _RESULT_MARGIN_SECONDS
 
-    def _launch_spec(self, argv: list[str], command: str, env: dict[str, str]) -> LaunchSpec:
-        """A ``LaunchSpec`` carrying this actor's limits, for backends that run locally."""
+    def launch_spec(self, argv: list[str], command: str, env: dict[str, str]) -> LaunchSpec:
+        """A ``LaunchSpec`` running ``argv`` in the workspace with this actor's limits.
+
+        For ``build_launch`` in a backend: ``command`` is the model's command as written
+        (shown in messages), ``env`` the backend's environment; the configured ``env``
+        entries are laid over it.
+        """
         cfg = self.config
         return LaunchSpec(
             argv=argv,

@@ -23,8 +23,8 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from akgentic.tool.sandbox._process import LaunchSpec
 from akgentic.tool.sandbox.actor import SandboxActor, default_shell
+from akgentic.tool.sandbox.launch import LaunchSpec
 
 __all__ = ["BWRAP_ETC_PATHS", "BWRAP_SYSTEM_DIRS", "BwrapSandboxActor", "bwrap_argv"]
 
@@ -209,4 +209,4 @@ class BwrapSandboxActor(SandboxActor):
             tmp_bytes=tmp_bytes,
             shm_bytes=shm_bytes,
         )
-        return self._launch_spec(argv, command, sandbox_environment(workspace))
+        return self.launch_spec(argv, command, sandbox_environment(workspace))

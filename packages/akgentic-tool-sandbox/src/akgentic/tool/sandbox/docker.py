@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from akgentic.tool.core.deferred import DeferredWorker
-from akgentic.tool.sandbox._process import LaunchSpec, SandboxLaunchError, run_process
+from akgentic.tool.sandbox._process import SandboxLaunchError, run_process
 from akgentic.tool.sandbox.actor import (
     ExecResult,
     ExecWorker,
@@ -44,6 +44,7 @@ from akgentic.tool.sandbox.actor import (
     _untrack,
     cancelled_result,
 )
+from akgentic.tool.sandbox.launch import LaunchSpec
 
 __all__ = [
     "CONTAINER_WORKSPACE",

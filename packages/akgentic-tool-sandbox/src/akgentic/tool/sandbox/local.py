@@ -27,8 +27,8 @@ import logging
 import os
 import sys
 
-from akgentic.tool.sandbox._process import LaunchSpec
 from akgentic.tool.sandbox.actor import SandboxActor, default_shell
+from akgentic.tool.sandbox.launch import LaunchSpec
 
 __all__ = ["LocalSandboxActor", "local_environment", "make_process_undumpable"]
 
@@ -81,4 +81,4 @@ class LocalSandboxActor(SandboxActor):
 
     def build_launch(self, command: str) -> LaunchSpec:
         env = local_environment(self.config.workspace_dir)
-        return self._launch_spec([default_shell(), "-c", command], command, env)
+        return self.launch_spec([default_shell(), "-c", command], command, env)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from akgentic.tool.sandbox._process import LaunchSpec
 from akgentic.tool.sandbox.actor import SandboxActor
+from akgentic.tool.sandbox.launch import LaunchSpec
 from akgentic.tool.sandbox.local import local_environment
 
 __all__ = ["SANDBOX_EXEC", "SeatbeltSandboxActor", "seatbelt_argv", "seatbelt_profile"]
@@ -73,5 +73,5 @@ class SeatbeltSandboxActor(SandboxActor):
         # Seatbelt matches resolved paths (/var is /private/var on macOS).
         workspace = str(Path(cfg.workspace_dir).resolve())
         argv = seatbelt_argv(workspace_dir=workspace, command=command, network=cfg.network)
-        spec = self._launch_spec(argv, command, local_environment(workspace))
+        spec = self.launch_spec(argv, command, local_environment(workspace))
         return spec.model_copy(update={"address_space_bytes": None})
