@@ -1,8 +1,8 @@
 """Keyword matching, score merging and graph context for ``search_graph``.
 
-Keyword search runs on core's ``KeywordCorpus`` over every entity's and relation's text:
-one C-level pass over the text per query instead of a Python loop over every item, and a
-corpus rebuilt lazily, on the first search after the graph changed.
+Keyword search asks the state's token index (see :mod:`._token_index`), which the state
+keeps up to date item by item once a first search built it: a query costs in proportion to
+the items sharing its rarest word, not to the size of the graph.
 """
 
 from __future__ import annotations
@@ -10,10 +10,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
-from akgentic.tool.core.keyword_corpus import KeywordCorpus
 from akgentic.tool.knowledge_graph.models import (
     DEFAULT_PATH_MAX_HOPS,
-    Entity,
     GetGraphQuery,
     GraphPath,
     GraphSearchHit,
@@ -37,37 +35,13 @@ MAX_PATH_PAIRS = 10
 CONTEXT_LIMIT = 100
 
 
-def entity_text(entity: Entity) -> str:
-    """The text of an entity, as matched by keyword search and embedded for vectors."""
-    parts = [entity.name, entity.entity_type, entity.description, *entity.observations]
-    return " | ".join(p for p in parts if p)
-
-
-def relation_text(relation: Relation) -> str:
-    """The text of a relation, as matched by keyword search and embedded for vectors."""
-    parts = [relation.label(), relation.description]
-    return " | ".join(p for p in parts if p)
-
-
 class KeywordIndex:
     """Substring search over every item of a :class:`KnowledgeGraphState`."""
 
-    def __init__(self) -> None:
-        self._corpus: KeywordCorpus[tuple[str, str]] = KeywordCorpus()
-
     def search(self, state: KnowledgeGraphState, query: str) -> list[tuple[str, str]]:
         """Items ``(kind, entity name | relation key)`` whose text contains every word of
-        ``query`` (case-insensitive), entities first."""
-        self._corpus.sync(state, state.version, lambda: _item_texts(state))
-        return self._corpus.search(query)
-
-
-def _item_texts(state: KnowledgeGraphState) -> tuple[list[tuple[str, str]], list[str]]:
-    items = [("entity", name) for name in state.entities]
-    items += [("relation", key) for key in state.relations]
-    texts = [entity_text(entity) for entity in state.entities.values()]
-    texts += [relation_text(relation) for relation in state.relations.values()]
-    return items, texts
+        ``query`` (case-insensitive), entities first, each kind in the graph's order."""
+        return state.keyword_search(query)
 
 
 def merge_hits(

@@ -38,11 +38,10 @@ from akgentic.tool.knowledge_graph._search import (
     RELATION_PREFIX,
     KeywordIndex,
     add_context,
-    entity_text,
     graph_view,
     merge_hits,
-    relation_text,
 )
+from akgentic.tool.knowledge_graph._texts import entity_text, relation_text
 from akgentic.tool.knowledge_graph._update import apply_update, plural
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
 from akgentic.tool.knowledge_graph.models import (

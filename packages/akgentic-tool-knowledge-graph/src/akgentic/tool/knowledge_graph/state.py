@@ -20,6 +20,8 @@ from uuid import UUID
 from pydantic import Field, PrivateAttr, model_validator
 
 from akgentic.tool.core.delta_state import DeltaState
+from akgentic.tool.knowledge_graph._texts import entity_text, relation_text
+from akgentic.tool.knowledge_graph._token_index import TokenIndex
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
 from akgentic.tool.knowledge_graph.models import Entity, KnowledgeGraph, Relation
 
@@ -40,6 +42,9 @@ class KnowledgeGraphState(DeltaState):
 
     # entity name -> keys of the relations touching it; built on first use.
     _adjacency: dict[str, set[str]] | None = PrivateAttr(default=None)
+    # Keyword indexes of the entities and of the relations; built by the first search,
+    # then kept up to date by the mutators (a state nobody searches never pays for them).
+    _keywords: _KeywordIndexes | None = PrivateAttr(default=None)
 
     @model_validator(mode="before")
     @classmethod
@@ -74,6 +79,12 @@ class KnowledgeGraphState(DeltaState):
 
     def put_entity(self, entity: Entity) -> None:
         """Add or replace an entity."""
+        keywords = self._keyword_indexes(build=False)
+        if keywords is not None:
+            old = self.entities.get(entity.name)
+            keywords.entities.put(
+                entity.name, entity_text(entity), None if old is None else entity_text(old)
+            )
         self.entities[entity.name] = entity
         self._touch()
 
@@ -86,6 +97,9 @@ class KnowledgeGraphState(DeltaState):
             for key in sorted(self._adjacency_index().get(name, ()))
             if (relation := self.remove_relation(key)) is not None
         ]
+        keywords = self._keyword_indexes(build=False)
+        if keywords is not None:
+            keywords.entities.remove(name, entity_text(self.entities[name]))
         del self.entities[name]
         self._adjacency_index().pop(name, None)
         self._touch()
@@ -94,6 +108,12 @@ class KnowledgeGraphState(DeltaState):
     def put_relation(self, relation: Relation) -> None:
         """Add or replace a relation (its ends are not checked here)."""
         key = relation.key
+        keywords = self._keyword_indexes(build=False)
+        if keywords is not None:
+            old = self.relations.get(key)
+            keywords.relations.put(
+                key, relation_text(relation), None if old is None else relation_text(old)
+            )
         self.relations[key] = relation
         adjacency = self._adjacency_index()
         adjacency.setdefault(relation.from_entity, set()).add(key)
@@ -105,6 +125,9 @@ class KnowledgeGraphState(DeltaState):
         relation = self.relations.pop(key, None)
         if relation is None:
             return None
+        keywords = self._keyword_indexes(build=False)
+        if keywords is not None:
+            keywords.relations.remove(key, relation_text(relation))
         adjacency = self._adjacency_index()
         for end in (relation.from_entity, relation.to_entity):
             keys = adjacency.get(end)
@@ -134,6 +157,16 @@ class KnowledgeGraphState(DeltaState):
             self._touch()
 
     # -- reads --------------------------------------------------------------------------
+
+    def keyword_search(self, query: str) -> list[tuple[str, str]]:
+        """Items ``(kind, entity name | relation key)`` whose text contains every word of
+        ``query`` (case-insensitive substrings), entities first, each kind in the order of
+        its dictionary."""
+        keywords = self._keyword_indexes(build=True)
+        assert keywords is not None
+        entities = keywords.entities.search(query, lambda n: entity_text(self.entities[n]))
+        relations = keywords.relations.search(query, lambda k: relation_text(self.relations[k]))
+        return [("entity", name) for name in entities] + [("relation", k) for k in relations]
 
     def relations_of(self, name: str) -> list[Relation]:
         """Relations touching entity ``name``, in a stable order."""
@@ -170,6 +203,20 @@ class KnowledgeGraphState(DeltaState):
                 return key
         return None
 
+    def _keyword_indexes(self, build: bool) -> _KeywordIndexes | None:
+        # Called by every mutator: the private-attribute dict directly, as below.
+        private = self.__pydantic_private__
+        assert private is not None
+        keywords: _KeywordIndexes | None = private["_keywords"]
+        if keywords is None and build:
+            keywords = _KeywordIndexes()
+            for name, entity in self.entities.items():
+                keywords.entities.put(name, entity_text(entity))
+            for key, relation in self.relations.items():
+                keywords.relations.put(key, relation_text(relation))
+            private["_keywords"] = keywords
+        return keywords
+
     def _adjacency_index(self) -> dict[str, set[str]]:
         # Runs once per mutated item: pydantic's private-attribute dict directly, as in
         # DeltaState._touch, because BaseModel.__getattr__ costs more than the work.
@@ -183,3 +230,13 @@ class KnowledgeGraphState(DeltaState):
                 adjacency.setdefault(relation.to_entity, set()).add(key)
             private["_adjacency"] = adjacency
         return adjacency
+
+
+class _KeywordIndexes:
+    """The token indexes of a graph's entities (by name) and relations (by key)."""
+
+    __slots__ = ("entities", "relations")
+
+    def __init__(self) -> None:
+        self.entities: TokenIndex[str] = TokenIndex()
+        self.relations: TokenIndex[str] = TokenIndex()
