@@ -89,7 +89,9 @@ def create_model_settings(
     model.
 
     ``create_model`` already bakes the sampling settings into every model it builds; this helper
-    additionally sets ``parallel_tool_calls=True``, which ``ReactAgent`` never sends.
+    additionally and unconditionally sets ``parallel_tool_calls=True`` (no configuration field
+    reaches it, as the reference manual specifies), which ``ReactAgent`` never sends. Delete the
+    key from the result if your model must not receive it.
     """
     settings = _sampling_settings(_model_config(config, model_cfg, "create_model_settings"))
     settings["parallel_tool_calls"] = True

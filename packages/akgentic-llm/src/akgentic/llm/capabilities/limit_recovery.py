@@ -14,9 +14,10 @@ conclusion would start from a history that still ends in unanswered tool calls.
 
 from __future__ import annotations
 
+import inspect
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 from pydantic_ai.capabilities import AbstractCapability
@@ -86,11 +87,21 @@ class LimitRecoveryCapability(AbstractCapability[Any]):
         # Anything that is not pydantic-ai's run-tier breach (an AgentUsageLimitError, a
         # provider error, a cancellation) passes through without consulting the seam.
         if isinstance(error, UsageLimitExceeded):
-            decision = await self.handle_limit_exceeded(ctx, error=error)
+            decision = await self._decide(ctx, error)
             self._recorded[id(error)] = (error, decision)
             while len(self._recorded) > _MAX_RECORDED:
                 self._recorded.popitem(last=False)
         raise error
+
+    async def _decide(
+        self, ctx: RunContext[Any], error: UsageLimitExceeded
+    ) -> ConclusionDecision | None:
+        # The seam is a coroutine, but an override written as a plain ``def`` (as the
+        # predecessor's docs showed it) is honoured too instead of failing with a TypeError.
+        outcome: Any = self.handle_limit_exceeded(ctx, error=error)
+        if inspect.isawaitable(outcome):
+            outcome = await outcome
+        return cast("ConclusionDecision | None", outcome)
 
     def consume_decision(self) -> ConclusionDecision | None:
         """Return, and forget, the most recently recorded decision (the predecessor's form).
