@@ -168,9 +168,16 @@ def readme_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if _KEY_VARIABLE.search(name):
             monkeypatch.delenv(name)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # A block may set variables itself (os.environ[...] = ...): put the environment back
+    # afterwards so the next block, or test, starts from the same one.
+    saved = dict(os.environ)
     socket_allow_hosts(LOCAL_HOSTS)
-    yield
-    enable_socket()
+    try:
+        yield
+    finally:
+        enable_socket()
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def _marks(block: Block) -> list[pytest.MarkDecorator]:
