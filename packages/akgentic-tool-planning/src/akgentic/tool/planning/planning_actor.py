@@ -154,7 +154,7 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         self.state = PlanState().observer(self)
         super().on_start()
         self._renders: dict[tuple[str, bool, int], tuple[int, str]] = {}
-        self._keywords = TaskKeywordIndex()
+        self._keywords = TaskKeywordIndex()  # stateless: the plan keeps the index
         self._collection = CollectionMirror.for_actor(self.config, PLANNING_COLLECTION)
 
     def init_state(self, state: PlanState | PlanManagerState) -> None:

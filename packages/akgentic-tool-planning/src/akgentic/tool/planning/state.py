@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from akgentic.tool.core.delta_state import DeltaState
+from akgentic.tool.planning._token_index import TokenIndex
 from akgentic.tool.planning.event import PlanningStateEvent
 from akgentic.tool.planning.models import Task
 
@@ -28,6 +29,10 @@ class PlanState(DeltaState):
 
     tasks: dict[int, Task] = Field(default_factory=dict)
     next_id: int = 1
+
+    # The keyword index of the tasks' texts: built by the first search, then kept up to
+    # date by the mutators (a plan nobody searches never pays for it).
+    _keywords: TokenIndex[int] | None = PrivateAttr(default=None)
 
     @model_validator(mode="before")
     @classmethod
@@ -65,6 +70,10 @@ class PlanState(DeltaState):
 
     def put_task(self, task: Task) -> None:
         """Add or replace a task (ids at or above ``next_id`` move it forward)."""
+        keywords = self._keyword_index(build=False)
+        if keywords is not None:
+            old = self.tasks.get(task.id)
+            keywords.put(task.id, task_text(task), None if old is None else task_text(old))
         self.tasks[task.id] = task
         if task.id >= self.next_id:
             self.next_id = task.id + 1
@@ -74,6 +83,9 @@ class PlanState(DeltaState):
         """Remove a task; returns it, or None if there was none."""
         task = self.tasks.pop(task_id, None)
         if task is not None:
+            keywords = self._keyword_index(build=False)
+            if keywords is not None:
+                keywords.remove(task_id, task_text(task))
             self._touch()
         return task
 
@@ -87,6 +99,31 @@ class PlanState(DeltaState):
             self.seq = seq
             self._touch()
 
+    def keyword_search(self, query: str) -> list[int]:
+        """Ids, in order, of the tasks whose text holds every word of ``query``
+        (case-insensitive substrings)."""
+        keywords = self._keyword_index(build=True)
+        assert keywords is not None
+        return sorted(keywords.search(query, lambda task_id: task_text(self.tasks[task_id])))
+
     def same_plan(self, other: PlanState) -> bool:
         """Whether ``other`` holds the same tasks (``seq`` and ``next_id`` aside)."""
         return self.tasks == other.tasks
+
+    def _keyword_index(self, build: bool) -> TokenIndex[int] | None:
+        # Called by every mutator: pydantic's private-attribute dict directly, as in
+        # DeltaState._touch (BaseModel.__getattr__ would cost more than the check).
+        private = self.__pydantic_private__
+        assert private is not None
+        keywords: TokenIndex[int] | None = private["_keywords"]
+        if keywords is None and build:
+            keywords = TokenIndex()
+            for task_id, task in self.tasks.items():
+                keywords.put(task_id, task_text(task))
+            private["_keywords"] = keywords
+        return keywords
+
+
+def task_text(task: Task) -> str:
+    """The text keyword search matches: the description, then the output."""
+    return f"{task.description}\n{task.output}"

@@ -1,0 +1,261 @@
+"""How the plan's costs grow with its size (issue 19, item 4).
+
+At 1/8, 1/4, 1/2 and all of 20,000 tasks, each size in a fresh akgentic-core actor system
+with the callables from ``ToolFactory.get_tools()``:
+
+* load: every task through ``update_planning`` in batches of 100;
+* resume: what a resumed team does with what was persisted, the last snapshot read back
+  from JSON and every newer delta replayed onto it with ``PlanState.apply``;
+* keyword search: ``search_planning(query=..., mode="keyword")``, median and p95 over 200
+  queries each naming one task (zero-padded codes, so the answer's size stays the same at
+  every plan size);
+* listing: ``search_planning(status=..., owner=...)``, median and p95 over 200 calls (the
+  answer is cut at 50 tasks, with the total count);
+* memory: the bytes a resumed state holds, with its keyword index built (tracemalloc, on a
+  pass of its own because tracing slows everything down).
+
+The plan refuses more than ``PLAN_MAX_TASKS`` (10,000) tasks; this benchmark lifts that cap
+in its own process to measure the algorithms at twice the cap.
+
+The growth exponent of a metric is the slope of log(metric) against log(size) over the
+four sizes (1 = linear; the targets: at most 1.2 for load, below 1 for search).
+
+Run: .venv/bin/python packages/akgentic-tool-planning/benchmarks/bench_scale.py
+(``--quick`` for a smoke run at 1/20 of the sizes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import statistics
+import sys
+import time
+import tracemalloc
+from typing import Any, Self
+
+import akgentic.tool.planning._update as plan_update
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.agent import Akgent
+from akgentic.core.agent_config import BaseConfig
+from akgentic.core.agent_state import BaseState
+from akgentic.core.messages.message import Message
+from akgentic.core.messages.orchestrator import StateChangedMessage
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.event import ToolStateEvent
+from akgentic.tool.core.factory import ToolFactory
+from akgentic.tool.planning import PlanningTool
+from akgentic.tool.planning._keywords import TaskKeywordIndex
+from akgentic.tool.planning.event import PlanningStateEvent
+from akgentic.tool.planning.state import PlanState
+
+TASKS = 20_000
+BATCH = 100
+SEARCHES = 200
+RESUMES = 3
+FRACTIONS = (8, 4, 2, 1)
+OWNERS = [f"@Agent{i}" for i in range(8)]
+STATUSES = ("pending", "started", "completed", "blocked")
+
+
+class BenchAgent(Akgent[BaseConfig, BaseState]):
+    """A plain team member carrying the card."""
+
+    def itself(self) -> Self:
+        return self
+
+
+class Recorder:
+    """Keeps what an event store would persist: snapshots and the plan's deltas."""
+
+    def __init__(self) -> None:
+        self.snapshot: PlanState | None = None
+        self.deltas: list[tuple[int, PlanningStateEvent]] = []
+
+    def on_message(self, msg: Message) -> None:
+        if isinstance(msg, StateChangedMessage) and isinstance(msg.state, PlanState):
+            self.snapshot = msg.state
+        elif isinstance(msg, ToolStateEvent) and isinstance(msg.payload, PlanningStateEvent):
+            self.deltas.append((msg.seq, msg.payload))
+
+
+def batches(tasks: int) -> list[list[dict[str, Any]]]:
+    return [
+        [
+            {
+                "description": f"T{i:06d}: prepare deliverable d{i % 97} for milestone m{i % 13}",
+                "owner": OWNERS[i % len(OWNERS)],
+                "status": STATUSES[i % len(STATUSES)],
+            }
+            for i in range(start, min(start + BATCH, tasks))
+        ]
+        for start in range(0, tasks, BATCH)
+    ]
+
+
+def start_team() -> tuple[ActorSystem, Any, Recorder, dict[str, Any]]:
+    system = ActorSystem()
+    orchestrator = system.createActor(
+        Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+    )
+    orch = system.proxy_ask(orchestrator, Orchestrator)
+    recorder = Recorder()
+    orch.subscribe(recorder)
+    address = orch.createActor(BenchAgent, config=BaseConfig(name="@Agent0", role="Bench"))
+    agent = system.proxy_ask(address, BenchAgent).itself()
+    factory = ToolFactory([PlanningTool(vector_store=False)], observer=agent)
+    return system, orch, recorder, {fn.__name__: fn for fn in factory.get_tools()}
+
+
+def resume(recorder: Recorder) -> tuple[PlanState, float]:
+    """The last snapshot back from JSON, then every newer delta (from JSON too): the
+    state and the fastest of a few rebuilds."""
+    snapshot = recorder.snapshot
+    payload = snapshot.model_dump_json() if snapshot is not None else "{}"
+    since = snapshot.seq if snapshot is not None else 0
+    newer = [(seq, delta.model_dump_json()) for seq, delta in recorder.deltas if seq > since]
+    best = math.inf
+    for _ in range(RESUMES):  # the fastest: other processes only ever add time
+        began = time.perf_counter()
+        state = PlanState.model_validate_json(payload)
+        for seq, text in newer:
+            state.apply(PlanningStateEvent.model_validate_json(text), seq=seq)
+        best = min(best, time.perf_counter() - began)
+    return state, best
+
+
+def state_bytes(state_json: str, query: str) -> int:
+    """Bytes held by a plan read back from ``state_json``, with its keyword index built."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        state = PlanState.model_validate_json(state_json)
+        index = TaskKeywordIndex()
+        index.search(state, query)
+        held = tracemalloc.get_traced_memory()[0] - before
+        del state, index
+    finally:
+        tracemalloc.stop()
+    return held
+
+
+def timed(calls: list[dict[str, Any]], search: Any) -> tuple[list[float], int]:
+    """Sorted call times, and the tasks returned in all."""
+    times: list[float] = []
+    found = 0
+    for kwargs in calls:
+        t0 = time.perf_counter()
+        found += len(search(**kwargs).tasks)
+        times.append(time.perf_counter() - t0)
+    return sorted(times), found
+
+
+def measure(tasks: int) -> dict[str, float]:
+    work = batches(tasks)
+    system, orch, recorder, tools = start_team()
+    update, search = tools["update_planning"], tools["search_planning"]
+    try:
+        began = time.perf_counter()
+        for batch in work:
+            update(create_tasks=batch)
+        load = time.perf_counter() - began
+        orch.get_team()  # the orchestrator has received everything sent
+        queries = [
+            {"query": f"t{i * 7919 % tasks:06d}", "mode": "keyword"} for i in range(SEARCHES)
+        ]
+        listings = [
+            {"status": STATUSES[i % len(STATUSES)], "owner": OWNERS[i % len(OWNERS)]}
+            for i in range(SEARCHES)
+        ]
+        search(**queries[0])  # builds the keyword index once
+        keyword, hits = timed(queries, search)
+        listing, listed = timed(listings, search)
+    finally:
+        system.shutdown(timeout=30)
+    state, resumed = resume(recorder)
+    assert len(state.tasks) == tasks
+    memory = state_bytes(state.model_dump_json(), str(queries[0]["query"]))
+    p95 = int(0.95 * SEARCHES)
+    return {
+        "load_s": load,
+        "resume_s": resumed,
+        "search_median_ms": statistics.median(keyword) * 1e3,
+        "search_p95_ms": keyword[p95] * 1e3,
+        "listing_median_ms": statistics.median(listing) * 1e3,
+        "listing_p95_ms": listing[p95] * 1e3,
+        "memory_mb": memory / 1e6,
+        "hits_per_query": hits / SEARCHES,
+        "listed_per_call": listed / SEARCHES,
+    }
+
+
+def exponent(sizes: list[int], values: list[float]) -> float:
+    """Least-squares slope of log(value) against log(size)."""
+    xs = [math.log(s) for s in sizes]
+    ys = [math.log(max(v, 1e-12)) for v in values]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mx) ** 2 for x in xs
+    )
+
+
+LOAD_TARGET = 1.2
+SEARCH_TARGET = 1.0
+METRICS = (
+    "load_s",
+    "resume_s",
+    "search_median_ms",
+    "search_p95_ms",
+    "listing_median_ms",
+    "listing_p95_ms",
+    "memory_mb",
+)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1/20 of the sizes (smoke run)")
+    args = parser.parse_args()
+    scale = 20 if args.quick else 1
+    plan_update.PLAN_MAX_TASKS = TASKS  # type: ignore[misc]  # the cap, lifted here only
+    rows: list[tuple[int, dict[str, float]]] = []
+    print(f"planning at scale: up to {TASKS // scale} tasks, batches of {BATCH}")
+    print(
+        f"  {'tasks':>7} {'load s':>7} {'resume s':>9} {'search ms':>10} {'p95':>7}"
+        f" {'listing ms':>11} {'p95':>7} {'memory MB':>10}"
+    )
+    for fraction in FRACTIONS:
+        tasks = TASKS // scale // fraction
+        row = measure(tasks)
+        rows.append((tasks, row))
+        print(
+            f"  {tasks:>7} {row['load_s']:7.2f} {row['resume_s']:9.3f}"
+            f" {row['search_median_ms']:10.3f} {row['search_p95_ms']:7.3f}"
+            f" {row['listing_median_ms']:11.3f} {row['listing_p95_ms']:7.3f}"
+            f" {row['memory_mb']:10.1f}",
+            flush=True,
+        )
+    sizes = [size for size, _ in rows]
+    ok = True
+    print("  growth exponents (slope of log metric vs log size):")
+    for metric in METRICS:
+        slope = exponent(sizes, [row[metric] for _, row in rows])
+        verdict = ""
+        if metric.endswith("_s"):
+            passed = slope <= LOAD_TARGET
+            verdict = f"  (target <= {LOAD_TARGET})"
+        elif metric.endswith("_ms"):
+            passed = slope < SEARCH_TARGET
+            verdict = f"  (target < {SEARCH_TARGET})"
+        else:
+            passed = True
+        ok &= passed
+        print(f"    {metric:18} {slope:5.2f}{verdict}{'' if passed else '  MISSED'}")
+    print("PASS" if ok else "FAIL: targets missed")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
