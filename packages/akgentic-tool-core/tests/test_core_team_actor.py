@@ -12,6 +12,7 @@ from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core import team_actor
 from akgentic.tool.core.team_actor import ask_team_actor, bind_team_actor
 from akgentic.tool.core.testing import ToolTestAgent, spawn_tool_agent
 from akgentic.tool.errors import RetriableError
@@ -66,3 +67,44 @@ def test_a_stopped_actor_becomes_a_retriable_error(
     tally.stop()
     with pytest.raises(RetriableError, match=r"^The tally is not running \(the team is stopping\)"):
         ask_team_actor(tally.bump, what="The tally")
+
+
+# -- the shared ask proxies (one per team actor per process, issue 19) ----------------------
+
+
+def test_members_share_one_proxy_that_outlives_the_member_that_built_it(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    first, second = (spawn_tool_agent(actor_system, orchestrator, f"@S{i}") for i in range(2))
+    mine = bind_team_actor(first, Tally, _config(), card="TallyTool")
+    theirs = bind_team_actor(second, Tally, _config(), card="TallyTool")
+    # a thousand members binding the plan pay pykka's proxy introspection once, not 2000 times
+    assert theirs is mine
+    actor_system.proxy_ask(first.myAddress, Akgent).stop()
+    assert ask_team_actor(theirs.bump, what="The tally") == 1
+
+
+def test_a_restarted_team_actor_gets_a_fresh_proxy(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    old = bind_team_actor(tool_agent, Tally, _config(), card="TallyTool")
+    assert old.bump() == 1
+    old.stop()
+    new = bind_team_actor(tool_agent, Tally, _config(), card="TallyTool")
+    assert new is not old
+    assert new.bump() == 1  # a new actor, reached through a proxy to it, not the dead one
+
+
+def test_the_kept_proxies_are_bounded(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    kept = team_actor._PROXIES
+    size = kept.size
+    kept.size = 3
+    try:
+        for i in range(6):
+            config = BaseConfig(name=f"#Tally{i}", role="Tally")
+            assert bind_team_actor(tool_agent, Tally, config, card="TallyTool").bump() == 1
+        assert len(kept._entries) == 3
+    finally:
+        kept.size = size

@@ -10,15 +10,24 @@ an ask proxy typed as the actor class.
 While the team stops, the actor may be gone before an agent's last tool call:
 :func:`ask_team_actor` runs an ask and turns that case into a ``RetriableError`` telling
 the model to try later, so no raw actor exception escapes a tool.
+
+Building an ask proxy is not free: pykka introspects every attribute of the target actor
+(a few milliseconds for the orchestrator). A team of a thousand members binding the same
+plan would pay that twice per member, so the proxies :func:`bind_team_actor` builds are
+kept per target actor and shared by every agent of the process (see :class:`_AskProxies`).
 """
 
 from __future__ import annotations
 
+import threading
+import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, cast
 
 import pykka
 
+from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
@@ -40,9 +49,51 @@ def bind_team_actor[A: Akgent[Any, Any]](
     obs = cast(ActorToolObserver, observer)
     if obs.orchestrator is None:
         raise RuntimeError(f"{card} needs an agent that belongs to a team (no orchestrator)")
-    orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
+    orchestrator = _PROXIES.get(obs, obs.orchestrator, Orchestrator)
     address = orchestrator.getChildrenOrCreate(actor_class, config)
-    return cast(A, obs.proxy_ask(address, actor_class))
+    return _PROXIES.get(obs, address, actor_class)
+
+
+class _AskProxies:
+    """Ask proxies (no timeout) by target actor, shared across agents and threads.
+
+    An ask proxy holds nothing of the agent that built it (it only forwards calls to the
+    target's mailbox), so one per target serves every agent. A cached proxy is used only
+    while its target is alive: a stopped actor's entry is dropped and the proxy built again,
+    which raises for a dead target exactly as building it uncached would. At most
+    ``size`` targets are kept (least recently used first out), so stopped teams do not
+    accumulate. ``enabled = False`` builds a proxy per call (the benchmark's "before").
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.enabled = True
+        self._entries: OrderedDict[uuid.UUID, tuple[ActorAddress, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get[A](self, obs: ActorToolObserver, address: ActorAddress, actor_class: type[A]) -> A:
+        if not self.enabled:
+            return cast(A, obs.proxy_ask(address, actor_class))
+        key = address.agent_id
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None and found[0].is_alive():
+                self._entries.move_to_end(key)
+                return cast(A, found[1])
+        proxy = obs.proxy_ask(address, actor_class)  # raises for a dead target
+        with self._lock:
+            self._entries[key] = (address, proxy)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return cast(A, proxy)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_PROXIES = _AskProxies(size=256)
 
 
 def ask_team_actor[T](ask: Callable[[], T], *, what: str) -> T:
