@@ -8,6 +8,9 @@ One pytest item per block, named after the README and the block's first line
 - no network but 127.0.0.1, no provider key in the environment, ``HF_HUB_OFFLINE=1``;
 - a block directly preceded by the line ``<!-- readme: continue -->`` runs in the
   namespace (and working directory) the previous block of the same README left;
+- a block whose first line is a comment naming a Python file (``# server.py — ...``) is
+  that file: it is also written into the working directory, as a reader would save it,
+  for a later (continued) block to start;
 - there is no skip marker: every block must run.
 
 A failing block's traceback names the README and the README line, because each block is
@@ -133,7 +136,20 @@ def _fresh_module(block: Block) -> types.ModuleType:
     return module
 
 
+# "# server.py" or "# my_app/tools.py — what it is": the block is the content of that file.
+_FILE_BLOCK = re.compile(r"^#\s*(?P<name>[\w./-]+\.py)\b")
+
+
+def _save_if_file(block: Block) -> None:
+    named = _FILE_BLOCK.match(block.code)
+    if named is not None:
+        target = Path.cwd() / named.group("name")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(block.code, encoding="utf-8")
+
+
 def _exec(block: Block, module: types.ModuleType) -> None:
+    _save_if_file(block)
     # Padding with blank lines keeps the README's own line numbers in tracebacks.
     source = "\n" * (block.line - 1) + block.code
     code = compile(source, block.readme, "exec")

@@ -73,7 +73,7 @@ async def test_the_lasting_login_example_runs(
         # tmp_path and a browser that consents at once.
         monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
         monkeypatch.setattr(webbrowser, "open", _browser_that_approves)
-        namespace: dict[str, object] = {"__name__": "readme"}
+        namespace: dict[str, object] = {"__name__": "__main__"}  # run as the script it is
         code = compile(block.replace(EXAMPLE_URL, server.url), str(README), "exec")
         # login_mcp_server_sync runs its own event loop: not from inside this test's loop.
         await _in_thread(lambda: exec(code, namespace))
