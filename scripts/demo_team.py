@@ -9,7 +9,13 @@ the integration tests, which import it too):
   so tool actors (`#PlanningTool`, `#KnowledgeGraphTool`, ...) are real children of the
   team's orchestrator and the LLM events reach the orchestrator's stream.
 - :class:`TaskMessage` is what members receive: tasks from the driver, and the
-  notifications `NotificationTool` delivers (`type="notification"`).
+  notifications `NotificationTool` delivers (`type="notification"`); a
+  :class:`CommandLine` is a `/` command typed by a person (or a proxy for one), answered
+  through the member's command registry (`/approve <id>`, `/deny <id> <reason>`, ...).
+- A tool call that needs approval pauses the member's run: the open calls go to the
+  factory's approval gate, which announces them on the team's stream; the decision resumes
+  the run. A run that fails (no key, an unreachable endpoint) is reported as a
+  :class:`MemberFailed` event instead of a traceback in the actor's log.
 - :class:`Script` turns a list of steps into a pydantic-ai `FunctionModel`, the token-free
   model the demo and the tests run on.
 - :class:`LivePrinter` is an orchestrator subscriber printing what the team does.
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import json
 import threading
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
@@ -28,6 +35,7 @@ from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    RetryPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -45,12 +53,30 @@ from akgentic.llm import (
     ModelConfig,
     ReactAgent,
     ReactAgentConfig,
+    RuntimeConfig,
     ToolCallEvent,
     ToolReturnEvent,
 )
 from akgentic.tool import ToolCard, ToolFactory, ToolStateEvent
+from akgentic.tool.core.approval import (
+    ApprovalDecidedEvent,
+    ApprovalDecision,
+    ApprovalRequestedEvent,
+)
+from akgentic.tool.core.commands import CommandRegistry
+from akgentic.tool.errors import CommandNotRecognized
 
-__all__ = ["LivePrinter", "LlmMember", "MemberReply", "Script", "Step", "TaskMessage"]
+__all__ = [
+    "CommandAnswer",
+    "CommandLine",
+    "LivePrinter",
+    "LlmMember",
+    "MemberFailed",
+    "MemberReply",
+    "Script",
+    "Step",
+    "TaskMessage",
+]
 
 
 class TaskMessage(Message):
@@ -58,6 +84,12 @@ class TaskMessage(Message):
 
     content: str
     type: str = "task"
+
+
+class CommandLine(Message):
+    """A `/` command for a member, as a person (or the driver on their behalf) typed it."""
+
+    line: str
 
 
 class MemberReply(Message):
@@ -68,13 +100,33 @@ class MemberReply(Message):
     text: str
 
 
+class MemberFailed(Message):
+    """A member's run failed: ``error`` says how, in one line (no traceback)."""
+
+    member: str
+    error: str
+
+
+class CommandAnswer(Message):
+    """What a member's command registry answered to a :class:`CommandLine`."""
+
+    member: str
+    line: str
+    answer: str
+
+
 @dataclass(frozen=True)
 class Step:
-    """One scripted model response: a tool call, or (``tool`` empty) the final answer."""
+    """One scripted model response: a tool call, or (``tool`` empty) the final answer.
+
+    ``call_id`` names the tool call (pydantic-ai makes one up when it is empty), so that a
+    scripted decision can refer to it.
+    """
 
     tool: str = ""
     args: dict[str, Any] = field(default_factory=dict)
     text: str = ""
+    call_id: str = ""
 
 
 class Script:
@@ -100,7 +152,10 @@ class Script:
             step = self._steps[self._next]
             self._next += 1
         if step.tool:
-            return ModelResponse(parts=[ToolCallPart(step.tool, step.args)])
+            call = ToolCallPart(step.tool, step.args)
+            if step.call_id:
+                call = ToolCallPart(step.tool, step.args, tool_call_id=step.call_id)
+            return ModelResponse(parts=[call])
         return ModelResponse(parts=[TextPart(step.text)])
 
 
@@ -110,6 +165,8 @@ class LlmMember(Akgent[BaseConfig, BaseState]):
     def on_start(self) -> None:
         self._react: ReactAgent | None = None
         self._factory: ToolFactory | None = None
+        self._registry: CommandRegistry | None = None
+        self._paused_kind = "task"
         self.replies: list[str] = []
 
     def itself(self) -> Self:
@@ -121,39 +178,91 @@ class LlmMember(Akgent[BaseConfig, BaseState]):
         model_cfg: ModelConfig,
         instructions: str,
         script: Script | None = None,
+        runtime_cfg: RuntimeConfig | None = None,
     ) -> list[str]:
         """Attach ``cards`` (this actor is their observer) and build the ReactAgent.
 
-        With a ``script`` the model is replaced by the scripted one before any request.
-        Returns the names of the tools the model can call.
+        With a ``script`` the scripted model is used instead of the configured provider (no
+        key, no network). ``runtime_cfg`` sets the HTTP timeouts and retries of a real
+        provider. Returns the names of the tools the model can call.
         """
         self._factory = ToolFactory(cards, observer=self, retry_exception=ModelRetry)
         tools = self._factory.get_tools()
+        config = ReactAgentConfig(model_cfg=model_cfg)
+        if runtime_cfg is not None:
+            config = ReactAgentConfig(model_cfg=model_cfg, runtime_cfg=runtime_cfg)
         react = ReactAgent(
-            ReactAgentConfig(model_cfg=model_cfg),
+            config,
             tools=tools,
             toolsets=self._factory.get_toolsets(),
             observer=self,
+            model=script.model() if script is not None else None,
         )
         react.system_prompt(lambda: instructions)
         for prompt in self._factory.get_system_prompts():
             react.system_prompt(prompt)
-        if script is not None:
-            react.pydantic_agent.model = script.model()
+        # A decided batch of gated calls resumes the run that asked for them.
+        self._factory.approvals.bind(self._resume)
+        self._registry = self._factory.get_command_registry()
         self._react = react
         return [tool.__name__ for tool in tools]
 
     def receiveMsg_TaskMessage(self, message: TaskMessage) -> None:
         if self._react is None:
             raise RuntimeError(f"{self.config.name} received work before equip()")
-        answer = str(self._react.run_sync(message.content))
+        self._paused_kind = message.type
+        try:
+            output = self._react.run_sync(message.content)
+        except Exception as exc:  # reported on the stream, in one line (no traceback)
+            self._fail(exc)
+            return
+        self._settle(output)
+
+    def receiveMsg_CommandLine(self, message: CommandLine) -> None:
+        if self._registry is None:
+            raise RuntimeError(f"{self.config.name} received a command before equip()")
+        try:
+            answer = self._registry.dispatch(message.line)
+        except CommandNotRecognized as exc:
+            answer = str(exc)
+        self.notify_event(CommandAnswer(member=self.config.name, line=message.line, answer=answer))
+
+    def _resume(self, decisions: list[ApprovalDecision]) -> str | None:
+        """Called by the approval gate (in the command's thread) once every call is decided."""
+        assert self._react is not None
+        try:
+            output = self._react.resume_sync(decisions)
+        except Exception as exc:  # reported on the stream, in one line (no traceback)
+            self._fail(exc)
+            return None
+        return self._settle(output)
+
+    def _settle(self, output: Any) -> str | None:
+        """Announce what the run left waiting for approval, else post its answer."""
+        assert self._react is not None
+        assert self._factory is not None
+        pending = self._react.pending_tool_calls
+        if pending:
+            # Paused: the gate's ApprovalRequestedEvent says what waits; no reply yet.
+            self._factory.approvals.request(pending)
+            return None
+        answer = str(output)
         self.replies.append(answer)
-        self.notify_event(MemberReply(member=self.config.name, kind=message.type, text=answer))
+        self.notify_event(MemberReply(member=self.config.name, kind=self._paused_kind, text=answer))
+        return answer
+
+    def _fail(self, exc: Exception) -> None:
+        error = " ".join(f"{type(exc).__name__}: {exc}".split())
+        self.notify_event(MemberFailed(member=self.config.name, error=error))
 
     def on_stop(self) -> None:
         if self._react is not None:
             self._react.close()
         super().on_stop()
+
+
+_FILE_WRITERS = {"workspace_write": "written", "workspace_edit": "edited"}
+_REFUSAL_LINES = 24
 
 
 def _short(text: str, limit: int = 90) -> str:
@@ -162,9 +271,11 @@ def _short(text: str, limit: int = 90) -> str:
 
 
 class LivePrinter:
-    """Orchestrator subscriber: prints tool calls, plan and graph changes, files, replies.
+    """Orchestrator subscriber: prints tool calls, plan and graph changes, files, replies,
+    refusals, approval requests and decisions, command answers and failures.
 
-    It also keeps the usage events for the closing cost summary.
+    It also keeps what the driver waits on (replies, approval requests, command answers,
+    failures) and the usage events for the closing cost summary.
     """
 
     def __init__(self, write: Callable[[str], None] = print) -> None:
@@ -172,6 +283,21 @@ class LivePrinter:
         self.usage: list[LlmUsageEvent] = []
         self.replies: list[MemberReply] = []
         self.files: list[str] = []
+        self.approvals: list[tuple[str, ApprovalRequestedEvent]] = []
+        self.answers: list[CommandAnswer] = []
+        self.failures: list[MemberFailed] = []
+        self.refusals: list[str] = []
+        self._writes: dict[str, str] = {}  # call id -> path of a pending write or edit
+
+    # The orchestrator's subscriber hooks the demo has no use for.
+    def set_restoring(self, team_id: uuid.UUID, restoring: bool) -> None:
+        return None
+
+    def on_stop_request(self, team_id: uuid.UUID) -> None:
+        return None
+
+    def on_stop(self, team_id: uuid.UUID) -> None:
+        return None
 
     def on_message(self, msg: Message) -> None:
         if not isinstance(msg, EventMessage):
@@ -182,8 +308,8 @@ class LivePrinter:
     def _show(self, who: str, event: object) -> None:
         if isinstance(event, ToolCallEvent):
             self._tool_call(who, event)
-        elif isinstance(event, ToolReturnEvent) and not event.success:
-            self.write(f"      {who} ← {event.tool_name} asked for a retry")
+        elif isinstance(event, ToolReturnEvent):
+            self._tool_return(event)
         elif isinstance(event, LlmUsageEvent):
             self.usage.append(event)
         elif isinstance(event, MemberReply):
@@ -193,10 +319,26 @@ class LivePrinter:
         elif isinstance(event, ToolStateEvent):
             self._state(event)
         elif isinstance(event, LlmMessageEvent) and isinstance(event.message, ModelRequest):
-            for part in event.message.parts:
-                if isinstance(part, ToolReturnPart) and part.tool_name == "exec_command":
-                    for line in str(part.content).strip().splitlines()[:6]:
-                        self.write(f"      [sandbox] {_short(line, 100)}")
+            self._request(who, event.message)
+        else:
+            self._control(who, event)
+
+    def _control(self, who: str, event: object) -> None:
+        """Approvals, command answers and failures: what a person would watch for."""
+        if isinstance(event, ApprovalRequestedEvent):
+            # The exact arguments, in full: this is what the person approves.
+            self.write(
+                f"    ⏸ {who}'s {event.tool_name} waits for approval (call {event.call_id}) "
+                f"with arguments {json.dumps(event.args, sort_keys=True)}"
+            )
+            self.approvals.append((who, event))
+        elif isinstance(event, ApprovalDecidedEvent):
+            self.write(f"    ✔ call {event.call_id} ({event.tool_name}) {event.outcome}")
+        elif isinstance(event, CommandAnswer):
+            self.answers.append(event)
+            self.write(f"  {event.member} ← {event.line}: {_short(event.answer, 120)}")
+        elif isinstance(event, MemberFailed):
+            self.failures.append(event)
 
     def _tool_call(self, who: str, event: ToolCallEvent) -> None:
         try:
@@ -205,9 +347,33 @@ class LivePrinter:
             args = {}
         shown = ", ".join(f"{k}={_short(json.dumps(v), 40)}" for k, v in args.items())
         self.write(f"    {who} → {event.tool_name}({shown})")
-        if event.tool_name in ("workspace_write", "workspace_edit") and "path" in args:
-            self.files.append(str(args["path"]))
-            self.write(f"      [file] {args['path']} written")
+        if event.tool_name in _FILE_WRITERS and "path" in args:
+            self._writes[event.tool_call_id] = str(args["path"])
+
+    def _tool_return(self, event: ToolReturnEvent) -> None:
+        # A file counts as written once the tool says so: a refused write writes nothing.
+        path = self._writes.pop(event.tool_call_id, None)
+        if path is not None and event.success:
+            self.files.append(path)
+            self.write(f"      [file] {path} {_FILE_WRITERS[event.tool_name]}")
+
+    def _request(self, who: str, request: ModelRequest) -> None:
+        for part in request.parts:
+            if isinstance(part, ToolReturnPart) and part.tool_name == "exec_command":
+                for line in str(part.content).strip().splitlines()[:6]:
+                    self.write(f"      [sandbox] {_short(line, 100)}")
+            elif isinstance(part, RetryPromptPart) and isinstance(part.content, str):
+                self._refusal(who, part.tool_name or "?", part.content)
+
+    def _refusal(self, who: str, tool: str, text: str) -> None:
+        """A tool refused the call: its whole message (a stale write's diff included)."""
+        self.refusals.append(text)
+        self.write(f"    ✘ {who}'s {tool} was refused; the model is told:")
+        lines = text.splitlines()
+        for line in lines[:_REFUSAL_LINES]:
+            self.write(f"      │ {line}")
+        if len(lines) > _REFUSAL_LINES:
+            self.write(f"      │ [... {len(lines) - _REFUSAL_LINES} more lines]")
 
     def _state(self, event: ToolStateEvent) -> None:
         payload = event.payload

@@ -21,7 +21,7 @@ def test_the_semantic_demo_says_what_embeds_and_embeds_locally(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN"):
-        # set then removed: the placeholder key the scripted demo sets is undone afterwards
+        # set then removed: whatever the environment had comes back afterwards
         monkeypatch.setenv(name, "")
         monkeypatch.delenv(name)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
