@@ -120,7 +120,9 @@ class _ChainState:
     module: types.ModuleType
     cwd: Path
     last_line: int = 0
-    ran: list[int] = field(default_factory=list)
+    # The environment as the last block left it: a chained block sees what earlier ones
+    # set (a base URL, a key for a stand-in), though the fixture restores it between items.
+    env: dict[str, str] = field(default_factory=dict)
 
 
 # Per (readme, chain start): the state after the last block that ran without error, so a
@@ -168,6 +170,8 @@ def _state_for(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     cached = _CHAINS.get(key)
     if block.continues and cached is not None and earlier and cached.last_line == earlier[-1].line:
         monkeypatch.chdir(cached.cwd)
+        os.environ.clear()
+        os.environ.update(cached.env)
         return cached
     state = _ChainState(module=_fresh_module(block), cwd=tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -211,6 +215,7 @@ def test_readme_block(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     _CHAINS.pop(key, None)  # kept only if this block runs to the end
     _exec(block, state.module)
     state.last_line = block.line
+    state.env = dict(os.environ)
     _CHAINS[key] = state
 
 
