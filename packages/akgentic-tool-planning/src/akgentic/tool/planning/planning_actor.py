@@ -221,8 +221,9 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         """
         self._ready()
         candidates = self.state.tasks
-        scores: dict[int, float] = {}
+        filters = _filters(status, owner, creator)
         if query is not None and query.strip():
+            scores: dict[int, float] = {}
             if mode != "vector":
                 for task_id in self._keywords.search(self.state, query):
                     scores[task_id] = 1.0
@@ -232,21 +233,21 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
                     if task_id in candidates:
                         scores[task_id] = scores.get(task_id, 0.0) + cosine
             selected = sorted(scores, key=lambda i: (-scores[i], i))
+            if filters:
+                passing = self.state.filtered_ids(filters)
+                selected = [task_id for task_id in selected if task_id in passing]
+        elif filters:
+            # The plan's filter index: the cost follows the tasks passing the most
+            # selective filter, not the size of the plan.
+            selected = sorted(self.state.filtered_ids(filters))
         else:
             selected = sorted(candidates)
-        owner_n = _owner_filter(owner)
-        creator_n = normalize_agent(creator) if creator else None
-        matched = [
-            task
-            for task in (candidates[i] for i in selected)
-            if (status is None or task.status == status)
-            and (owner_n is None or task.owner == owner_n)
-            and (creator_n is None or task.creator == creator_n)
-        ]
-        if len(matched) > _MAX_RESULTS:
-            extra = f"showing {_MAX_RESULTS} of {len(matched)} matches; narrow the search"
+        total = len(selected)
+        if total > _MAX_RESULTS:
+            extra = f"showing {_MAX_RESULTS} of {total} matches; narrow the search"
             note = f"{note}; {extra}" if note else extra
-        return PlanSearchResult(tasks=matched[:_MAX_RESULTS], total=len(matched), note=note)
+        tasks = [candidates[i] for i in selected[:_MAX_RESULTS]]
+        return PlanSearchResult(tasks=tasks, total=total, note=note)
 
     def render(self, agent: str, filter_by_agent: bool, max_listed: int) -> str:
         """The plan as shown in an agent's system prompt (cached until the plan changes)."""
@@ -411,6 +412,13 @@ def _owner_parts(tasks: Iterable[Task]) -> list[str]:
     if unassigned:
         parts.append(f"unassigned: {unassigned}")
     return parts
+
+
+def _filters(status: str | None, owner: str | None, creator: str | None) -> dict[str, str]:
+    """The field values a listing asks for (``status`` / ``owner`` / ``creator``)."""
+    wanted = {"status": status, "owner": _owner_filter(owner)}
+    wanted["creator"] = normalize_agent(creator) if creator else None
+    return {field: value for field, value in wanted.items() if value is not None}
 
 
 def _owner_filter(owner: str | None) -> str | None:

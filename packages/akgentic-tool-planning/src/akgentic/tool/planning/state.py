@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import Field, PrivateAttr, model_validator
 
 from akgentic.tool.core.delta_state import DeltaState
+from akgentic.tool.planning._filters import TaskFilterIndex
 from akgentic.tool.planning._token_index import TokenIndex
 from akgentic.tool.planning.event import PlanningStateEvent
 from akgentic.tool.planning.models import Task
@@ -33,6 +34,9 @@ class PlanState(DeltaState):
     # The keyword index of the tasks' texts: built by the first search, then kept up to
     # date by the mutators (a plan nobody searches never pays for it).
     _keywords: TokenIndex[int] | None = PrivateAttr(default=None)
+    # Task ids by status, owner and creator, for listings: built by the first filtered
+    # listing, then kept up to date by the mutators, like the keyword index.
+    _filters: TaskFilterIndex | None = PrivateAttr(default=None)
 
     @model_validator(mode="before")
     @classmethod
@@ -70,10 +74,16 @@ class PlanState(DeltaState):
 
     def put_task(self, task: Task) -> None:
         """Add or replace a task (ids at or above ``next_id`` move it forward)."""
-        keywords = self._keyword_index(build=False)
-        if keywords is not None:
+        private = self.__pydantic_private__
+        assert private is not None
+        keywords: TokenIndex[int] | None = private["_keywords"]
+        filters: TaskFilterIndex | None = private["_filters"]
+        if keywords is not None or filters is not None:
             old = self.tasks.get(task.id)
-            keywords.put(task.id, task_text(task), None if old is None else task_text(old))
+            if keywords is not None:
+                keywords.put(task.id, task_text(task), None if old is None else task_text(old))
+            if filters is not None:
+                filters.put(task, old)
         self.tasks[task.id] = task
         if task.id >= self.next_id:
             self.next_id = task.id + 1
@@ -83,9 +93,12 @@ class PlanState(DeltaState):
         """Remove a task; returns it, or None if there was none."""
         task = self.tasks.pop(task_id, None)
         if task is not None:
-            keywords = self._keyword_index(build=False)
-            if keywords is not None:
-                keywords.remove(task_id, task_text(task))
+            private = self.__pydantic_private__
+            assert private is not None
+            if private["_keywords"] is not None:
+                private["_keywords"].remove(task_id, task_text(task))
+            if private["_filters"] is not None:
+                private["_filters"].remove(task)
             self._touch()
         return task
 
@@ -102,21 +115,33 @@ class PlanState(DeltaState):
     def keyword_search(self, query: str) -> list[int]:
         """Ids, in order, of the tasks whose text holds every word of ``query``
         (case-insensitive substrings)."""
-        keywords = self._keyword_index(build=True)
-        assert keywords is not None
+        keywords = self._keyword_index()
         return sorted(keywords.search(query, lambda task_id: task_text(self.tasks[task_id])))
+
+    def filtered_ids(self, wanted: dict[str, str]) -> set[int]:
+        """Ids of the tasks whose ``status`` / ``owner`` / ``creator`` equal every value
+        in ``wanted`` (a non-empty mapping of those field names to values)."""
+        private = self.__pydantic_private__
+        assert private is not None
+        filters: TaskFilterIndex | None = private["_filters"]
+        if filters is None:
+            filters = TaskFilterIndex()
+            for task in self.tasks.values():
+                filters.put(task)
+            private["_filters"] = filters
+        return filters.matching(wanted)
 
     def same_plan(self, other: PlanState) -> bool:
         """Whether ``other`` holds the same tasks (``seq`` and ``next_id`` aside)."""
         return self.tasks == other.tasks
 
-    def _keyword_index(self, build: bool) -> TokenIndex[int] | None:
-        # Called by every mutator: pydantic's private-attribute dict directly, as in
-        # DeltaState._touch (BaseModel.__getattr__ would cost more than the check).
+    def _keyword_index(self) -> TokenIndex[int]:
+        # pydantic's private-attribute dict directly, as the mutators do (and as
+        # DeltaState._touch): BaseModel.__getattr__ costs more than the work here.
         private = self.__pydantic_private__
         assert private is not None
         keywords: TokenIndex[int] | None = private["_keywords"]
-        if keywords is None and build:
+        if keywords is None:
             keywords = TokenIndex()
             for task_id, task in self.tasks.items():
                 keywords.put(task_id, task_text(task))
