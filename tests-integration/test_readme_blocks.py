@@ -45,12 +45,6 @@ _KEY_VARIABLE = re.compile(
 # A fenced block: the opening fence may be indented (a block inside a list item).
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)```python[ \t]*$")
 
-# The llm README is being moved to this convention (`ReactAgent(config, model=...)` on a
-# TestModel) by the llm engineer this session; until that commit lands its blocks are
-# expected to fail. Keyed by README rather than by line because its lines move while it is
-# edited. Remove this set once the llm README's blocks run; nothing else may be added here.
-PENDING_LLM_README: frozenset[str] = frozenset({"packages/akgentic-llm/README.md"})
-
 
 @dataclass(frozen=True)
 class Block:
@@ -200,14 +194,9 @@ def readme_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         os.environ.update(saved)
 
 
-def _marks(block: Block) -> list[pytest.MarkDecorator]:
-    marks = [pytest.mark.timeout(120)]
-    if block.readme in PENDING_LLM_README:
-        marks.append(pytest.mark.xfail(reason="llm README not yet on TestModel", strict=False))
-    return marks
-
-
-@pytest.mark.parametrize("block", [pytest.param(b, id=b.ident, marks=_marks(b)) for b in BLOCKS])
+@pytest.mark.parametrize(
+    "block", [pytest.param(b, id=b.ident, marks=pytest.mark.timeout(120)) for b in BLOCKS]
+)
 @pytest.mark.usefixtures("readme_environment")
 def test_readme_block(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     key = (block.readme, block.chain_start)
