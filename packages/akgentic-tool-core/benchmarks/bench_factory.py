@@ -3,14 +3,16 @@
 Usage: python packages/akgentic-tool-core/benchmarks/bench_factory.py [--members N]
 
 N members of one real team (akgentic-core actors) each get a ``ToolFactory`` over a
-``WorkspaceTool`` and a ``PlanningTool`` (no vector store) and collect their tools, toolsets
-and system prompts, the way an agent does when it joins. Reported: the median µs per member
+``WorkspaceTool`` and a ``PlanningTool`` (no vector store) and collect its tools (as
+pydantic-ai ``Tool``s, ``get_pydantic_ai_tools()``), toolsets and system prompts, the way an
+agent does when it joins. Reported: the median µs per member
 and the KB allocated per member (tracemalloc, objects kept alive as a team keeps them),
 with the process-wide caches on ("after") and off ("before"), measured in the same run.
 
 Then the step that follows in every agent: pydantic-ai turning each callable into a
-``Tool`` (its JSON schema). That happens in the agent layer, not here; it is measured so
-the table shows where the rest of a member's cost sits.
+``Tool`` (validator and JSON schema). Registering the plain callables (``get_tools()``)
+makes pydantic-ai build every schema for every member; ``get_pydantic_ai_tools()`` builds
+each distinct schema once per process. Both are measured, per member.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import statistics
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -32,10 +34,11 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core import team_actor
 from akgentic.tool.core.factory import ToolFactory
+from akgentic.tool.core.pydantic_ai_tools import _SCHEMAS
 from akgentic.tool.core.testing import ToolRetry, ToolTestAgent, spawn_tool_agent
 from akgentic.tool.core.workspace_dir import WORKSPACES_ROOT_ENV
 
-TARGET_US = 1000.0  # a member's tools should cost well under the issue's 5 ms per member
+TARGET_US = 2000.0  # leaves most of the issue's 5 ms per member to the actor and the agent
 
 
 def bench_row(workload: str, ms: float, target: str, ratio: float, baseline: str, ok: bool) -> None:
@@ -54,17 +57,19 @@ def bench_row(workload: str, ms: float, target: str, ratio: float, baseline: str
 @contextmanager
 def caches(enabled: bool) -> Iterator[None]:
     """Switch the process-wide caches on or off for the duration (empty at the start)."""
-    proxies = team_actor._PROXIES
-    previous = proxies.enabled
-    proxies.enabled = enabled
-    proxies.clear()
+    switches = (team_actor._PROXIES, _SCHEMAS)
+    previous = [switch.enabled for switch in switches]
+    for switch in switches:
+        switch.enabled = enabled
+        switch.clear()
     try:
         yield
     finally:
-        proxies.enabled = previous
+        for switch, was in zip(switches, previous, strict=True):
+            switch.enabled = was
 
 
-def build_member(agent: ToolTestAgent) -> tuple[ToolFactory, list[Callable[..., Any]]]:
+def build_member(agent: ToolTestAgent) -> tuple[ToolFactory, list[Any]]:
     from akgentic.tool.planning import PlanningTool
     from akgentic.tool.workspace import WorkspaceTool
 
@@ -73,7 +78,7 @@ def build_member(agent: ToolTestAgent) -> tuple[ToolFactory, list[Callable[..., 
         observer=agent,
         retry_exception=ToolRetry,
     )
-    tools = factory.get_tools()
+    tools = factory.get_pydantic_ai_tools()
     factory.get_toolsets()
     factory.get_system_prompts()
     return factory, tools
@@ -102,12 +107,13 @@ def per_member_kb(agents: list[ToolTestAgent]) -> float:
     return current / len(agents) / 1024
 
 
-def schema_us(tools: list[Callable[..., Any]]) -> float:
-    """µs for pydantic-ai to turn one member's callables into Tools (the agent layer's step)."""
+def schema_us(factory: ToolFactory) -> float:
+    """µs for pydantic-ai to build one member's Tools from its plain callables."""
     from pydantic_ai import Tool
 
+    callables = factory.get_tools()
     started = time.perf_counter()
-    for tool in tools:
+    for tool in callables:
         Tool(tool)
     return (time.perf_counter() - started) * 1e6
 
@@ -126,7 +132,7 @@ def main() -> None:
         build_member(agents[0])  # warm-up: imports and the team's #PlanningTool actor
         half = len(agents) // 2
         results: dict[str, tuple[float, float]] = {}
-        # Alternating halves so that neither side always runs on a warmer process.
+        # Each half binds fresh members; both halves run after the same warm-up.
         for label, enabled, chosen in (
             ("before", False, agents[:half]),
             ("after", True, agents[half:]),
@@ -135,8 +141,8 @@ def main() -> None:
                 us, kept = per_member_us(chosen)
                 kb = per_member_kb(chosen)
             results[label] = (us, kb)
-        _, tools = kept[0]
-        schemas = statistics.median(schema_us(tools) for _ in range(20))
+        factory, tools = kept[0]
+        plain = statistics.median(schema_us(factory) for _ in range(20))
     finally:
         system.shutdown(timeout=30)
 
@@ -145,9 +151,9 @@ def main() -> None:
     print("| per member | before (no caches) | after | after / before |")
     print("|---|---:|---:|---:|")
     ratio = after_us / before_us
-    print(f"| build tools, µs (median) | {before_us:.0f} | {after_us:.0f} | {ratio:.2f} |")
+    print(f"| factory+cards+Tools, µs | {before_us:.0f} | {after_us:.0f} | {ratio:.2f} |")
     print(f"| allocated, KB | {before_kb:.1f} | {after_kb:.1f} | {after_kb / before_kb:.2f} |")
-    print(f"| pydantic-ai Tool schemas (agent layer), µs | {schemas:.0f} | | |")
+    print(f"| (for reference) pydantic-ai Tools from get_tools(), µs | {plain:.0f} | | |")
     bench_row(
         "ToolFactory workspace+planning, per member",
         after_us / 1000,

@@ -27,6 +27,7 @@ from akgentic.tool.core.dependencies import order_cards
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.output_cap import DEFAULT_MAX_OUTPUT_CHARS, cap_toolset, capped
 from akgentic.tool.core.params import BaseToolParam
+from akgentic.tool.core.pydantic_ai_tools import pydantic_ai_tools
 
 __all__ = ["ToolFactory"]
 
@@ -92,6 +93,17 @@ class ToolFactory:
                     wrapped = self._gate(name, wrapped)
                 tools.append(wrapped)
         return tools
+
+    def get_pydantic_ai_tools(self) -> list[Any]:
+        """:meth:`get_tools` as pydantic-ai ``Tool`` objects whose schemas are shared.
+
+        The callables are the same as :meth:`get_tools`'; what changes is that the schema
+        of each tool is built once per process and reused by every agent carrying an
+        equal tool (see :mod:`akgentic.tool.core.pydantic_ai_tools`), where registering
+        the callables makes pydantic-ai build it for every agent. Gated tools come back
+        requiring approval. Needs pydantic-ai installed.
+        """
+        return pydantic_ai_tools(self.get_tools())
 
     def get_system_prompts(self) -> list[Callable[..., Any]]:
         """Every card's system-prompt callables, in card order."""
