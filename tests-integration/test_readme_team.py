@@ -1,11 +1,14 @@
-"""The top README's team of BaseAgents runs as written."""
+"""The top README's teams run as written: your first team, and the team of BaseAgents."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,3 +29,64 @@ def test_the_readme_team_example_runs(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.splitlines()[:2] == ["@Lead: Plan written.", "# Plan"]
+
+
+def _first_team_example() -> str:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Your first team", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)[0]
+
+
+def test_your_first_team_runs_as_a_script(tmp_path: Path) -> None:
+    """Saved as team.py and run, as the guide says: two members answer through their tool."""
+    script = tmp_path / "team.py"
+    script.write_text(_first_team_example())
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.splitlines() == [
+        "actor: a unit of concurrency with a mailbox",
+        "tone: plain words, short sentences",
+    ]
+
+
+def test_first_team_member_hands_a_retriable_error_back_to_the_model() -> None:
+    """The guide's Member passes retry_exception=ModelRetry: a bad call is retried, not fatal."""
+    from pydantic_ai.messages import ModelResponse, RetryPromptPart, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    from akgentic.core import ActorSystem, BaseConfig, Orchestrator
+
+    module = types.ModuleType("readme_first_team")
+    sys.modules[module.__name__] = module
+    exec(_first_team_example(), module.__dict__)
+    member_class, card_class = module.Member, module.GlossaryTool  # type: ignore[attr-defined]
+    seen: list[str] = []
+
+    def respond(messages: list[Any], info: Any) -> ModelResponse:
+        retries = [p for p in messages[-1].parts if isinstance(p, RetryPromptPart)]
+        if retries:
+            seen.append(str(retries[0].content))
+            return ModelResponse(parts=[TextPart("retried")])
+        return ModelResponse(parts=[ToolCallPart("glossary_lookup", {"prefix": ""})])
+
+    system = ActorSystem()
+    try:
+        orchestrator = system.createActor(
+            Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+        )
+        team = system.proxy_ask(orchestrator, Orchestrator)
+        address = team.createActor(member_class, config=BaseConfig(name="@M", role="Member"))
+        member = system.proxy_ask(address, member_class)
+        member.equip([card_class(terms={"a": "b"})], model=FunctionModel(respond))
+        assert member.work("look up nothing") == "retried"
+    finally:
+        system.shutdown()
+    assert "prefix must not be empty" in seen[0]
