@@ -18,7 +18,7 @@ def _team_example() -> str:
     section = readme.split("## A team of BaseAgents", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
     assert len(blocks) == 1
-    return blocks[0]
+    return str(blocks[0])
 
 
 def test_the_readme_team_example_runs(tmp_path: Path) -> None:
@@ -34,7 +34,7 @@ def test_the_readme_team_example_runs(tmp_path: Path) -> None:
 def _first_team_example() -> str:
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## Your first team", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)[0]
+    return str(re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)[0])
 
 
 def test_your_first_team_runs_as_a_script(tmp_path: Path) -> None:
@@ -67,7 +67,7 @@ def test_first_team_member_hands_a_retriable_error_back_to_the_model() -> None:
     module = types.ModuleType("readme_first_team")
     sys.modules[module.__name__] = module
     exec(_first_team_example(), module.__dict__)
-    member_class, card_class = module.Member, module.GlossaryTool  # type: ignore[attr-defined]
+    member_class, card_class = module.Member, module.GlossaryTool
     seen: list[str] = []
 
     def respond(messages: list[Any], info: Any) -> ModelResponse:
