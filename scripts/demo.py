@@ -651,53 +651,63 @@ def _report(
 # ------------------------------------------------------------------------ command line
 
 _EPILOG = f"""\
-exit codes: 0 done; {EXIT_FAILED} a member's model call failed or no answer came in time;
-{EXIT_USAGE} bad --model or missing key; {EXIT_UNREACHABLE} endpoint unreachable; \
-{EXIT_INTERRUPTED} interrupted.
-keys: openai OPENAI_API_KEY (endpoint OPENAI_BASE_URL), azure AZURE_OPENAI_API_KEY and
-AZURE_OPENAI_ENDPOINT, anthropic ANTHROPIC_API_KEY, nvidia OPENAI_API_KEY (endpoint
-NVIDIA_BASE_URL), google-gla GOOGLE_API_KEY or GEMINI_API_KEY, mistral MISTRAL_API_KEY.
+providers and their variables (--model PROVIDER:MODEL):
+  openai      OPENAI_API_KEY (endpoint: OPENAI_BASE_URL)
+  azure       AZURE_OPENAI_API_KEY and AZURE_OPENAI_ENDPOINT
+  anthropic   ANTHROPIC_API_KEY
+  nvidia      OPENAI_API_KEY (endpoint: NVIDIA_BASE_URL)
+  google-gla  GOOGLE_API_KEY or GEMINI_API_KEY
+  mistral     MISTRAL_API_KEY
+
+exit codes:
+  0           done
+  {EXIT_FAILED}           a member's model call failed, or an answer did not come in time
+  {EXIT_USAGE}           a bad --model, or a missing key
+  {EXIT_UNREACHABLE}           the provider's endpoint cannot be reached
+  {EXIT_INTERRUPTED}         interrupted (Ctrl-C)
 """
 
 
 def _parser() -> argparse.ArgumentParser:
+    def formatter(prog: str) -> argparse.HelpFormatter:
+        # Wide enough for "--model PROVIDER:MODEL" and its help on one line.
+        return argparse.RawDescriptionHelpFormatter(prog, max_help_position=27, width=84)
+
     parser = argparse.ArgumentParser(
         prog="demo",
         description="A small akgentic team works through a short task, printing what it does.",
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=formatter,
     )
+    # One line of help per option: the details are in the epilog and the module notes.
     parser.add_argument(
         "--model",
         default="scripted",
         metavar="PROVIDER:MODEL",
-        help="'scripted' (default: a scripted FunctionModel, no key) or a real model, "
-        f"provider among {', '.join(PROVIDERS)}, e.g. openai:gpt-4o-mini",
+        help="'scripted' (default, no key) or e.g. openai:gpt-4o-mini",
     )
     parser.add_argument(
         "--workspaces",
         type=Path,
         default=None,
         metavar="DIR",
-        help="put the team's files in DIR (kept) instead of a temporary folder",
+        help="write the team's files to DIR (kept), not a temp folder",
     )
     parser.add_argument(
-        "--keep",
-        action="store_true",
-        help="keep the temporary akgentic-demo-* folder (removed on exit otherwise)",
+        "--keep", action="store_true", help="keep the temporary akgentic-demo-* folder on exit"
     )
     parser.add_argument(
         "--semantic",
         action="store_true",
-        help="add a vector store: plan and graph search by meaning (local model without a key)",
+        help="add a vector store: plan and graph search by meaning",
     )
     parser.add_argument(
         "--timeout",
         type=float,
         default=None,
         metavar="SECONDS",
-        help=f"longest wait for one answer (default {SCRIPTED_TIMEOUT:g} scripted, "
-        f"{REAL_TIMEOUT:g} with --model)",
+        help=f"longest wait for one answer ({SCRIPTED_TIMEOUT:g} s; "
+        f"{REAL_TIMEOUT:g} s with --model)",
     )
     return parser
 
