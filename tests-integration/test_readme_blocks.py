@@ -238,3 +238,34 @@ def test_a_failing_block_names_the_readme_line() -> None:
     frame = caught.traceback[-1]
     assert str(frame.path).endswith("packages/x/README.md")
     assert frame.lineno + 1 == 41  # pytest's lineno is 0-based
+
+
+def _make_targets() -> dict[str, str]:
+    """Makefile target -> its `## ...` help text."""
+    found: dict[str, str] = {}
+    for line in (ROOT / "Makefile").read_text().splitlines():
+        rule = re.match(r"^([a-z-]+):.*## (.*)$", line)
+        if rule is not None:
+            found[rule.group(1)] = rule.group(2)
+    return found
+
+
+def test_every_make_command_in_the_docs_exists_and_says_how_long_it_takes() -> None:
+    targets = _make_targets()
+    for target, text in targets.items():
+        assert target == "help" or "(~" in text, f"make {target} gives no duration"
+    docs = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *ROOT.glob("packages/*/README.md")]
+    # As a command: in code (`make test`) or at the start of a line of a shell block.
+    command = re.compile(r"(?:^|`)make ([a-z][a-z-]+)", flags=re.MULTILINE)
+    named = {m for doc in docs for m in command.findall(doc.read_text())}
+    assert named, "the docs name make targets"
+    assert named <= set(targets), f"documented but not in the Makefile: {named - set(targets)}"
+
+
+def test_docs_run_scripts_with_the_workspace_interpreter() -> None:
+    """A bare `python scripts/...` outside the workspace's .venv lacks the packages."""
+    docs = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *ROOT.glob("*/*/README.md")]
+    for doc in docs:
+        for number, line in enumerate(doc.read_text().splitlines(), start=1):
+            bare = re.search(r"(?<![/\w.])python3? (scripts|packages)/", line)
+            assert bare is None, f"{doc.relative_to(ROOT)}:{number}: use .venv/bin/python"
