@@ -371,7 +371,7 @@ class LivePrinter:
         self.write(f"    ✘ {who}'s {tool} was refused; the model is told:")
         lines = text.splitlines()
         for line in lines[:_REFUSAL_LINES]:
-            self.write(f"      │ {line}")
+            self.write(f"      │ {line}".rstrip())
         if len(lines) > _REFUSAL_LINES:
             self.write(f"      │ [... {len(lines) - _REFUSAL_LINES} more lines]")
 

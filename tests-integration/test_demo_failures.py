@@ -258,14 +258,19 @@ def test_a_refused_model_call_is_one_line_and_the_folder_goes(refusing: str, in_
 
 
 def test_a_silent_endpoint_ends_in_bounded_time_saying_what_it_waited_for(
-    silent: str, in_tmp: Path
+    silent: str, in_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(demo, "PROGRESS_EVERY", 0.3)  # the progress line, without a long wait
     lines: list[str] = []
     started = time.monotonic()
     with pytest.raises(demo.DemoError) as failure:
         demo.run("openai:gpt-4o-mini", write=lines.append, timeout=1)
     assert time.monotonic() - started < demo.STOP_WAIT + 5
     assert "Each answer comes from openai:gpt-4o-mini; the demo waits up to 1 s." in lines
+    assert any(
+        line.startswith("  … still waiting for @Lead's answer from openai:gpt-4o-mini (")
+        for line in lines
+    )
     assert str(failure.value) == (
         f"no answer within 1 s: waited for @Lead's answer from openai:gpt-4o-mini at "
         f"{silent}/; a slow provider may need a longer --timeout"
