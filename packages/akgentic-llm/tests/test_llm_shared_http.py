@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -209,15 +210,18 @@ def test_aclose_in_async_code_keeps_the_shared_client_for_the_others(
     b = ReactAgent(_config(timeout=36.0))
     agents += [a, b]
 
-    async def main() -> str:
+    async def main() -> tuple[str, bool]:
         await a.run("hi")
         await a.aclose()
         a.close()
-        return str(await b.run("and you?"))
+        answer = str(await b.run("and you?"))
+        still_open = b.http_client is not None and not b.http_client.is_closed
+        await b.aclose()  # the last user, on the loop its connection lives on: all closed
+        return answer, still_open
 
-    assert asyncio.run(main()) == "answer 2"
+    assert asyncio.run(main()) == ("answer 2", True)
     assert b.http_client is not None
-    assert not b.http_client.is_closed
+    assert b.http_client.is_closed
 
 
 def test_opting_out_gives_each_agent_its_own_client(
@@ -315,3 +319,37 @@ def test_the_summarizer_reuses_the_given_model(clean_provider_env: pytest.Monkey
         assert calls == ["turn", "turn", "summary"]
     finally:
         agent.close()
+
+
+# ------------------------------------------------------- construction cost
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc (Linux)")
+def test_building_agents_opens_no_file_descriptor(clean_provider_env: pytest.MonkeyPatch) -> None:
+    clean_provider_env.setenv("OPENAI_API_KEY", "sk-test")
+    before = _open_fds()
+    built = [ReactAgent(_config(timeout=39.0)) for _ in range(30)]
+    try:
+        # No event loop (self-pipe, selector) and no socket until an agent first runs.
+        assert _open_fds() - before < 3
+    finally:
+        for agent in built:
+            agent.close()
+
+
+def test_closing_an_agent_that_never_ran_closes_its_own_client(
+    clean_provider_env: pytest.MonkeyPatch,
+) -> None:
+    clean_provider_env.setenv("OPENAI_API_KEY", "sk-test")
+    own = ReactAgent(_config(shared=False, timeout=40.0))
+    shared = ReactAgent(_config(timeout=40.0))
+    own.close()
+    shared.close()
+    assert own.http_client is not None
+    assert own.http_client.is_closed
+    assert shared.http_client is not None
+    assert shared.http_client.is_closed  # its only user: closed without any loop of its own

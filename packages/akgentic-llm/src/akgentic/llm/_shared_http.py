@@ -204,6 +204,19 @@ class HttpLease:
         if release(self.client):
             await self.client.aclose()
 
+    def release_blocking(self) -> None:
+        """``release`` for a caller with no loop at hand; a loop is started only to close."""
+        if not self._held:
+            return
+        if self._transport is None:
+            asyncio.run(self.release(own_loop=False))
+            return
+        self._held = False
+        if release(self.client):
+            # The transport closes only the running (here: temporary) loop's pool, which has
+            # none, and drops the others: nothing is driven across loops.
+            asyncio.run(self.client.aclose())
+
     def release_without_loop(self) -> None:
         """``release`` for when no loop can be driven (``close()`` called from async code)."""
         if not self._held:

@@ -35,8 +35,11 @@ class AgentSurface:
     _compaction: CompactionCapability
     _limit_recovery: LimitRecoveryCapability
     _agent: Agent[Any, Any]
-    _loop: asyncio.AbstractEventLoop
     _closed: bool
+
+    def _sync_loop(self) -> asyncio.AbstractEventLoop:
+        """The agent's own event loop, which the ``*_sync`` methods drive."""
+        raise NotImplementedError
 
     # -------------------------------------------------------------- context
 
@@ -87,7 +90,7 @@ class AgentSurface:
         """``acompact()`` driven on the agent's own event loop."""
         self._ensure_open()
         self._ensure_no_running_loop("compact", "acompact")
-        return self._loop.run_until_complete(self.acompact())
+        return self._sync_loop().run_until_complete(self.acompact())
 
     def clear_context(self) -> str:
         """Drop the whole history (the system prompt is rendered again by the next run)."""

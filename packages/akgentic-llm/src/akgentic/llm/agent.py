@@ -6,8 +6,9 @@ persistence, dangling-call repair, recovery decision). ``ReactAgent`` itself onl
 buffered user prompts into the prompt, picks the per-call output type and limits, and turns a
 run-tier breach into either a tool-free conclusion or a ``RunUsageLimitError``.
 
-The synchronous bridge (``run_sync``) drives an event loop the agent creates eagerly and owns;
-``close()`` releases that loop and the HTTP connection pool. Both are idempotent.
+The synchronous bridge (``run_sync``) drives an event loop the agent owns, created by the first
+synchronous call (an agent only ever awaited never pays for one); ``close()`` releases that loop
+and lets go of the HTTP client. Both are idempotent.
 """
 
 from __future__ import annotations
@@ -143,7 +144,9 @@ class ReactAgent(AgentSurface):
             if self._http is not None:
                 self._http.release_without_loop()
             raise
-        self._loop = asyncio.new_event_loop()
+        # Created by the first *_sync call: a loop costs a self-pipe (file descriptors and a
+        # selector registration, about half of an agent's construction time).
+        self._loop: asyncio.AbstractEventLoop | None = None
 
         self._result_type = result_type
         self._run_limits = config.run_usage_limits.to_pydantic_ai()
@@ -183,6 +186,11 @@ class ReactAgent(AgentSurface):
             capabilities=self._capability_stack(capabilities),
             **agent_kwargs,
         )
+
+    def _sync_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        return self._loop
 
     def _lease_http_client(self, config: ReactAgentConfig) -> HttpLease | None:
         """The HTTP client this agent's models are built on, or ``None`` when none is needed.
@@ -384,7 +392,7 @@ class ReactAgent(AgentSurface):
         """``run()`` driven to completion on the agent's own event loop."""
         self._ensure_open()
         self._ensure_no_running_loop("run_sync")
-        return self._loop.run_until_complete(self.run(user_prompt, deps, output_type))
+        return self._sync_loop().run_until_complete(self.run(user_prompt, deps, output_type))
 
     def resume_sync(
         self,
@@ -396,7 +404,7 @@ class ReactAgent(AgentSurface):
         """``resume()`` driven to completion on the agent's own event loop."""
         self._ensure_open()
         self._ensure_no_running_loop("resume_sync")
-        return self._loop.run_until_complete(
+        return self._sync_loop().run_until_complete(
             self.resume(decisions, deps=deps, output_type=output_type)
         )
 
@@ -410,7 +418,7 @@ class ReactAgent(AgentSurface):
         """``conclude_without_tools()`` driven to completion on the agent's own event loop."""
         self._ensure_open()
         self._ensure_no_running_loop("conclude_without_tools_sync")
-        return self._loop.run_until_complete(
+        return self._sync_loop().run_until_complete(
             self.conclude_without_tools(reason, deps=deps, output_type=output_type)
         )
 
@@ -436,14 +444,18 @@ class ReactAgent(AgentSurface):
         if self._closed:
             return
         self._closed = True
+        loop = self._loop
         try:
             if self._in_running_loop():
                 if self._http is not None:
                     self._http.release_without_loop()
-            else:
+            elif loop is not None:
                 if self._http is not None:
-                    self._loop.run_until_complete(self._http.release(own_loop=True))
-                self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+                    loop.run_until_complete(self._http.release(own_loop=True))
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            elif self._http is not None:
+                self._http.release_blocking()
         finally:
             # Whatever the pool did on its way out, the loop this agent created is released.
-            self._loop.close()
+            if loop is not None:
+                loop.close()

@@ -414,6 +414,9 @@ class MockReactAgent(AgentSurface):
         """Always ``None``: the scenario answers, no HTTP client is ever built."""
         return None
 
+    def _sync_loop(self) -> asyncio.AbstractEventLoop:
+        return self._loop
+
     async def aclose(self) -> None:
         """Nothing to release: the mock holds no HTTP pool."""
 
