@@ -36,6 +36,7 @@ from akgentic.tool.core.vector_store import (
 )
 from akgentic.tool.vector_store._entry_shapes import documents_from_entries, search_hits
 from akgentic.tool.vector_store._store_dir import StoreDirectory
+from akgentic.tool.vector_store._word_index import WordIndex
 from akgentic.tool.vector_store.backend import (
     CollectionBackend,
     CollectionRecord,
@@ -106,6 +107,9 @@ class InMemoryBackend(CollectionBackend):
         )
         self._docs: dict[str, _Document] = {}
         self._index = VectorIndex(config.dimension)
+        # Built by the first keyword search, then kept up to date by put/delete (a
+        # collection nobody keyword-searches never pays for it); reset on restore.
+        self._words: WordIndex | None = None
         self._collections: dict[str, InMemoryBackend] = {} if name is None else {name: self}
 
     @property
@@ -133,8 +137,13 @@ class InMemoryBackend(CollectionBackend):
         # changes: a refused vector must not leave the document's new text behind.
         matrix = _checked_matrix(with_vector, self.config.dimension)
         stale: list[str] = []
+        words = self._words
         for doc in documents:
-            self._docs[doc.ref] = _Document(doc.text, dict(doc.metadata))
+            stored = _Document(doc.text, dict(doc.metadata))
+            if words is not None:
+                old = self._docs.get(doc.ref)
+                words.put(doc.ref, stored.folded, None if old is None else old.folded)
+            self._docs[doc.ref] = stored
             if doc.vector is None:
                 stale.append(doc.ref)
         if stale:
@@ -149,7 +158,13 @@ class InMemoryBackend(CollectionBackend):
         self._index.add([refs[position] for position in keep], vectors[keep])
 
     def delete(self, refs: Iterable[str]) -> list[str]:
-        gone = [ref for ref in dict.fromkeys(refs) if self._docs.pop(ref, None) is not None]
+        gone: list[str] = []
+        for ref in dict.fromkeys(refs):
+            doc = self._docs.pop(ref, None)
+            if doc is not None:
+                gone.append(ref)
+                if self._words is not None:
+                    self._words.remove(ref, doc.folded)
         self._index.remove(gone)
         return gone
 
@@ -175,7 +190,8 @@ class InMemoryBackend(CollectionBackend):
     ) -> list[VectorHit]:
         matcher = KeywordMatcher(text)
         scored: list[tuple[float, str]] = []
-        for ref, doc in self._docs.items():
+        for ref in self._keyword_candidates(matcher):
+            doc = self._docs[ref]
             if where and not metadata_matches(doc.metadata, where):
                 continue
             score = matcher.score(doc.folded)
@@ -183,6 +199,22 @@ class InMemoryBackend(CollectionBackend):
                 scored.append((score, ref))
         scored.sort(key=lambda item: -item[0])  # stable: ties keep insertion order
         return [self._hit(ref, score, "keyword") for score, ref in scored[:top_k]]
+
+    def _keyword_candidates(self, matcher: KeywordMatcher) -> Iterable[str]:
+        """The refs that may score above zero, in the collection's order: those holding
+        at least one of the query's words (a text holding the whole phrase holds them
+        all). A query without words (punctuation only) is tested on every document."""
+        if not matcher.words:
+            return list(self._docs)
+        words = self._words
+        if words is None:
+            words = self._words = WordIndex()
+            for ref, doc in self._docs.items():
+                words.put(ref, doc.folded)
+        found: set[str] = set()
+        for word in matcher.words:
+            found |= words.holding(word)
+        return words.in_order(found)
 
     def counts(self) -> tuple[int, int]:
         return len(self._docs), len(self._index)
@@ -354,6 +386,7 @@ class InMemoryBackend(CollectionBackend):
         vector_refs: Sequence[str],
         vectors: bytes | npt.NDArray[np.float32],
     ) -> None:
+        self._words = None  # rebuilt from the restored documents by the next search
         self._docs = {
             ref: _Document(text, dict(meta))
             for ref, text, meta in zip(refs, texts, metadata, strict=True)
