@@ -11,7 +11,7 @@ import asyncio
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -32,10 +32,14 @@ from akgentic.llm import (
 from akgentic.llm._shared_http import PerLoopTransport, shared_ssl_context, user_count
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # a crowd of agents connects at once
+
+
 class ChatServer:
     """Answers every POST with a chat completion naming the request's number."""
 
-    def __init__(self) -> None:
+    def __init__(self, before_answer: Callable[[], object] | None = None) -> None:
         self.requests = 0
         self.peers: set[tuple[str, int]] = set()
         server = self
@@ -46,6 +50,8 @@ class ChatServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 self.rfile.read(length)
+                if before_answer is not None:
+                    before_answer()
                 server.requests += 1
                 server.peers.add(self.client_address)
                 body = _completion(f"answer {server.requests}")
@@ -58,7 +64,7 @@ class ChatServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
@@ -353,3 +359,31 @@ def test_closing_an_agent_that_never_ran_closes_its_own_client(
     assert own.http_client.is_closed
     assert shared.http_client is not None
     assert shared.http_client.is_closed  # its only user: closed without any loop of its own
+
+
+def test_a_shared_pool_does_not_queue_agents_behind_each_other(
+    clean_provider_env: pytest.MonkeyPatch, agents: list[ReactAgent]
+) -> None:
+    """101 agents awaited together on one loop share its pool; all their requests are in
+    flight at once (httpx's default cap of 100 connections would hold the 101st back)."""
+    crowd = 101
+    barrier = threading.Barrier(crowd, timeout=10)
+    server = ChatServer(before_answer=barrier.wait)
+    clean_provider_env.setenv("OPENAI_API_KEY", "sk-local")
+    clean_provider_env.setenv("OPENAI_BASE_URL", server.url)
+    try:
+        members = [ReactAgent(_config(timeout=41.0)) for _ in range(crowd)]
+        agents += members
+
+        async def everyone() -> list[Any]:
+            try:
+                return await asyncio.gather(*(m.run("hi") for m in members))
+            finally:
+                for member in members:  # the last one closes the loop's pool
+                    await member.aclose()
+
+        answers = asyncio.run(everyone())
+        assert len(answers) == crowd
+        assert len(server.peers) == crowd  # one connection each, all open together
+    finally:
+        server.stop()

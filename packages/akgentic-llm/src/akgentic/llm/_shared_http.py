@@ -56,6 +56,12 @@ def shared_ssl_context() -> ssl.SSLContext:
         return context
 
 
+# No cap on connections in flight: each agent used to have a pool of its own (httpx's default
+# cap of 100 each), so a shared pool with that cap would queue one agent's request behind
+# others'. Idle keep-alive connections stay bounded at httpx's default.
+_POOL_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=20)
+
+
 class PerLoopTransport(httpx.AsyncBaseTransport):
     """Sends each request through the connection pool of the loop it runs on."""
 
@@ -80,7 +86,7 @@ class PerLoopTransport(httpx.AsyncBaseTransport):
             if entry is not None and entry[0]() is loop:
                 return entry[1]
             self._forget_dead_loops()
-            pool = httpx.AsyncHTTPTransport(verify=self._ssl_context)
+            pool = httpx.AsyncHTTPTransport(verify=self._ssl_context, limits=_POOL_LIMITS)
             self._pools[id(loop)] = (weakref.ref(loop), pool)
             return pool
 
