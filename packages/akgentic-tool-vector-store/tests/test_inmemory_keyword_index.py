@@ -92,3 +92,17 @@ def test_keyword_search_reads_only_documents_holding_a_word() -> None:
         KeywordMatcher.score = matcher_score  # type: ignore[method-assign]
     assert _pairs(hits) == [("r4321", 0.5)]
     assert tested == ["doc d04321 in group g2"]
+
+
+def test_a_shared_word_keeps_every_holder_as_documents_come_and_go() -> None:
+    backend = InMemoryBackend("c", CollectionConfig(dimension=2))
+    backend.put([VectorDocument(ref=ref, text="shared word") for ref in ("a", "b", "c")])
+    assert [hit.ref for hit in backend.keyword_search("shared", 5, {})] == ["a", "b", "c"]
+    backend.delete(["b"])
+    assert [hit.ref for hit in backend.keyword_search("shared", 5, {})] == ["a", "c"]
+    backend.put([VectorDocument(ref="a", text="other")])  # rewritten: loses the word
+    assert [hit.ref for hit in backend.keyword_search("shared", 5, {})] == ["c"]
+    backend.put([VectorDocument(ref="b", text="shared again")])
+    assert [hit.ref for hit in backend.keyword_search("shared", 5, {})] == ["c", "b"]
+    backend.delete(["c", "b"])
+    assert backend.keyword_search("shared", 5, {}) == []

@@ -36,7 +36,9 @@ class WordIndex:
     """Documents (by ref) holding a word, over texts given already case-folded."""
 
     def __init__(self) -> None:
-        self._postings: dict[str, set[str]] = {}
+        # A token held by one document maps to its ref, not to a one-element set: most
+        # tokens are rare (names, numbers), and a set would cost ~200 bytes each.
+        self._postings: dict[str, str | set[str]] = {}
         self._grams: dict[str, set[str]] = {}
         self._order: dict[str, int] = {}
         self._next = 0
@@ -64,7 +66,11 @@ class WordIndex:
         """Refs of the documents whose folded text contains ``word`` (no whitespace)."""
         found: set[str] = set()
         for token in self._tokens_containing(word):
-            found |= self._postings[token]
+            refs = self._postings[token]
+            if isinstance(refs, str):
+                found.add(refs)
+            else:
+                found |= refs
         return found
 
     def in_order(self, refs: Iterable[str]) -> list[str]:
@@ -91,9 +97,12 @@ class WordIndex:
     def _post(self, token: str, ref: str) -> None:
         refs = self._postings.get(token)
         if refs is None:
-            self._postings[token] = {ref}
+            self._postings[token] = ref
             for gram in _grams(token):
                 self._grams.setdefault(gram, set()).add(token)
+        elif isinstance(refs, str):
+            if refs != ref:
+                self._postings[token] = {refs, ref}
         else:
             refs.add(ref)
 
@@ -101,8 +110,14 @@ class WordIndex:
         refs = self._postings.get(token)
         if refs is None:
             return
-        refs.discard(ref)
-        if refs:
+        if isinstance(refs, set):
+            refs.discard(ref)
+            if len(refs) > 1:
+                return
+            if refs:
+                self._postings[token] = next(iter(refs))
+                return
+        elif refs != ref:
             return
         del self._postings[token]
         for gram in _grams(token):
