@@ -46,7 +46,7 @@ from akgentic.llm.capabilities.errors import (
 from akgentic.llm.capabilities.event_sourcing import EventSourcingCapability
 from akgentic.llm.capabilities.healing import HealingCapability
 from akgentic.llm.capabilities.limit_recovery import LimitRecoveryCapability
-from akgentic.llm.compaction import create_compaction
+from akgentic.llm.compaction import CompactionStrategy, create_compaction
 from akgentic.llm.config import ReactAgentConfig, RunUsageLimits
 from akgentic.llm.context import ContextManager
 from akgentic.llm.event import ContextObserver
@@ -126,19 +126,12 @@ class ReactAgent(AgentSurface):
         self._context = ContextManager(max_messages=config.max_messages)
         if observer is not None:
             self._context.subscribe(observer)
-        # Everything that can fail on a bad config (credentials, fallback chain) runs before
-        # the event loop exists; an httpx client that never sent a request holds no socket.
+        # Everything that can fail on a bad config (credentials, fallback chain) runs first;
+        # an httpx client that never sent a request holds no socket.
         self._given = model is not None
         self._http = self._lease_http_client(config)
         try:
-            self._model = (
-                _given_model(model)
-                if model is not None
-                else create_model(config.model_cfg, self.http_client)
-            )
-            compaction_strategy = create_compaction(
-                config.compaction_cfg, config.model_cfg, self.http_client, model=self._model
-            )
+            self._model, compaction_strategy = self._build_models(config, model)
         except BaseException:
             # A failed construction must not keep its share of a client other agents use.
             if self._http is not None:
@@ -186,6 +179,21 @@ class ReactAgent(AgentSurface):
             capabilities=self._capability_stack(capabilities),
             **agent_kwargs,
         )
+
+    def _build_models(
+        self, config: ReactAgentConfig, model: Model | str | None
+    ) -> tuple[Model, CompactionStrategy]:
+        """The agent's model (the caller's, else built from ``model_cfg``) and its compaction
+        strategy, which reuses that model as summarizer unless told otherwise."""
+        built = (
+            _given_model(model)
+            if model is not None
+            else create_model(config.model_cfg, self.http_client)
+        )
+        strategy = create_compaction(
+            config.compaction_cfg, config.model_cfg, self.http_client, model=built
+        )
+        return built, strategy
 
     def _sync_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
