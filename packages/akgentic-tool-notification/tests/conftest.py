@@ -7,10 +7,10 @@ import sys
 import types
 import uuid
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Literal, Self
 
 import pytest
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
@@ -94,6 +94,26 @@ class FragileReminder(Message):
         return value
 
 
+class TypeRequiredReminder(Message):
+    """Both fields required: delivery fills both, so this class can carry a notification."""
+
+    content: str
+    type: str
+
+
+class RefusesNotifications(Message):
+    """Declares what is needed, but its own validation refuses every notification."""
+
+    content: str
+    type: str = "message"
+
+    @model_validator(mode="after")
+    def _no_notifications(self) -> Self:
+        if self.type == "notification":
+            raise ValueError("this channel does not take notifications")
+        return self
+
+
 NotAMessage = BaseConfig
 
 for _cls in (
@@ -104,6 +124,8 @@ for _cls in (
     NoContentMessage,
     NeedsTopicMessage,
     FragileReminder,
+    TypeRequiredReminder,
+    RefusesNotifications,
 ):
     _cls.__module__ = MESSAGES_MODULE
     setattr(_module, _cls.__name__, _cls)

@@ -8,13 +8,14 @@ import pytest
 from akgentic_notification_testkit import (
     ReminderMessage,
     StrictReminder,
+    TypeRequiredReminder,
     message_path,
 )
 
 from akgentic.tool.notification import DEFAULT_MESSAGE_CLASS, resolve_message_class
 
 
-@pytest.mark.parametrize("cls", [ReminderMessage, StrictReminder])
+@pytest.mark.parametrize("cls", [ReminderMessage, StrictReminder, TypeRequiredReminder])
 def test_accepts_classes_that_can_carry_a_notification(cls: type) -> None:
     assert resolve_message_class(message_path(cls)) is cls
 
@@ -30,9 +31,10 @@ def test_not_importable_attribute() -> None:
         resolve_message_class(message_path("DoesNotExist"))
 
 
-def test_not_a_dotted_path() -> None:
+@pytest.mark.parametrize("path", ["Reminder", "acme.messages.", ".Reminder"])
+def test_not_a_dotted_path(path: str) -> None:
     with pytest.raises(ValueError, match=r"not a dotted path"):
-        resolve_message_class("Reminder")
+        resolve_message_class(path)
 
 
 def test_default_class_absent_names_the_package_and_the_alternative(
@@ -81,3 +83,10 @@ def test_core_result_message_lacks_type() -> None:
     # A real core class: it has `content` but no `type`.
     with pytest.raises(ValueError, match=r"field\(s\) type"):
         resolve_message_class("akgentic.core.messages.message.ResultMessage")
+
+
+def test_a_class_whose_own_validation_refuses_a_notification() -> None:
+    # Caught at bind time by the trial message, not when the first entry comes due.
+    with pytest.raises(ValueError, match=r"cannot be built as a notification") as info:
+        resolve_message_class(message_path("RefusesNotifications"))
+    assert "this channel does not take notifications" in str(info.value)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
+import threading
 import time
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -20,6 +23,7 @@ from akgentic_notification_testkit import (
     stop_member,
 )
 
+import akgentic.tool.notification.tool as tool_module
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core import COMMAND, TOOL_CALL, ToolFactory
@@ -212,6 +216,7 @@ def test_owner_gone_for_five_minutes_is_dropped_with_a_log(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     alice = start_member(actor_system, orchestrator, "@Alice")
+    alice_id = alice.agent_id
     bind(alice)["register_notification"]("nobody home", 10)
     stop_member(actor_system, orchestrator, alice)
     clock.advance(10)
@@ -223,7 +228,11 @@ def test_owner_gone_for_five_minutes_is_dropped_with_a_log(
         clock.advance(1)
         assert notifier.tick() == []
     assert notifier.pending().entries == []
-    assert any("off the team" in record.getMessage() for record in caplog.records)
+    (drop,) = [r.getMessage() for r in caplog.records if "off the team" in r.getMessage()]
+    # An operator can tell which entry was lost and whose it was.
+    assert re.search(r"\b1\b", drop)
+    assert "@Alice" in drop
+    assert str(alice_id) in drop
 
 
 def test_failed_send_is_logged_and_dropped_not_retried(
@@ -240,7 +249,11 @@ def test_failed_send_is_logged_and_dropped_not_retried(
         delivered = notifier.tick()
     assert len(delivered) == 1
     assert notifier.pending().entries == []
-    assert any("delivery failed" in record.getMessage() for record in caplog.records)
+    (drop,) = [r.getMessage() for r in caplog.records if "delivery failed" in r.getMessage()]
+    # Which entry, whose, and why: the class's own validation error.
+    assert re.search(r"\b1\b", drop)
+    assert "@Tester" in drop
+    assert "this content cannot be delivered" in drop
     received = eventually(lambda: notifications(tool_agent))
     assert [m.content for m in received] == ["fine"]  # type: ignore[attr-defined]
 
@@ -389,6 +402,40 @@ def test_unreachable_actor_is_retriable(
     eventually(lambda: not _alive(actor_system, orchestrator))
     with pytest.raises(RetriableError, match="not reachable"):
         tools["pending_notification"]()
+
+
+class StuckClock(ManualClock):
+    """A clock that hangs the actor reading it until released (a wedged #NotificationTool)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stuck = threading.Event()
+        self.release = threading.Event()
+
+    def now(self) -> datetime:
+        if self.stuck.is_set():
+            self.release.wait(3)  # freed by the test, or after 3 s
+        return super().now()
+
+
+def test_a_wedged_actor_is_retriable_within_the_ask_bound(
+    tool_agent: ToolTestAgent, notifier: NotificationActor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The bound is ten seconds in production; a shorter one keeps this test quick.
+    monkeypatch.setattr(tool_module, "_ASK_TIMEOUT_SECONDS", 0.3)
+    clock = StuckClock()
+    notifier.set_clock(clock)
+    tools = bind(tool_agent)
+    clock.stuck.set()
+    started = time.monotonic()
+    try:
+        with pytest.raises(RetriableError, match="not reachable"):
+            tools["pending_notification"]()
+        assert time.monotonic() - started < 2.0
+    finally:
+        clock.stuck.clear()
+        clock.release.set()
+    assert tools["pending_notification"]() == "No pending notifications."
 
 
 def _alive(system: ActorSystem, orchestrator: ActorAddress) -> bool:
