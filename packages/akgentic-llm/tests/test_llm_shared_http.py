@@ -387,3 +387,21 @@ def test_a_shared_pool_does_not_queue_agents_behind_each_other(
         assert len(server.peers) == crowd  # one connection each, all open together
     finally:
         server.stop()
+
+
+def test_a_given_model_takes_a_client_only_for_a_configured_summarizer(
+    clean_provider_env: pytest.MonkeyPatch,
+) -> None:
+    clean_provider_env.setenv("OPENAI_API_KEY", "sk-test")
+    config = ReactAgentConfig(
+        compaction_cfg=CompactionConfig(
+            summary_model_cfg=ModelConfig(provider="openai", model="gpt-4o-mini")
+        )
+    )
+    agent = ReactAgent(config, model=TestModel())
+    try:
+        assert agent.http_client is not None  # the summarizer is built from summary_model_cfg
+        summarizer = agent.compaction.strategy.model  # type: ignore[attr-defined]
+        assert summarizer.model_name == "gpt-4o-mini"
+    finally:
+        agent.close()
