@@ -131,3 +131,19 @@ def test_search_reads_only_the_items_sharing_the_rarest_word(monkeypatch: Any) -
     assert state.keyword_search("cluster e01234") == [("entity", "E01234")]
     assert state.keyword_search("e0199 c3") == [("entity", "E01992")]
     assert len(reads) <= 12, reads  # 1 + the ten names starting E0199
+
+
+def test_a_shared_word_keeps_every_holder_as_items_come_and_go() -> None:
+    state = KnowledgeGraphState()
+    for name in ("A", "B", "C"):
+        state.put_entity(Entity(name=name, entity_type="T", description="shared word"))
+    assert state.keyword_search("shared") == [("entity", n) for n in ("A", "B", "C")]
+    state.remove_entity("B")
+    assert state.keyword_search("shared") == [("entity", "A"), ("entity", "C")]
+    state.put_entity(Entity(name="A", entity_type="T", description="other"))
+    assert state.keyword_search("shared") == [("entity", "C")]
+    state.put_entity(Entity(name="B", entity_type="T", description="shared again"))
+    assert state.keyword_search("shared") == [("entity", "C"), ("entity", "B")]
+    state.remove_entity("C")
+    state.remove_entity("B")
+    assert state.keyword_search("shared") == []
