@@ -47,7 +47,9 @@ class TokenIndex[K]:
     """Which items (keys ``K``) contain every word of a query, case-insensitively."""
 
     def __init__(self) -> None:
-        self._postings: dict[str, set[K]] = {}
+        # A token held by one item maps to its key, not to a one-element set: most tokens
+        # are rare (names, numbers), and a set would cost ~200 bytes each.
+        self._postings: dict[str, K | set[K]] = {}
         self._grams: dict[str, set[str]] = {}
         self._order: dict[K, int] = {}
         self._next = 0
@@ -94,12 +96,20 @@ class TokenIndex[K]:
     # -- internals ----------------------------------------------------------------------
 
     def _count(self, tokens: set[str]) -> int:
-        return sum(len(self._postings[token]) for token in tokens)
+        total = 0
+        for token in tokens:
+            keys = self._postings[token]
+            total += len(keys) if isinstance(keys, set) else 1
+        return total
 
     def _items_of(self, tokens: set[str]) -> set[K]:
         found: set[K] = set()
         for token in tokens:
-            found |= self._postings[token]
+            keys = self._postings[token]
+            if isinstance(keys, set):
+                found |= keys
+            else:
+                found.add(keys)
         return found
 
     def _tokens_containing(self, word: str) -> set[str]:
@@ -122,18 +132,26 @@ class TokenIndex[K]:
     def _post(self, token: str, key: K) -> None:
         keys = self._postings.get(token)
         if keys is None:
-            self._postings[token] = {key}
+            self._postings[token] = key
             for gram in _grams(token):
                 self._grams.setdefault(gram, set()).add(token)
-        else:
+        elif isinstance(keys, set):
             keys.add(key)
+        elif keys != key:
+            self._postings[token] = {keys, key}
 
     def _unpost(self, token: str, key: K) -> None:
-        keys = self._postings.get(token)
-        if keys is None:
+        if token not in self._postings:
             return
-        keys.discard(key)
-        if keys:
+        keys = self._postings[token]
+        if isinstance(keys, set):
+            keys.discard(key)
+            if len(keys) > 1:
+                return
+            if keys:
+                self._postings[token] = next(iter(keys))
+                return
+        elif keys != key:
             return
         del self._postings[token]
         for gram in _grams(token):
