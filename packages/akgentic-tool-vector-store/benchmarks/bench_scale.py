@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from akgentic.tool.core.vector_store import CollectionConfig, VectorDocument
+from akgentic.tool.vector_store.backend import CollectionRecord
 from akgentic.tool.vector_store.inmemory import InMemoryBackend
 
 DOCUMENTS = 500_000
@@ -73,9 +74,8 @@ def load(config: CollectionConfig, vectors: npt.NDArray[np.float32]) -> InMemory
     return backend
 
 
-def resident_bytes(backend: InMemoryBackend) -> int:
-    """Bytes held by a collection rebuilt from ``backend``'s record."""
-    record = backend.record()
+def resident_bytes(record: CollectionRecord) -> int:
+    """Bytes held by a collection rebuilt from ``record``, its word index built."""
     gc.collect()
     tracemalloc.start()
     try:
@@ -124,7 +124,9 @@ def measure(documents: int, rng: np.random.Generator) -> dict[str, float]:
     began = clock()
     resumed = InMemoryBackend.from_record("bench", record)
     from_state = clock() - began
-    del resumed, record
+    del resumed
+    memory = resident_bytes(record)
+    del record
     times: list[float] = []
     for query in queries:
         t0 = clock()
@@ -143,7 +145,6 @@ def measure(documents: int, rng: np.random.Generator) -> dict[str, float]:
         assert len(hits) == 1
     words.sort()
     from_file = file_resume(backend, vectors)
-    memory = resident_bytes(backend)
     return {
         "load_s": loaded,
         "resume_state_s": from_state,
