@@ -124,3 +124,17 @@ def test_the_cache_is_bounded() -> None:
         assert len(_SCHEMAS._schemas) == 2
     finally:
         _SCHEMAS.size = size
+
+
+def test_annotations_of_one_code_object_are_told_apart() -> None:
+    def make(annotation: type) -> Callable[..., Any]:
+        def echo(value: Any) -> str:
+            """Return ``value`` as text."""
+            return str(value)
+
+        echo.__annotations__ = {"value": annotation, "return": str}
+        return echo
+
+    as_int, as_text = pydantic_ai_tool(make(int)), pydantic_ai_tool(make(str))
+    assert as_int.tool_def.parameters_json_schema["properties"]["value"]["type"] == "integer"
+    assert as_text.tool_def.parameters_json_schema["properties"]["value"]["type"] == "string"

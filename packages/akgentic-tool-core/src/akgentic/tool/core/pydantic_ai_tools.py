@@ -95,25 +95,66 @@ def pydantic_ai_tools(fns: Iterable[Callable[..., Any]]) -> list[Any]:
 
 
 def _signature_key(fn: Callable[..., Any]) -> Hashable | None:
-    """Everything pydantic-ai derives a tool schema from, or ``None`` if it cannot be keyed."""
-    code = getattr(inspect.unwrap(fn), "__code__", None)
-    if code is None:
-        return None
+    """Everything pydantic-ai derives a tool schema from, or ``None`` if it cannot be keyed.
+
+    The signature pydantic-ai reads is the innermost function's (``functools.wraps``
+    chains lead to it), so the key is read off that function directly, which costs a
+    fraction of ``inspect.signature``. A chain that declares its own ``__signature__``
+    anywhere, or ends in something that is not a plain function, is keyed through
+    ``inspect.signature`` instead.
+    """
+    chain = _wrapper_chain(fn)
     try:
-        signature = inspect.signature(fn)
-        params = tuple(
-            (p.name, p.kind, p.annotation, type(p.default), repr(p.default))
-            for p in signature.parameters.values()
-        )
+        if chain is not None:
+            inner, wrappers = chain
+            params: tuple[Any, ...] = (
+                wrappers,
+                inner.__code__,
+                _values_key(inner.__defaults__ or ()),
+                _values_key(sorted((inner.__kwdefaults__ or {}).items())),
+                tuple(inner.__annotations__.items()),
+            )
+        else:
+            signature = inspect.signature(fn)
+            params = (
+                getattr(inspect.unwrap(fn), "__code__", None),
+                tuple(
+                    (p.name, p.kind, p.annotation, type(p.default), repr(p.default))
+                    for p in signature.parameters.values()
+                ),
+                signature.return_annotation,
+            )
         key = (
-            code,
+            params,
             getattr(fn, "__name__", None),
             getattr(fn, "__doc__", None),
-            params,
-            signature.return_annotation,
             inspect.iscoroutinefunction(fn),
         )
         hash(key)
     except (TypeError, ValueError):  # no signature, or an unhashable annotation
         return None
     return key
+
+
+def _wrapper_chain(fn: Callable[..., Any]) -> tuple[Any, tuple[Any, ...]] | None:
+    """The plain function at the end of ``fn``'s ``__wrapped__`` chain and the code of every
+    wrapper on the way (type hints resolve in a wrapper's globals, so the chain is part of the
+    key); ``None`` when something in the chain overrides the signature or is no function."""
+    current: Any = fn
+    codes: list[Any] = []
+    for _ in range(100):  # a bound like inspect.unwrap's, against cycles
+        if "__signature__" in getattr(current, "__dict__", {}):
+            return None
+        wrapped = getattr(current, "__wrapped__", None)
+        if wrapped is None:
+            break
+        codes.append(getattr(current, "__code__", None))
+        current = wrapped
+    else:
+        return None
+    return (current, tuple(codes)) if inspect.isfunction(current) else None
+
+
+def _values_key(values: Iterable[Any]) -> tuple[Any, ...]:
+    """Default values by type and ``repr`` (the schema shows them; identity does not matter)."""
+    return tuple((type(value), repr(value)) for value in values)
