@@ -85,3 +85,42 @@ def test_listing_through_the_tool_keeps_order_total_and_cut(tool_agent: ToolTest
     again = tools["search_planning"](status="blocked", owner="unassigned")
     assert again.total == 59
     assert again.tasks[0].id == 4
+
+
+def _reference_render_parts(state: PlanState, agent: str) -> tuple[list[int], dict[str, int]]:
+    """What the prompt lists for ``agent`` and the owner counts, by a pass over every task."""
+    mine = [
+        i for i in sorted(state.tasks) if agent in (state.tasks[i].owner, state.tasks[i].creator)
+    ]
+    counts: dict[str, int] = {}
+    for task in state.tasks.values():
+        counts[task.owner] = counts.get(task.owner, 0) + 1
+    return mine, counts
+
+
+@settings(max_examples=100, deadline=None)
+@given(_OPS, AGENTS)
+def test_prompt_lists_and_counts_as_a_pass_over_every_task(ops: list[Any], agent: str) -> None:
+    from akgentic.tool.planning.planning_actor import _render
+
+    state = PlanState()
+    state.value_counts("owner")  # the index exists before the changes, and follows them
+    for op in ops:
+        if op[0] == "put":
+            _, task_id, status, owner, creator = op
+            state.put_task(
+                Task(
+                    id=task_id,
+                    description=f"t{task_id}",
+                    status=status,
+                    owner=owner,
+                    creator=creator,
+                )
+            )
+        elif op[0] == "drop":
+            state.remove_task(op[1])
+    mine, counts = _reference_render_parts(state, agent)
+    assert state.value_counts("owner") == counts
+    text = _render(state, agent, True, 100)
+    listed = [line for line in text.splitlines() if line.startswith("- ID ")]
+    assert [int(line.split()[2]) for line in listed] == mine

@@ -1,9 +1,11 @@
 """Which tasks have a given status, owner or creator, without looking at every task.
 
-A listing such as ``search_planning(status="blocked")`` used to test every task of the
-plan. The plan now keeps, for each of the three filterable fields, the ids of the tasks
-holding each value; a listing intersects the sets of its filters, smallest first, so it
-costs in proportion to the tasks that pass its most selective filter, not to the plan.
+A listing such as ``search_planning(status="blocked")``, or the "your tasks" part of the
+prompt, used to test every task of the plan. The plan now keeps, for each of the three
+filterable fields, the ids of the tasks holding each value; a listing intersects the sets
+of its filters, smallest first, so it costs in proportion to the tasks that pass its most
+selective filter, not to the plan. The prompt's owner line reads its counts from the same
+sets.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ class TaskFilterIndex:
                 ids.discard(task.id)
                 if not ids:
                     del self._ids[(field, value)]
+
+    def counts(self, field: str) -> dict[str, int]:
+        """How many tasks hold each value of ``field`` (values held by none are absent)."""
+        return {value: len(ids) for (name, value), ids in self._ids.items() if name == field}
 
     def matching(self, wanted: dict[str, str]) -> set[int]:
         """Ids of the tasks whose fields equal every value in ``wanted`` (at least one)."""

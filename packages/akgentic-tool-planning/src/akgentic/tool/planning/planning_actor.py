@@ -27,8 +27,6 @@ stored state, ``PlanManagerState`` (a ``task_list``), is adopted by ``init_state
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
@@ -379,11 +377,13 @@ def _render(state: PlanState, agent: str, filter_by_agent: bool, max_listed: int
         return "**Team planning:** no tasks yet. Create them with update_planning(...)."
     lines = [
         f"**Team planning:** {len(tasks)} tasks total",
-        "Owners: " + " | ".join(_owner_parts(tasks.values())),
+        "Owners: " + " | ".join(_owner_parts(state.value_counts("owner"))),
         "",
     ]
     if filter_by_agent:
-        listed = [tasks[i] for i in sorted(tasks) if agent in (tasks[i].owner, tasks[i].creator)]
+        # The plan's filter index: the tasks the agent owns or created, not a pass over all.
+        mine = state.filtered_ids({"owner": agent}) | state.filtered_ids({"creator": agent})
+        listed = [tasks[i] for i in sorted(mine)]
         heading = f"**Your tasks** (owner or creator: {agent or 'unknown'}):"
     else:
         listed = [tasks[i] for i in sorted(tasks)]
@@ -399,10 +399,11 @@ def _render(state: PlanState, agent: str, filter_by_agent: bool, max_listed: int
     return "\n".join(lines)
 
 
-def _owner_parts(tasks: Iterable[Task]) -> list[str]:
-    """The owner line's entries, busiest first; past ``PROMPT_MAX_OWNERS`` names the rest
-    are summed, so the line every teammate reads stays short however many owners exist."""
-    owners = Counter(task.owner for task in tasks)
+def _owner_parts(counts: dict[str, int]) -> list[str]:
+    """The owner line's entries (from the tasks per owner), busiest first; past
+    ``PROMPT_MAX_OWNERS`` names the rest are summed, so the line every teammate reads stays
+    short however many owners exist."""
+    owners = dict(counts)
     unassigned = owners.pop("", 0)
     ranked = sorted(owners.items(), key=_by_count)
     parts = [f"{name}: {count}" for name, count in ranked[:PROMPT_MAX_OWNERS]]

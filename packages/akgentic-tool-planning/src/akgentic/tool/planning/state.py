@@ -121,6 +121,17 @@ class PlanState(DeltaState):
     def filtered_ids(self, wanted: dict[str, str]) -> set[int]:
         """Ids of the tasks whose ``status`` / ``owner`` / ``creator`` equal every value
         in ``wanted`` (a non-empty mapping of those field names to values)."""
+        return self._filter_index().matching(wanted)
+
+    def value_counts(self, field: str) -> dict[str, int]:
+        """How many tasks hold each value of ``field`` (``status``, ``owner``, ``creator``)."""
+        return self._filter_index().counts(field)
+
+    def same_plan(self, other: PlanState) -> bool:
+        """Whether ``other`` holds the same tasks (``seq`` and ``next_id`` aside)."""
+        return self.tasks == other.tasks
+
+    def _filter_index(self) -> TaskFilterIndex:
         private = self.__pydantic_private__
         assert private is not None
         filters: TaskFilterIndex | None = private["_filters"]
@@ -129,11 +140,7 @@ class PlanState(DeltaState):
             for task in self.tasks.values():
                 filters.put(task)
             private["_filters"] = filters
-        return filters.matching(wanted)
-
-    def same_plan(self, other: PlanState) -> bool:
-        """Whether ``other`` holds the same tasks (``seq`` and ``next_id`` aside)."""
-        return self.tasks == other.tasks
+        return filters
 
     def _keyword_index(self) -> TokenIndex[int]:
         # pydantic's private-attribute dict directly, as the mutators do (and as
