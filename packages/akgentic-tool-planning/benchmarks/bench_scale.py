@@ -16,6 +16,9 @@ with the callables from ``ToolFactory.get_tools()``:
   matches, so this cost follows the plan's size through its answer;
 * blocked: ``search_planning(status="blocked")``, 200 calls, where 20 tasks match at every
   plan size (the listing whose cost should not grow);
+* prompt: the ``get_planning`` system prompt of the agent that created every task (so
+  its own tasks, which the prompt counts, are the whole plan), rendered right after a
+  change, median over 50 renders;
 * memory: the bytes a resumed state holds, with its keyword and filter indexes built
   (tracemalloc, on a pass of its own because tracing slows everything down).
 
@@ -60,6 +63,7 @@ TASKS = 20_000
 BATCH = 100
 SEARCHES = 200
 RESUMES = 2
+RENDERS = 50
 LOADS = 3
 FRACTIONS = (8, 4, 2, 1)
 
@@ -117,7 +121,9 @@ def start_team() -> tuple[ActorSystem, Any, Recorder, dict[str, Any]]:
     address = orch.createActor(BenchAgent, config=BaseConfig(name="@Agent0", role="Bench"))
     agent = system.proxy_ask(address, BenchAgent).itself()
     factory = ToolFactory([PlanningTool(vector_store=False)], observer=agent)
-    return system, orch, recorder, {fn.__name__: fn for fn in factory.get_tools()}
+    tools = {fn.__name__: fn for fn in factory.get_tools()}
+    (tools["prompt"],) = factory.get_system_prompts()
+    return system, orch, recorder, tools
 
 
 def resume(recorder: Recorder) -> tuple[PlanState, float, float]:
@@ -181,6 +187,18 @@ def load_once(work: list[list[dict[str, Any]]]) -> float:
         system.shutdown(timeout=30)
 
 
+def render_after_changes(update: Any, prompt: Any) -> list[float]:
+    """Sorted times of the agent's plan prompt, each rendered right after a change (so
+    the cached render cannot answer)."""
+    times: list[float] = []
+    for i in range(RENDERS):
+        update(update_tasks=[{"id": i + 1, "status": ("started", "pending")[i % 2]}])
+        t0 = clock()
+        prompt()
+        times.append(clock() - t0)
+    return sorted(times)
+
+
 def measure(tasks: int) -> dict[str, float]:
     work = batches(tasks)
     extra = [load_once(work) for _ in range(LOADS - 1)]
@@ -205,6 +223,7 @@ def measure(tasks: int) -> dict[str, float]:
         keyword, hits = timed(queries, search)
         listing, listed = timed(listings, search)
         few, _ = timed(blocked, search)
+        renders = render_after_changes(update, tools["prompt"])
     finally:
         system.shutdown(timeout=30)
     state, replayed, restored = resume(recorder)
@@ -221,6 +240,7 @@ def measure(tasks: int) -> dict[str, float]:
         "listing_p95_ms": listing[p95] * 1e3,
         "blocked_median_ms": statistics.median(few) * 1e3,
         "blocked_p95_ms": few[p95] * 1e3,
+        "prompt_median_ms": statistics.median(renders) * 1e3,
         "memory_mb": memory / 1e6,
         "hits_per_query": hits / SEARCHES,
         "listed_per_call": listed / SEARCHES,
@@ -249,6 +269,7 @@ METRICS = (
     "listing_p95_ms",
     "blocked_median_ms",
     "blocked_p95_ms",
+    "prompt_median_ms",
     "memory_mb",
 )
 
@@ -270,7 +291,8 @@ def main() -> int:
     print(
         f"  {'tasks':>7} {'load s':>7} {'replay s':>9} {'snapshot s':>11}"
         f" {'search ms':>10} {'p95':>7}"
-        f" {'listing ms':>11} {'p95':>7} {'blocked ms':>11} {'p95':>7} {'memory MB':>10}"
+        f" {'listing ms':>11} {'p95':>7} {'blocked ms':>11} {'p95':>7}"
+        f" {'prompt ms':>10} {'memory MB':>10}"
     )
     for fraction in FRACTIONS:
         tasks = TASKS // scale // fraction
@@ -282,6 +304,7 @@ def main() -> int:
             f" {row['search_median_ms']:10.3f} {row['search_p95_ms']:7.3f}"
             f" {row['listing_median_ms']:11.3f} {row['listing_p95_ms']:7.3f}"
             f" {row['blocked_median_ms']:11.3f} {row['blocked_p95_ms']:7.3f}"
+            f" {row['prompt_median_ms']:10.3f}"
             f" {row['memory_mb']:10.1f}",
             flush=True,
         )
@@ -294,7 +317,7 @@ def main() -> int:
         if metric.endswith("_s"):
             passed = slope <= LOAD_TARGET
             verdict = f"  (target <= {LOAD_TARGET})"
-        elif metric.startswith("listing"):
+        elif metric.startswith(("listing", "prompt")):
             passed = True  # its answer is a fixed share of the plan (see the docstring)
             verdict = "  (answer grows with the plan: linear in its matches)"
         elif metric.endswith("_ms"):
