@@ -57,7 +57,7 @@ def bench_row(workload: str, ms: float, target: str, ratio: float, baseline: str
 @contextmanager
 def caches(enabled: bool) -> Iterator[None]:
     """Switch the process-wide caches on or off for the duration (empty at the start)."""
-    switches = (team_actor._PROXIES, _SCHEMAS)
+    switches = (team_actor._PROXIES, team_actor._TEAM_ACTORS, _SCHEMAS)
     previous = [switch.enabled for switch in switches]
     for switch in switches:
         switch.enabled = enabled

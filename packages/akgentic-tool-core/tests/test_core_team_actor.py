@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 
@@ -108,3 +109,37 @@ def test_the_kept_proxies_are_bounded(
         assert len(kept._entries) == 3
     finally:
         kept.size = size
+
+
+class CountingOrchestrator(Orchestrator):
+    """A real orchestrator that counts the get-or-create requests it serves."""
+
+    def on_start(self) -> None:
+        super().on_start()
+        self.lookups = 0
+
+    def getChildrenOrCreate(
+        self, actor_class: type[Akgent[Any, Any]], config: BaseConfig
+    ) -> ActorAddress:
+        self.lookups += 1
+        return super().getChildrenOrCreate(actor_class, config)
+
+    def lookup_count(self) -> int:
+        return self.lookups
+
+
+def test_the_orchestrator_is_asked_once_while_the_team_actor_lives(
+    actor_system: ActorSystem,
+) -> None:
+    address = actor_system.createActor(
+        CountingOrchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+    )
+    counting = actor_system.proxy_ask(address, CountingOrchestrator)
+    agents = [spawn_tool_agent(actor_system, address, f"@C{i}") for i in range(5)]
+    tallies = [bind_team_actor(agent, Tally, _config(), card="TallyTool") for agent in agents]
+    assert sorted(tally.bump() for tally in tallies) == [1, 2, 3, 4, 5]
+    assert counting.lookup_count() == 1  # not one scan of the team per member
+    tallies[0].stop()
+    fresh = bind_team_actor(agents[0], Tally, _config(), card="TallyTool")
+    assert fresh.bump() == 1  # a stopped team actor sends the next member to the orchestrator
+    assert counting.lookup_count() == 2

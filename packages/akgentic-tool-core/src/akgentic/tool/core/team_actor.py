@@ -14,7 +14,8 @@ the model to try later, so no raw actor exception escapes a tool.
 Building an ask proxy is not free: pykka introspects every attribute of the target actor
 (a few milliseconds for the orchestrator). A team of a thousand members binding the same
 plan would pay that twice per member, so the proxies :func:`bind_team_actor` builds are
-kept per target actor and shared by every agent of the process (see :class:`_AskProxies`).
+kept per target actor and shared by every agent of the process (see :class:`_AskProxies`),
+and the team actor a name resolved to is remembered while it lives (see :class:`_TeamActors`).
 """
 
 from __future__ import annotations
@@ -49,9 +50,52 @@ def bind_team_actor[A: Akgent[Any, Any]](
     obs = cast(ActorToolObserver, observer)
     if obs.orchestrator is None:
         raise RuntimeError(f"{card} needs an agent that belongs to a team (no orchestrator)")
-    orchestrator = _PROXIES.get(obs, obs.orchestrator, Orchestrator)
-    address = orchestrator.getChildrenOrCreate(actor_class, config)
+    key = (obs.orchestrator.agent_id, config.name, actor_class)
+    address = _TEAM_ACTORS.live(key)
+    if address is None:
+        orchestrator = _PROXIES.get(obs, obs.orchestrator, Orchestrator)
+        address = orchestrator.getChildrenOrCreate(actor_class, config)
+        _TEAM_ACTORS.keep(key, address)
     return _PROXIES.get(obs, address, actor_class)
+
+
+class _TeamActors:
+    """The team actor each (orchestrator, name, class) resolved to, while it is alive.
+
+    ``getChildrenOrCreate`` is a round trip to the orchestrator's thread and scans every
+    child of the team, so a thousand members binding the plan would cost a million checks
+    while the orchestrator is busy starting them. It returns the first live child with
+    the name, which stays the same actor until it stops: the one found before is reused
+    while it is alive, and the orchestrator is asked again once it is not. Bounded like
+    :class:`_AskProxies`; ``enabled = False`` asks every time.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.enabled = True
+        self._entries: OrderedDict[tuple[Any, ...], ActorAddress] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def live(self, key: tuple[Any, ...]) -> ActorAddress | None:
+        if not self.enabled:
+            return None
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None and found.is_alive():
+                self._entries.move_to_end(key)
+                return found
+            return None
+
+    def keep(self, key: tuple[Any, ...], address: ActorAddress) -> None:
+        with self._lock:
+            self._entries[key] = address
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
 
 
 class _AskProxies:
@@ -94,6 +138,7 @@ class _AskProxies:
 
 
 _PROXIES = _AskProxies(size=256)
+_TEAM_ACTORS = _TeamActors(size=256)
 
 
 def ask_team_actor[T](ask: Callable[[], T], *, what: str) -> T:
