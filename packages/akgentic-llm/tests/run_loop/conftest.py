@@ -6,13 +6,17 @@ explicit token usage so budget arithmetic is exact.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
+
+from akgentic.llm.config import ReactAgentConfig
+from akgentic.llm.loadtest import SCENARIO_ENV_VAR, MockReactAgent
 
 
 @dataclass
@@ -72,3 +76,23 @@ def recorder() -> Recorder:
 @pytest.fixture
 def scripted() -> Callable[..., ScriptedModel]:
     return ScriptedModel
+
+
+@pytest.fixture
+def make_mock(
+    clean_provider_env: pytest.MonkeyPatch,
+) -> Iterator[Callable[..., MockReactAgent]]:
+    """Mocks built with NO provider credentials and no scenario variable in the environment,
+    closed afterwards."""
+    clean_provider_env.delenv(SCENARIO_ENV_VAR, raising=False)
+    clean_provider_env.delenv("AKGENTIC_LLM_SCENARIO", raising=False)
+    built: list[MockReactAgent] = []
+
+    def factory(config: ReactAgentConfig | None = None, **kwargs: Any) -> MockReactAgent:
+        agent = MockReactAgent(config or ReactAgentConfig(), **kwargs)
+        built.append(agent)
+        return agent
+
+    yield factory
+    for agent in built:
+        agent.close()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,23 +40,6 @@ from akgentic.llm.loadtest import (
 class Status(BaseModel):
     title: str
     points: list[str]
-
-
-@pytest.fixture
-def make_mock(
-    clean_provider_env: pytest.MonkeyPatch,
-) -> Iterator[Callable[..., MockReactAgent]]:
-    """Mocks built with NO provider credentials in the environment, closed afterwards."""
-    built: list[MockReactAgent] = []
-
-    def factory(config: ReactAgentConfig | None = None, **kwargs: Any) -> MockReactAgent:
-        agent = MockReactAgent(config or ReactAgentConfig(), **kwargs)
-        built.append(agent)
-        return agent
-
-    yield factory
-    for agent in built:
-        agent.close()
 
 
 def lookup_order(order_id: str) -> str:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -48,22 +47,6 @@ class Observer:
 
     def notify_event(self, event: object) -> None:
         self.events.append(event)
-
-
-@pytest.fixture
-def make_mock(clean_provider_env: pytest.MonkeyPatch) -> Iterator[Callable[..., MockReactAgent]]:
-    clean_provider_env.delenv(SCENARIO_ENV_VAR, raising=False)
-    clean_provider_env.delenv("AKGENTIC_LLM_SCENARIO", raising=False)
-    built: list[MockReactAgent] = []
-
-    def factory(config: ReactAgentConfig | None = None, **kwargs: Any) -> MockReactAgent:
-        agent = MockReactAgent(config or ReactAgentConfig(), **kwargs)
-        built.append(agent)
-        return agent
-
-    yield factory
-    for agent in built:
-        agent.close()
 
 
 def write(path: Path, text: str) -> Path:

@@ -1,45 +1,59 @@
-"""The public surface ``ReactAgent`` and the load-test ``MockReactAgent`` share.
+"""``AgentSurface``: the history-keeping half of ``ReactAgent``.
 
-Both keep a ``ContextManager``, the lifetime budget, the compaction and recovery
-capabilities, a pydantic-ai ``Agent`` and an event loop of their own; everything that only
-reads or drives those pieces lives here once, so the mock cannot drift from the real agent.
-What differs (running a turn, what ``close`` releases) stays in each class.
+Everything here only reads or drives the agent's ``ContextManager``, its lifetime budget, its
+compaction and its run-tier recovery policy, which this base builds from the configuration and
+owns. The model, the pydantic-ai ``Agent``, the runs, the event loop and the teardown are
+``ReactAgent``'s (``agent.py``); the load-test ``MockReactAgent`` is a ``ReactAgent`` too, so
+there is one constructor and one capability stack.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any, TypeVar, cast
-
-from pydantic_ai import Agent
+from typing import Any
 
 from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
-from akgentic.llm.capabilities.compaction import CompactionCapability
+from akgentic.llm.capabilities.compaction import CompactionCapability, compaction_event_factory
 from akgentic.llm.capabilities.healing import INTERRUPTED_CALL_MESSAGE, answer_dangling_calls
 from akgentic.llm.capabilities.limit_recovery import LimitRecoveryCapability
+from akgentic.llm.compaction import CompactionStrategy
 from akgentic.llm.config import ReactAgentConfig
 from akgentic.llm.context import ContextManager
 from akgentic.llm.event import ContextObserver
 from akgentic.llm.event_check import check_event_stream
 
-F = TypeVar("F")
-
 
 class AgentSurface:
-    """Context, compaction, prompt/tool registration and lifecycle checks of an agent."""
+    """History, compaction, lifetime budget, recovery policy and the closed-agent checks."""
 
-    _config: ReactAgentConfig
-    _context: ContextManager
-    _budget: LifetimeBudgetCapability
-    _compaction: CompactionCapability
-    _limit_recovery: LimitRecoveryCapability
-    _agent: Agent[Any, Any]
-    _closed: bool
-
-    def _sync_loop(self) -> asyncio.AbstractEventLoop:
-        """The agent's own event loop, which the ``*_sync`` methods drive."""
-        raise NotImplementedError
+    def __init__(
+        self,
+        config: ReactAgentConfig,
+        observer: ContextObserver | None,
+        limit_recovery: LimitRecoveryCapability | None,
+        compaction_strategy: CompactionStrategy,
+    ) -> None:
+        self._config = config
+        self._closed = False
+        self._context = ContextManager(max_messages=config.max_messages)
+        if observer is not None:
+            self._context.subscribe(observer)
+        self._limit_recovery = (
+            limit_recovery if limit_recovery is not None else LimitRecoveryCapability()
+        )
+        self._budget = LifetimeBudgetCapability(config.agent_usage_limits)
+        compaction_cfg = config.compaction_cfg
+        self._compaction = CompactionCapability(
+            compaction_strategy,
+            self._context,
+            threshold_fn=config.compaction_threshold,
+            # The event names the strategy as configured (registry id or dotted path): that
+            # is what a replay dispatches the fold on.
+            event_factory=compaction_event_factory(
+                compaction_cfg.strategy, compaction_cfg.summarizer_prompt_version
+            ),
+        )
 
     # -------------------------------------------------------------- context
 
@@ -86,12 +100,6 @@ class AgentSurface:
             f"'{event.strategy_id}' strategy."
         )
 
-    def compact(self) -> str:
-        """``acompact()`` driven on the agent's own event loop."""
-        self._ensure_open()
-        self._ensure_no_running_loop("compact", "acompact")
-        return self._sync_loop().run_until_complete(self.acompact())
-
     def clear_context(self) -> str:
         """Drop the whole history (the system prompt is rendered again by the next run)."""
         self._ensure_open()
@@ -112,23 +120,6 @@ class AgentSurface:
     def limit_recovery(self) -> LimitRecoveryCapability:
         """The run-tier recovery policy."""
         return self._limit_recovery
-
-    # ------------------------------------------------------ prompts & tools
-
-    def system_prompt(self, func: F) -> F:
-        """Register ``func`` as a dynamic system prompt, re-rendered before every model call."""
-        self._agent.system_prompt(dynamic=True)(cast(Any, func))
-        return func
-
-    def tool(self, func: F) -> F:
-        """Register ``func`` (first parameter: ``RunContext``) as a tool."""
-        self._agent.tool(cast(Any, func))
-        return func
-
-    @property
-    def pydantic_agent(self) -> Agent[Any, Any]:
-        """The wrapped pydantic-ai ``Agent`` (e.g. for ``override(model=TestModel())``)."""
-        return self._agent
 
     # ------------------------------------------------------------ lifecycle
 

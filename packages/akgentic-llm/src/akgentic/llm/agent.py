@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 
 from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults
 from pydantic_ai.capabilities import AbstractCapability, AgentCapability
@@ -25,6 +25,7 @@ from pydantic_ai.messages import BinaryContent
 from akgentic.llm._shared_http import HttpLease
 from akgentic.llm._surface import AgentSurface
 from akgentic.llm.approvals import (
+    ApprovalMismatchError,
     PendingToolCall,
     ToolCallDecision,
     deferred_results,
@@ -34,8 +35,6 @@ from akgentic.llm.approvals import (
     with_deferred_output,
 )
 from akgentic.llm.capabilities._stack import InternalStack
-from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
-from akgentic.llm.capabilities.compaction import CompactionCapability, compaction_event_factory
 from akgentic.llm.capabilities.errors import (
     RUN_LIMIT_HEALING_MESSAGE,
     AgentUsageLimitError,
@@ -48,7 +47,6 @@ from akgentic.llm.capabilities.healing import HealingCapability
 from akgentic.llm.capabilities.limit_recovery import LimitRecoveryCapability
 from akgentic.llm.compaction import CompactionStrategy, create_compaction
 from akgentic.llm.config import ReactAgentConfig, RunUsageLimits
-from akgentic.llm.context import ContextManager
 from akgentic.llm.event import ContextObserver
 from akgentic.llm.providers import create_model, get_output_type
 
@@ -86,8 +84,9 @@ def _wrap_for_model(model: Model, output_type: Any) -> Any:
     """Structured output for a caller's model, decided from the model's own profile.
 
     ``NativeOutput`` when the model says it honours a JSON schema; otherwise the type is left
-    as given, so pydantic-ai uses the model's default mode (tool output for ``TestModel`` and
-    ``FunctionModel``): no hidden profile is needed to run a structured example on them.
+    as given, so pydantic-ai uses the model's default mode (tool output for ``TestModel``;
+    ``FunctionModel``'s profile claims JSON-schema support, so it gets ``NativeOutput``): no
+    hidden profile is needed to run a structured example on either.
     """
     from pydantic_ai.output import NativeOutput, PromptedOutput, TextOutput, ToolOutput
 
@@ -121,11 +120,6 @@ class ReactAgent(AgentSurface):
         *,
         model: Model | str | None = None,
     ) -> None:
-        self._config = config
-        self._closed = False
-        self._context = ContextManager(max_messages=config.max_messages)
-        if observer is not None:
-            self._context.subscribe(observer)
         # Everything that can fail on a bad config (credentials, fallback chain) runs first;
         # an httpx client that never sent a request holds no socket.
         self._given = model is not None
@@ -137,27 +131,11 @@ class ReactAgent(AgentSurface):
             if self._http is not None:
                 self._http.release_without_loop()
             raise
+        super().__init__(config, observer, limit_recovery, compaction_strategy)
         # Created by the first *_sync call: a loop costs a self-pipe (file descriptors and a
         # selector registration, about half of an agent's construction time).
         self._loop: asyncio.AbstractEventLoop | None = None
-
-        self._result_type = result_type
         self._run_limits = config.run_usage_limits.to_pydantic_ai()
-        self._limit_recovery = (
-            limit_recovery if limit_recovery is not None else LimitRecoveryCapability()
-        )
-        self._budget = LifetimeBudgetCapability(config.agent_usage_limits)
-        compaction_cfg = config.compaction_cfg
-        self._compaction = CompactionCapability(
-            compaction_strategy,
-            self._context,
-            threshold_fn=config.compaction_threshold,
-            # The event names the strategy as configured (registry id or dotted path): that
-            # is what a replay dispatches the fold on.
-            event_factory=compaction_event_factory(
-                compaction_cfg.strategy, compaction_cfg.summarizer_prompt_version
-            ),
-        )
         self._event_sourcing = EventSourcingCapability(self._context)
         self._healing = HealingCapability(self._context)
 
@@ -248,6 +226,23 @@ class ReactAgent(AgentSurface):
         ]
         return [InternalStack(internal), *(extra or ())]
 
+    # ------------------------------------------------------ prompts & tools
+
+    def system_prompt(self, func: F) -> F:
+        """Register ``func`` as a dynamic system prompt, re-rendered before every model call."""
+        self._agent.system_prompt(dynamic=True)(cast(Any, func))
+        return func
+
+    def tool(self, func: F) -> F:
+        """Register ``func`` (first parameter: ``RunContext``) as a tool."""
+        self._agent.tool(cast(Any, func))
+        return func
+
+    @property
+    def pydantic_agent(self) -> Agent[Any, Any]:
+        """The wrapped pydantic-ai ``Agent`` (e.g. for ``override(model=TestModel())``)."""
+        return self._agent
+
     # -------------------------------------------------------------- running
 
     async def run(
@@ -282,9 +277,15 @@ class ReactAgent(AgentSurface):
         their ``reason``; then the model goes on and the output is returned like ``run()``'s
         (it may be ``DeferredToolRequests`` again). Raises ``ApprovalMismatchError``, with
         nothing changed, unless ``decisions`` answer exactly the open calls with plain
-        approvals bound to their arguments' digest.
+        approvals bound to their arguments' digest, or when no call is waiting at all.
         """
         self._ensure_open()
+        if not self._pending:
+            # Without this, pydantic-ai would be handed results for calls it never saw.
+            raise ApprovalMismatchError(
+                "no tool call is waiting for a decision: the last run did not stop for an "
+                "approval (see pending_tool_calls)"
+            )
         results = deferred_results(self._pending, decisions)
         return await self._run_recovering(None, deps, output_type, results)
 
@@ -390,6 +391,12 @@ class ReactAgent(AgentSurface):
         if isinstance(user_prompt, str):
             return "\n\n".join([*pending, user_prompt])
         return [*pending, *user_prompt]
+
+    def compact(self) -> str:
+        """``acompact()`` driven on the agent's own event loop."""
+        self._ensure_open()
+        self._ensure_no_running_loop("compact", "acompact")
+        return self._sync_loop().run_until_complete(self.acompact())
 
     def run_sync(
         self,
