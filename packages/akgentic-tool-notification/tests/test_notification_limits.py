@@ -99,6 +99,15 @@ def test_register_with_wrong_types_is_retriable_and_changes_nothing(
     assert notifier.pending().entries == []
 
 
+def test_a_huge_delay_text_is_not_echoed_back(
+    tool_agent: ToolTestAgent, notifier: NotificationActor
+) -> None:
+    message = refusal(bind(tool_agent)["register_notification"], "check CI", "9" * 1_000_000)
+    assert "delay_seconds must be an integer number of seconds, got str" in message
+    assert len(message) < 200
+    assert notifier.pending().entries == []
+
+
 def test_a_whole_float_delay_is_taken_as_seconds(
     tool_agent: ToolTestAgent, notifier: NotificationActor
 ) -> None:

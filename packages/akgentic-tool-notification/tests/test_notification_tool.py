@@ -429,9 +429,10 @@ def test_a_wedged_actor_is_retriable_within_the_ask_bound(
     clock.stuck.set()
     started = time.monotonic()
     try:
-        with pytest.raises(RetriableError, match="not reachable"):
+        with pytest.raises(RetriableError, match="not reachable") as info:
             tools["pending_notification"]()
         assert time.monotonic() - started < 2.0
+        assert "try again later" in str(info.value)
     finally:
         clock.stuck.clear()
         clock.release.set()
@@ -445,6 +446,15 @@ def _alive(system: ActorSystem, orchestrator: ActorAddress) -> bool:
         m.name == "#NotificationTool"
         for m in system.proxy_ask(orchestrator, Orchestrator).get_team()
     )
+
+
+def test_a_card_whose_binding_failed_refuses_to_be_used(tool_agent: ToolTestAgent) -> None:
+    card = NotificationTool(message_class=message_path("ChatOnlyMessage"))
+    with pytest.raises(ValueError, match="does not accept"):
+        card.observer(tool_agent)
+    register = {fn.__name__: fn for fn in card.get_tools()}["register_notification"]
+    with pytest.raises(RuntimeError, match=r"before observer\(\) bound it"):
+        register("never stored", 10)
 
 
 def test_agent_outside_a_team_is_refused_at_bind_time(actor_system: ActorSystem) -> None:

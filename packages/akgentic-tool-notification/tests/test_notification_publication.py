@@ -1,0 +1,91 @@
+"""When #NotificationTool publishes its state: once per scan after a change, never when idle,
+spaced out after an expensive publication, and always when the actor stops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from akgentic_notification_testkit import (
+    REMINDER,
+    ManualClock,
+    new_team,
+    notification_actor,
+    start_member,
+)
+
+import akgentic.tool.notification.actor as actor_module
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core import ToolFactory
+from akgentic.tool.core.testing import RecordedTeam, eventually, settle, stop_team
+from akgentic.tool.notification import NotificationActor, NotificationTool
+
+
+def register_with(agent: Any) -> Any:
+    factory = ToolFactory([NotificationTool(message_class=REMINDER)], observer=agent)
+    return {tool.__name__: tool for tool in factory.get_tools()}["register_notification"]
+
+
+def persisted(record: RecordedTeam) -> list[str]:
+    return [e.content for e in record.state_of("#NotificationTool").pending.values()]
+
+
+def publications(system: ActorSystem, team: ActorAddress, record: RecordedTeam) -> int:
+    """How many states #NotificationTool has published so far (all recorded)."""
+    settle(system, team)
+    (actor,) = [
+        m for m in system.proxy_ask(team, Orchestrator).get_team() if m.name == "#NotificationTool"
+    ]
+    return record.state_count.get(str(actor.agent_id), 0)
+
+
+def a_team(system: ActorSystem, clock: ManualClock) -> tuple[ActorAddress, Any, Any, Any]:
+    team, recorder = new_team(system)
+    notifier: NotificationActor = notification_actor(system, team)
+    notifier.set_clock(clock)
+    register = register_with(start_member(system, team, "@Alice"))
+    return team, recorder.record, notifier, register
+
+
+def test_every_scan_after_a_change_publishes_it(
+    actor_system: ActorSystem, clock: ManualClock
+) -> None:
+    _, record, notifier, register = a_team(actor_system, clock)
+    register("one", 100)
+    notifier.tick()
+    eventually(lambda: persisted(record) == ["one"])
+    register("two", 100)  # a second change is published by a later scan too
+    eventually(lambda: notifier.tick() == [] and persisted(record) == ["one", "two"])
+
+
+def test_an_idle_scan_publishes_nothing(actor_system: ActorSystem, clock: ManualClock) -> None:
+    # The scan runs about once a second: publishing an unchanged state each time would
+    # flood the team's history.
+    team, record, notifier, register = a_team(actor_system, clock)
+    register("one", 100)
+    notifier.tick()
+    published = publications(actor_system, team, record)
+    for _ in range(3):
+        notifier.tick()
+    assert publications(actor_system, team, record) == published
+
+
+def test_spaced_publications_wait_but_stopping_always_publishes(
+    actor_system: ActorSystem, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every publication counts as expensive and spaces the next one far away: only the
+    # stop may publish what changed after the first one.
+    monkeypatch.setattr(actor_module, "_PUBLISH_CHEAP_S", 0.0)
+    monkeypatch.setattr(actor_module, "_PUBLISH_SPACING", 1e6)
+    team, record, notifier, register = a_team(actor_system, clock)
+    register("one", 100)
+    notifier.tick()
+    eventually(lambda: persisted(record) == ["one"])
+    register("two", 100)
+    notifier.tick()
+    settle(actor_system, team)
+    assert persisted(record) == ["one"]
+    stop_team(actor_system, team)
+    assert persisted(record) == ["one", "two"]
