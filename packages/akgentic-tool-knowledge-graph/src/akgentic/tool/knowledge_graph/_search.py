@@ -1,8 +1,8 @@
 """Keyword matching, score merging and graph context for ``search_graph``.
 
-Keyword search asks the state's token index (see :mod:`._token_index`), which the state
-keeps up to date item by item once a first search built it: a query costs in proportion to
-the items sharing its rarest word, not to the size of the graph.
+Keyword search asks the state's word index (:mod:`akgentic.tool.core.word_index`), which
+the state keeps up to date item by item once a first search built it: a query costs in
+proportion to the items sharing its rarest word, not to the size of the graph.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from uuid import UUID
 from pydantic import Field, PrivateAttr, model_validator
 
 from akgentic.tool.core.delta_state import DeltaState
+from akgentic.tool.core.word_index import WordIndex
 from akgentic.tool.knowledge_graph._texts import entity_text, relation_text
-from akgentic.tool.knowledge_graph._token_index import TokenIndex
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
 from akgentic.tool.knowledge_graph.models import Entity, KnowledgeGraph, Relation
 
@@ -233,10 +233,10 @@ class KnowledgeGraphState(DeltaState):
 
 
 class _KeywordIndexes:
-    """The token indexes of a graph's entities (by name) and relations (by key)."""
+    """The word indexes of a graph's entities (by name) and relations (by key)."""
 
     __slots__ = ("entities", "relations")
 
     def __init__(self) -> None:
-        self.entities: TokenIndex[str] = TokenIndex()
-        self.relations: TokenIndex[str] = TokenIndex()
+        self.entities: WordIndex[str] = WordIndex()
+        self.relations: WordIndex[str] = WordIndex()

@@ -1,8 +1,8 @@
 """Keyword matching over task texts (description and output).
 
-The plan's token index (:mod:`._token_index`) answers; :class:`PlanState` builds it on the
-first search and keeps it up to date task by task, so a query costs in proportion to the
-tasks sharing its rarest word, not to the size of the plan.
+The plan's word index (:mod:`akgentic.tool.core.word_index`) answers; :class:`PlanState`
+builds it on the first search and keeps it up to date task by task, so a query costs in
+proportion to the tasks sharing its rarest word, not to the size of the plan.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from typing import Any
 from pydantic import Field, PrivateAttr, model_validator
 
 from akgentic.tool.core.delta_state import DeltaState
+from akgentic.tool.core.word_index import WordIndex
 from akgentic.tool.planning._filters import TaskFilterIndex
-from akgentic.tool.planning._token_index import TokenIndex
 from akgentic.tool.planning.event import PlanningStateEvent
 from akgentic.tool.planning.models import Task
 
@@ -33,7 +33,7 @@ class PlanState(DeltaState):
 
     # The keyword index of the tasks' texts: built by the first search, then kept up to
     # date by the mutators (a plan nobody searches never pays for it).
-    _keywords: TokenIndex[int] | None = PrivateAttr(default=None)
+    _keywords: WordIndex[int] | None = PrivateAttr(default=None)
     # Task ids by status, owner and creator, for listings: built by the first filtered
     # listing, then kept up to date by the mutators, like the keyword index.
     _filters: TaskFilterIndex | None = PrivateAttr(default=None)
@@ -76,7 +76,7 @@ class PlanState(DeltaState):
         """Add or replace a task (ids at or above ``next_id`` move it forward)."""
         private = self.__pydantic_private__
         assert private is not None
-        keywords: TokenIndex[int] | None = private["_keywords"]
+        keywords: WordIndex[int] | None = private["_keywords"]
         filters: TaskFilterIndex | None = private["_filters"]
         if keywords is not None or filters is not None:
             old = self.tasks.get(task.id)
@@ -142,14 +142,14 @@ class PlanState(DeltaState):
             private["_filters"] = filters
         return filters
 
-    def _keyword_index(self) -> TokenIndex[int]:
+    def _keyword_index(self) -> WordIndex[int]:
         # pydantic's private-attribute dict directly, as the mutators do (and as
         # DeltaState._touch): BaseModel.__getattr__ costs more than the work here.
         private = self.__pydantic_private__
         assert private is not None
-        keywords: TokenIndex[int] | None = private["_keywords"]
+        keywords: WordIndex[int] | None = private["_keywords"]
         if keywords is None:
-            keywords = TokenIndex()
+            keywords = WordIndex()
             for task_id, task in self.tasks.items():
                 keywords.put(task_id, task_text(task))
             private["_keywords"] = keywords

@@ -34,9 +34,9 @@ from akgentic.tool.core.vector_store import (
     VectorDocument,
     VectorHit,
 )
+from akgentic.tool.core.word_index import WordIndex
 from akgentic.tool.vector_store._entry_shapes import documents_from_entries, search_hits
 from akgentic.tool.vector_store._store_dir import StoreDirectory
-from akgentic.tool.vector_store._word_index import WordIndex
 from akgentic.tool.vector_store.backend import (
     CollectionBackend,
     CollectionRecord,
@@ -109,7 +109,7 @@ class InMemoryBackend(CollectionBackend):
         self._index = VectorIndex(config.dimension)
         # Built by the first keyword search, then kept up to date by put/delete (a
         # collection nobody keyword-searches never pays for it); reset on restore.
-        self._words: WordIndex | None = None
+        self._words: WordIndex[str] | None = None
         self._collections: dict[str, InMemoryBackend] = {} if name is None else {name: self}
 
     @property
@@ -208,7 +208,7 @@ class InMemoryBackend(CollectionBackend):
             return list(self._docs)
         words = self._words
         if words is None:
-            words = self._words = WordIndex()
+            words = self._words = WordIndex(fold=None)  # texts and words come casefolded
             for ref, doc in self._docs.items():
                 words.put(ref, doc.folded)
         found: set[str] = set()

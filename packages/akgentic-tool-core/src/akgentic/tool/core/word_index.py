@@ -1,27 +1,30 @@
-"""An inverted index answering case-insensitive substring queries without scanning every item.
+"""An incremental word index: which items hold a word, without reading every item's text.
 
-Keyword search matches a query word anywhere in an item's text (``"note"`` finds
-``"notes"``). A scan of all texts per query costs time proportional to the graph, so this
-index works on tokens instead:
+Keyword search in a tool (the plan's tasks, the graph's entities and relations, an
+in-memory collection's documents) matches each query word as a substring of an item's
+folded text (``"note"`` finds ``"notes"``). Reading every text per query costs time in
+proportion to the state, so :class:`WordIndex` works on tokens instead:
 
-* a query word holds no whitespace, so wherever it occurs in a lower-cased text it lies
-  inside one whitespace-delimited *token* of that text;
-* each distinct token lists the items holding it (``_postings``), and each token is filed
-  under its three-character windows (``_grams``; a token shorter than three characters is
-  filed under itself). The tokens containing a word of three characters or more are among
-  those filed under *every* window of the word: the intersection of those sets, smallest
-  first, then a substring check. A shorter word sits inside some window of every token
-  holding it, so the (few) window keys themselves are scanned instead.
+* a query word holds no whitespace, so wherever it occurs in a folded text it lies inside
+  one whitespace-delimited *token* of that text;
+* each distinct token lists the items holding it, and is filed under its three-character
+  windows (a token shorter than three characters under itself). The tokens containing a
+  word of three characters or more are among those filed under *every* window of the word:
+  the intersection of those sets, smallest first, then a substring check. A shorter word
+  lies inside some window of every token holding it, so the window keys themselves are
+  scanned instead (they are few, whatever the number of items).
 
-A query therefore costs in proportion to the tokens and items that share the word's
-rarest window, not to the size of the graph. The index is updated item by item as the
-state changes (:meth:`TokenIndex.put` / :meth:`TokenIndex.remove`), and answers in the
-order the items were first added, as the state's dictionaries iterate.
+A lookup thus costs in proportion to the tokens and items sharing the word's rarest window,
+not to the number of items. The owner keeps the index up to date item by item
+(:meth:`WordIndex.put`, :meth:`WordIndex.remove`); the index remembers the order items were
+first added in, as a dict does, so answers can keep the state's order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+
+__all__ = ["WordIndex"]
 
 _GRAM = 3
 
@@ -32,18 +35,24 @@ def _grams(token: str) -> set[str]:
     return {token[i : i + _GRAM] for i in range(len(token) - _GRAM + 1)}
 
 
-def _tokens(text: str) -> set[str]:
-    return set(text.lower().split())
+def _as_given(text: str) -> str:
+    return text
 
 
 def _holds_all(text: str, words: list[str]) -> bool:
     return all(word in text for word in words)
 
 
-class TokenIndex[K]:
-    """Which items (keys ``K``) contain every word of a query, case-insensitively."""
+class WordIndex[K]:
+    """Which items (keys ``K``) hold a word, matched as a substring of their folded text.
 
-    def __init__(self) -> None:
+    ``fold`` is applied to every text and query the index receives (``str.lower`` by
+    default; ``str.casefold`` for Unicode case folding). Pass ``fold=None`` when the
+    caller already folds texts and words itself, so they are not folded twice.
+    """
+
+    def __init__(self, fold: Callable[[str], str] | None = str.lower) -> None:
+        self._fold = fold if fold is not None else _as_given
         # A token held by one item maps to its key, not to a one-element set: most tokens
         # are rare (names, numbers), and a set would cost ~200 bytes each.
         self._postings: dict[str, K | set[K]] = {}
@@ -57,8 +66,8 @@ class TokenIndex[K]:
     def put(self, key: K, text: str, old_text: str | None = None) -> None:
         """Index ``key`` with ``text``; ``old_text`` is what it was indexed with before,
         if anything (a replaced item keeps its place in the order, as in a dict)."""
-        old = _tokens(old_text) if old_text is not None else set()
-        new = _tokens(text)
+        old = self._tokens(old_text) if old_text is not None else set()
+        new = self._tokens(text)
         for token in old - new:
             self._unpost(token, key)
         for token in new - old:
@@ -69,17 +78,26 @@ class TokenIndex[K]:
 
     def remove(self, key: K, text: str) -> None:
         """Forget ``key``, which was indexed with ``text``."""
-        for token in _tokens(text):
+        for token in self._tokens(text):
             self._unpost(token, key)
         self._order.pop(key, None)
+
+    def holding(self, word: str) -> set[K]:
+        """Keys of the items whose folded text contains ``word`` (one word, no whitespace)."""
+        return self._items_of(self._tokens_containing(self._fold(word)))
+
+    def in_order(self, keys: Iterable[K]) -> list[K]:
+        """``keys`` (all indexed) in the order their items were first added."""
+        return sorted(keys, key=self._order.__getitem__)
 
     def search(self, query: str, text_of: Callable[[K], str]) -> list[K]:
         """Keys whose text contains every word of ``query``, in the order first added.
 
-        The word matching the fewest items is resolved through the index; the others are
-        checked on those items only, against ``text_of(key)`` (the item's current text).
+        The word held by the fewest items is looked up in the index; the other words are
+        checked on those items only, against ``text_of(key)`` (the item's current text,
+        unfolded: the index folds it).
         """
-        words = list(dict.fromkeys(query.lower().split()))
+        words = list(dict.fromkeys(self._fold(query).split()))
         if not words:
             return []
         resolved = [(word, self._tokens_containing(word)) for word in words]
@@ -87,10 +105,14 @@ class TokenIndex[K]:
         found = self._items_of(tokens)
         others = [word for word in words if word != rarest]
         if others:
-            found = {key for key in found if _holds_all(text_of(key).lower(), others)}
-        return sorted(found, key=self._order.__getitem__)
+            fold = self._fold
+            found = {key for key in found if _holds_all(fold(text_of(key)), others)}
+        return self.in_order(found)
 
     # -- internals ----------------------------------------------------------------------
+
+    def _tokens(self, text: str) -> set[str]:
+        return set(self._fold(text).split())
 
     def _count(self, tokens: set[str]) -> int:
         total = 0
@@ -138,9 +160,9 @@ class TokenIndex[K]:
             self._postings[token] = {keys, key}
 
     def _unpost(self, token: str, key: K) -> None:
-        if token not in self._postings:
+        keys = self._postings.get(token)
+        if keys is None:
             return
-        keys = self._postings[token]
         if isinstance(keys, set):
             keys.discard(key)
             if len(keys) > 1:
