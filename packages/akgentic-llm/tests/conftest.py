@@ -7,14 +7,17 @@ the environment only so that ``create_model`` can build its (never contacted) pr
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 from pydantic_ai.profiles import ModelProfile
 
-from akgentic.llm import ModelConfig, ReactAgent, ReactAgentConfig
+from akgentic.llm import HttpClientConfig, ModelConfig, ReactAgent, ReactAgentConfig, RuntimeConfig
 
 _PROVIDER_ENV = (
     "OPENAI_API_KEY",
@@ -92,3 +95,169 @@ def make_agent(fake_keys: pytest.MonkeyPatch) -> Iterator[Callable[..., ReactAge
 def native_profile() -> ModelProfile:
     """Lets TestModel/FunctionModel accept the NativeOutput that openai-class configs request."""
     return ModelProfile(supports_json_schema_output=True)
+
+
+# ------------------------------------------------------------ local HTTP servers
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # a crowd of agents may connect at once
+
+
+class LocalHttpServer:
+    """A ``ThreadingHTTPServer`` on 127.0.0.1 serving ``handler`` from a daemon thread."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.httpd = _Server(("127.0.0.1", 0), handler)
+        threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        ).start()
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+StartServer = Callable[[type[BaseHTTPRequestHandler]], LocalHttpServer]
+
+
+@pytest.fixture
+def http_server() -> Iterator[StartServer]:
+    """Start local servers for a handler class; every one is stopped after the test."""
+    started: list[LocalHttpServer] = []
+
+    def start(handler: type[BaseHTTPRequestHandler]) -> LocalHttpServer:
+        started.append(LocalHttpServer(handler))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+# A reply is (status, headers, body), or (status, text) for a JSON body. In a text body,
+# "{auth}", "{api_key}" and "{token}" become the request's credentials, as some gateways echo
+# them back.
+Reply = tuple[int, str] | tuple[int, dict[str, str], bytes]
+
+
+class ScriptedServer:
+    """Answers each request with the next scripted reply (the last one repeats)."""
+
+    def __init__(self, replies: list[Reply], start: StartServer) -> None:
+        self.replies = replies
+        self.paths: list[str] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                reply = owner.replies[min(len(owner.paths), len(owner.replies) - 1)]
+                owner.paths.append(self.path)
+                status, headers, body = _expand(reply, self.headers)
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = _answer
+            do_POST = _answer
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self._server = start(Handler)
+
+    @property
+    def url(self) -> str:
+        return self._server.url
+
+    @property
+    def attempts(self) -> int:
+        return len(self.paths)
+
+
+def _expand(reply: Reply, request_headers: Any) -> tuple[int, dict[str, str], bytes]:
+    if len(reply) == 3:
+        return reply
+    status, text = reply
+    token = request_headers.get("Authorization", "").partition(" ")[2]
+    for placeholder, value in (
+        ("{auth}", request_headers.get("Authorization", "")),
+        ("{api_key}", request_headers.get("x-api-key", "")),
+        ("{token}", token),
+    ):
+        text = text.replace(placeholder, value)
+    return status, {"Content-Type": "application/json"}, text.encode()
+
+
+@pytest.fixture
+def serve(http_server: StartServer) -> Callable[..., ScriptedServer]:
+    """``serve(*replies)``: a local server answering the scripted replies in turn."""
+
+    def start(*replies: Reply) -> ScriptedServer:
+        return ScriptedServer(list(replies), http_server)
+
+    return start
+
+
+def chat_completion(text: str, prompt_tokens: int = 12, completion_tokens: int = 3) -> bytes:
+    """An OpenAI chat-completion body answering ``text`` with the given token usage."""
+    return json.dumps(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1_700_000_000,
+            "model": "gpt-4o",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+    ).encode()
+
+
+@pytest.fixture(name="chat_completion")
+def chat_completion_fixture() -> Callable[..., bytes]:
+    """``chat_completion(text, prompt_tokens=12, completion_tokens=3)`` as a fixture."""
+    return chat_completion
+
+
+@pytest.fixture
+def openai_agent(
+    clean_provider_env: pytest.MonkeyPatch,
+) -> Iterator[Callable[..., ReactAgent]]:
+    """``openai_agent(base_url, key, http_config, **kwargs)``: a gpt-4o ``ReactAgent`` whose
+    OpenAI SDK talks to ``base_url`` with ``key``; closed after the test."""
+    built: list[ReactAgent] = []
+
+    def build(base_url: str, key: str, http_config: HttpClientConfig, **kwargs: Any) -> ReactAgent:
+        clean_provider_env.setenv("OPENAI_API_KEY", key)
+        clean_provider_env.setenv("OPENAI_BASE_URL", base_url)
+        config = ReactAgentConfig(
+            model_cfg=ModelConfig(provider="openai", model="gpt-4o"),
+            runtime_cfg=RuntimeConfig(http_client_config=http_config),
+        )
+        built.append(ReactAgent(config=config, **kwargs))
+        return built[-1]
+
+    yield build
+    for agent in built:
+        agent.close()

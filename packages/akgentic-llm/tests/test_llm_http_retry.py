@@ -6,13 +6,9 @@ the client's sleep is replaced by a recorder, so the waits are asserted without 
 
 from __future__ import annotations
 
-import json
 import socket
-import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -20,73 +16,10 @@ import pytest
 
 from akgentic.llm import (
     HttpClientConfig,
-    ModelConfig,
-    ReactAgentConfig,
-    RuntimeConfig,
     create_http_client,
 )
 
 Reply = tuple[int, dict[str, str], bytes]
-
-
-class ScriptedServer:
-    """Answers each request with the next scripted reply (the last one repeats)."""
-
-    def __init__(self, replies: list[Reply]) -> None:
-        self.replies = replies
-        self.paths: list[str] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _answer(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                if length:
-                    self.rfile.read(length)
-                index = min(len(owner.paths), len(owner.replies) - 1)
-                owner.paths.append(self.path)
-                status, headers, body = owner.replies[index]
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            do_GET = _answer
-            do_POST = _answer
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    @property
-    def attempts(self) -> int:
-        return len(self.paths)
-
-
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    servers: list[ScriptedServer] = []
-
-    def start(*replies: Reply) -> ScriptedServer:
-        server = ScriptedServer(list(replies))
-        server.thread.start()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.httpd.shutdown()
-        server.httpd.server_close()
 
 
 class SleepRecorder:
@@ -193,78 +126,33 @@ async def test_connection_errors_are_retried_then_raised() -> None:
     assert len(sleep.waits) == 3
 
 
-def _chat_completion(text: str) -> bytes:
-    return json.dumps(
-        {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 1_700_000_000,
-            "model": "gpt-4o",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15},
-        }
-    ).encode()
-
-
 def test_react_agent_retries_through_the_openai_sdk(
-    serve: Any, clean_provider_env: pytest.MonkeyPatch, event_recorder: Any
+    serve: Any, openai_agent: Any, chat_completion: Any, event_recorder: Any
 ) -> None:
     """End to end: ReactAgent -> OpenAI SDK -> retrying transport -> local server."""
+    from akgentic.llm import LlmUsageEvent
+
     server = serve(
         busy(503, **{"Retry-After": "0"}),
-        (200, {"Content-Type": "application/json"}, _chat_completion("hello from the server")),
+        (200, {"Content-Type": "application/json"}, chat_completion("hello from the server")),
     )
-    clean_provider_env.setenv("OPENAI_API_KEY", "sk-local")
-    clean_provider_env.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
-    from akgentic.llm import LlmUsageEvent, ReactAgent
-
-    agent = ReactAgent(
-        config=ReactAgentConfig(
-            model_cfg=ModelConfig(provider="openai", model="gpt-4o"),
-            runtime_cfg=RuntimeConfig(
-                http_client_config=HttpClientConfig(max_retries=2, backoff_multiplier=0.01)
-            ),
-        ),
-        observer=event_recorder,
-    )
-    try:
-        assert agent.run_sync("hi") == "hello from the server"
-    finally:
-        agent.close()
+    http_config = HttpClientConfig(max_retries=2, backoff_multiplier=0.01)
+    agent = openai_agent(f"{server.url}/v1", "sk-local", http_config, observer=event_recorder)
+    assert agent.run_sync("hi") == "hello from the server"
     assert server.attempts == 2
     assert all(path == "/v1/chat/completions" for path in server.paths)
     [usage] = event_recorder.of_type(LlmUsageEvent)
     assert (usage.input_tokens, usage.output_tokens) == (12, 3)
 
 
-def test_sdk_retries_do_not_multiply_ours(
-    serve: Any, clean_provider_env: pytest.MonkeyPatch
-) -> None:
+def test_sdk_retries_do_not_multiply_ours(serve: Any, openai_agent: Any) -> None:
     """Retries exhausted on 429: exactly 1 + max_retries requests, then the SDK's error."""
     from pydantic_ai.exceptions import ModelHTTPError
 
-    from akgentic.llm import ReactAgent
-
     server = serve(busy(429, **{"Retry-After": "0"}))
-    clean_provider_env.setenv("OPENAI_API_KEY", "sk-local")
-    clean_provider_env.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
-    agent = ReactAgent(
-        config=ReactAgentConfig(
-            model_cfg=ModelConfig(provider="openai", model="gpt-4o"),
-            runtime_cfg=RuntimeConfig(http_client_config=HttpClientConfig(max_retries=1)),
-        )
-    )
-    try:
-        with pytest.raises(ModelHTTPError) as info:
-            agent.run_sync("hi")
-    finally:
-        agent.close()
+    agent = openai_agent(f"{server.url}/v1", "sk-local", HttpClientConfig(max_retries=1))
+    with pytest.raises(ModelHTTPError) as info:
+        agent.run_sync("hi")
     assert info.value.status_code == 429
     assert server.attempts == 2
 

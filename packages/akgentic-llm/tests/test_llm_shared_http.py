@@ -8,11 +8,10 @@ completions; the agents reach it through the OpenAI SDK and the retrying client
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -32,14 +31,15 @@ from akgentic.llm import (
 from akgentic.llm._shared_http import PerLoopTransport, shared_ssl_context, user_count
 
 
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 256  # a crowd of agents connects at once
-
-
 class ChatServer:
     """Answers every POST with a chat completion naming the request's number."""
 
-    def __init__(self, before_answer: Callable[[], object] | None = None) -> None:
+    def __init__(
+        self,
+        start: Callable[[type[BaseHTTPRequestHandler]], Any],
+        completion: Callable[[str, int, int], bytes],
+        before_answer: Callable[[], object] | None = None,
+    ) -> None:
         self.requests = 0
         self.peers: set[tuple[str, int]] = set()
         server = self
@@ -54,7 +54,7 @@ class ChatServer:
                     before_answer()
                 server.requests += 1
                 server.peers.add(self.client_address)
-                body = _completion(f"answer {server.requests}")
+                body = completion(f"answer {server.requests}", 5, 2)
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -64,49 +64,21 @@ class ChatServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._httpd = _Server(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
-        self._thread.start()
+        self._server = start(Handler)
 
     @property
     def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-
-def _completion(text: str) -> bytes:
-    return json.dumps(
-        {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 1_700_000_000,
-            "model": "gpt-4o",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7},
-        }
-    ).encode()
+        return f"{self._server.url}/v1"
 
 
 @pytest.fixture
-def chat_server(clean_provider_env: pytest.MonkeyPatch) -> Iterator[ChatServer]:
-    server = ChatServer()
+def chat_server(
+    clean_provider_env: pytest.MonkeyPatch, http_server: Any, chat_completion: Any
+) -> ChatServer:
+    server = ChatServer(http_server, chat_completion)
     clean_provider_env.setenv("OPENAI_API_KEY", "sk-local")
     clean_provider_env.setenv("OPENAI_BASE_URL", server.url)
-    try:
-        yield server
-    finally:
-        server.stop()
+    return server
 
 
 def _config(*, shared: bool = True, timeout: float = 30.0) -> ReactAgentConfig:
@@ -362,31 +334,31 @@ def test_closing_an_agent_that_never_ran_closes_its_own_client(
 
 
 def test_a_shared_pool_does_not_queue_agents_behind_each_other(
-    clean_provider_env: pytest.MonkeyPatch, agents: list[ReactAgent]
+    clean_provider_env: pytest.MonkeyPatch,
+    agents: list[ReactAgent],
+    http_server: Any,
+    chat_completion: Any,
 ) -> None:
     """101 agents awaited together on one loop share its pool; all their requests are in
     flight at once (httpx's default cap of 100 connections would hold the 101st back)."""
     crowd = 101
     barrier = threading.Barrier(crowd, timeout=10)
-    server = ChatServer(before_answer=barrier.wait)
+    server = ChatServer(http_server, chat_completion, before_answer=barrier.wait)
     clean_provider_env.setenv("OPENAI_API_KEY", "sk-local")
     clean_provider_env.setenv("OPENAI_BASE_URL", server.url)
-    try:
-        members = [ReactAgent(_config(timeout=41.0)) for _ in range(crowd)]
-        agents += members
+    members = [ReactAgent(_config(timeout=41.0)) for _ in range(crowd)]
+    agents += members
 
-        async def everyone() -> list[Any]:
-            try:
-                return await asyncio.gather(*(m.run("hi") for m in members))
-            finally:
-                for member in members:  # the last one closes the loop's pool
-                    await member.aclose()
+    async def everyone() -> list[Any]:
+        try:
+            return await asyncio.gather(*(m.run("hi") for m in members))
+        finally:
+            for member in members:  # the last one closes the loop's pool
+                await member.aclose()
 
-        answers = asyncio.run(everyone())
-        assert len(answers) == crowd
-        assert len(server.peers) == crowd  # one connection each, all open together
-    finally:
-        server.stop()
+    answers = asyncio.run(everyone())
+    assert len(answers) == crowd
+    assert len(server.peers) == crowd  # one connection each, all open together
 
 
 def test_a_given_model_takes_a_client_only_for_a_configured_summarizer(

@@ -20,19 +20,6 @@ from akgentic.llm.loadtest import SCENARIO_ENV_VAR, MockReactAgent
 
 
 @dataclass
-class Recorder:
-    """A context observer that keeps every event it is notified of, in order."""
-
-    events: list[object] = field(default_factory=list)
-
-    def notify_event(self, event: object) -> None:
-        self.events.append(event)
-
-    def of_type(self, kind: type) -> list[object]:
-        return [event for event in self.events if isinstance(event, kind)]
-
-
-@dataclass
 class ScriptedModel:
     """A FunctionModel that counts its calls; ``tool_loop`` keeps asking for a tool."""
 
@@ -69,8 +56,9 @@ class ScriptedModel:
 
 
 @pytest.fixture
-def recorder() -> Recorder:
-    return Recorder()
+def recorder(event_recorder: Any) -> Any:
+    """A context observer keeping every event, in order (the package-wide ``event_recorder``)."""
+    return event_recorder
 
 
 @pytest.fixture
