@@ -242,18 +242,19 @@ def test_failed_send_is_logged_and_dropped_not_retried(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     tools = tools_of(NotificationTool(message_class=message_path(FragileReminder)), tool_agent)
-    tools["register_notification"]("boom: cannot be built", 5)
     tools["register_notification"]("fine", 5)
+    tools["register_notification"]("boom: cannot be built", 5)  # id 2
     clock.advance(5)
     with caplog.at_level(logging.WARNING, logger="akgentic.tool.notification.actor"):
         delivered = notifier.tick()
     assert len(delivered) == 1
     assert notifier.pending().entries == []
     (drop,) = [r.getMessage() for r in caplog.records if "delivery failed" in r.getMessage()]
-    # Which entry, whose, and why: the class's own validation error.
-    assert re.search(r"\b1\b", drop)
-    assert "@Tester" in drop
-    assert "this content cannot be delivered" in drop
+    # Which entry and whose, then why: the class's own validation error.
+    entry_part, reason = drop.split("delivery failed", 1)
+    assert re.search(r"\b2\b", entry_part)
+    assert "@Tester" in entry_part
+    assert "this content cannot be delivered" in reason
     received = eventually(lambda: notifications(tool_agent))
     assert [m.content for m in received] == ["fine"]  # type: ignore[attr-defined]
 
