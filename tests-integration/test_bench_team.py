@@ -39,6 +39,8 @@ def test_quick_mode_measures_both_flavours(tmp_path: Path) -> None:
 
     table = bench_team.table(rows)
     assert table.splitlines()[2].startswith("| 3 | ")
+    targets = bench_team.targets_table(rows, at=3)
+    assert "| assembly per member | ≤ 5 ms |" in targets
     chart = bench_team.chart(rows, tmp_path / "team.svg")
     assert chart.read_text().lstrip().startswith("<?xml")
 

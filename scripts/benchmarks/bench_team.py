@@ -47,6 +47,9 @@ QUICK_SIZES = (10, 50)
 KINDS = ("ours", "anchor")
 REPEATS_UP_TO = 100  # sizes at most this large are measured `repeats` times
 TURN_TIMEOUT_S = 600.0
+TARGET_ASSEMBLY_MS = 5.0  # issue 19, at 500 members
+TARGET_RSS_MB = 0.25
+TARGET_TURNS_RATIO = 0.8  # of the anchor's turns per second
 WARM_UP = "@warmup"  # a member built and run before measuring; not counted
 
 if str(SCRIPTS) not in sys.path:  # demo_team.py (TaskMessage) lives one folder up
@@ -413,6 +416,43 @@ def table(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def targets_table(rows: Sequence[Row], at: int = 500) -> str:
+    """The issue's targets at ``at`` members (Markdown), when that size was measured."""
+    pairs = {ours.members: (ours, anchor) for ours, anchor in _pairs(rows)}
+    if at not in pairs:
+        return f"(no measurement at {at} members)"
+    ours, anchor = pairs[at]
+    ratio = ours.turns_per_s / anchor.turns_per_s
+    checks = (
+        (
+            "assembly per member",
+            f"≤ {TARGET_ASSEMBLY_MS:g} ms",
+            f"{ours.assembly_ms:.2f} ms",
+            ours.assembly_ms <= TARGET_ASSEMBLY_MS,
+        ),
+        (
+            "RSS per member",
+            f"≤ {TARGET_RSS_MB:g} MB",
+            f"{ours.rss_mb:.3f} MB",
+            ours.rss_mb <= TARGET_RSS_MB,
+        ),
+        (
+            "turns per second",
+            f"≥ {TARGET_TURNS_RATIO:g}× anchor",
+            f"{ratio:.2f}× ({ours.turns_per_s:.0f} vs {anchor.turns_per_s:.0f})",
+            ratio >= TARGET_TURNS_RATIO,
+        ),
+    )
+    lines = [f"| at {at} members | target | measured | met |", "|---|---|---|---|"]
+    lines += [
+        f"| {what} | {target} | {got} | {'yes' if ok else 'no'} |"
+        for what, target, got, ok in checks
+    ]
+    if 1000 in pairs:  # a run only gets here when every member took its turn
+        lines.append("| 1,000 members assemble and all take a turn | yes | yes | yes |")
+    return "\n".join(lines)
+
+
 def _pairs(rows: Sequence[Row]) -> list[tuple[Row, Row]]:
     by_key = {(row.kind, row.members): row for row in rows}
     sizes = sorted({row.members for row in rows})
@@ -420,19 +460,23 @@ def _pairs(rows: Sequence[Row]) -> list[tuple[Row, Row]]:
 
 
 def chart(rows: Sequence[Row], path: Path = CHART) -> Path:
-    """Three panels against the member count (log x): assembly, RSS, turns per second."""
+    """Three panels against the member count (log x): assembly, RSS, turns per second.
+
+    The issue's targets are drawn as dotted lines: 5 ms and 0.25 MB per member, and 0.8
+    times the anchor's turns per second.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     panels = (
-        ("assembly_ms", "assembly, ms per member (log)", True),
-        ("rss_mb", "resident memory, MB per member", False),
-        ("turns_per_s", "turns per second, all at once", False),
+        ("assembly_ms", "assembly, ms per member"),
+        ("rss_mb", "resident memory, MB per member"),
+        ("turns_per_s", "turns per second, all at once"),
     )
     figure, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    for axis, (metric, title, log_y) in zip(axes, panels, strict=True):
+    for axis, (metric, title) in zip(axes, panels, strict=True):
         for kind, style, label in (
             ("ours", "o-", "akgentic member"),
             ("anchor", "s--", "bare pydantic-ai Agent"),
@@ -441,17 +485,39 @@ def chart(rows: Sequence[Row], path: Path = CHART) -> Path:
             values = [getattr(r, metric) for r in mine]
             axis.plot([r.members for r in mine], values, style, label=label)
         axis.set_xscale("log")
-        if log_y:
-            axis.set_yscale("log")
         axis.set_title(title, fontsize=10)
         axis.set_xlabel("members")
         axis.grid(True, which="both", alpha=0.3)
+    _targets(axes, rows)
     axes[0].legend(fontsize=8)
     figure.tight_layout()
     # No date in the SVG: a rerun with the same figures gives the same file.
     figure.savefig(path, format="svg", metadata={"Date": None})
     plt.close(figure)
     return path
+
+
+def _targets(axes: Any, rows: Sequence[Row]) -> None:
+    """The issue's targets on the three panels (dotted, grey)."""
+    style = {"color": "grey", "linestyle": ":", "linewidth": 1}
+    axes[0].axhline(TARGET_ASSEMBLY_MS, label=f"target {TARGET_ASSEMBLY_MS:g} ms", **style)
+    axes[1].axhline(TARGET_RSS_MB, label=f"target {TARGET_RSS_MB:g} MB", **style)
+    anchor = sorted((r for r in rows if r.kind == "anchor"), key=lambda r: r.members)
+    axes[2].plot(
+        [r.members for r in anchor],
+        [TARGET_TURNS_RATIO * r.turns_per_s for r in anchor],
+        label=f"target {TARGET_TURNS_RATIO:g}x anchor",
+        **style,
+    )
+    for axis in axes:  # from zero, and high enough to show the target line
+        axis.set_ylim(0, max(axis.get_ylim()[1], 1.15 * _highest_target(axis)))
+    for axis in axes[1:]:
+        axis.legend(fontsize=8)
+
+
+def _highest_target(axis: Any) -> float:
+    lines = [line for line in axis.get_lines() if str(line.get_label()).startswith("target")]
+    return max((max(line.get_ydata()) for line in lines), default=0.0)
 
 
 def _sizes(text: str) -> list[int]:
@@ -481,6 +547,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = run(sizes, repeats=repeats, isolate=not args.in_process)
     print()
     print(table(rows))
+    print()
+    print(targets_table(rows))
     if not args.no_chart:
         print(f"\nchart: {chart(rows)}")
     return 0
