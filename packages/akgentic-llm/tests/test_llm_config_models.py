@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import warnings
 
@@ -214,6 +215,16 @@ def test_usage_limits_maps_request_limit_and_warns() -> None:
         assert limits.request_limit == 10
     assert limits.model_dump()["run_request_limit"] == 10
     assert "request_limit" not in limits.model_dump()
+
+
+def test_deprecation_warnings_point_at_the_callers_line() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DeprecationWarning)
+        line = inspect.currentframe().f_lineno  # type: ignore[union-attr]
+        UsageLimits(request_limit=1)
+        ReactAgentConfig(usage_limits=RunUsageLimits())  # type: ignore[call-arg]
+    found = [(w.filename, w.lineno) for w in caught if w.category is DeprecationWarning]
+    assert found == [(__file__, line + 1), (__file__, line + 2)]
 
 
 def test_usage_limits_rejects_both_names() -> None:

@@ -58,6 +58,26 @@ def _supports_native_output(model_cfg: ModelConfig) -> bool:
     return False
 
 
+def _warn_deprecated(message: str) -> None:
+    """A ``DeprecationWarning`` pointing at the line that called the deprecated constructor.
+
+    Called from ``__init__`` (not from a validator, which pydantic calls from deeper down), so
+    that line is two frames up.
+    """
+    warnings.warn(message, DeprecationWarning, stacklevel=3)
+
+
+def _renamed_keyword(data: Any, old: str, new: str) -> Any:
+    """``data`` (a constructor's raw input) with the deprecated keyword ``old`` moved to its
+    new name ``new``; giving both is refused rather than silently preferring one."""
+    if isinstance(data, dict) and old in data:
+        if new in data:
+            raise ValueError(f"pass either `{old}` (deprecated) or `{new}`, not both")
+        data = dict(data)
+        data[new] = data.pop(old)
+    return data
+
+
 class ModelConfig(BaseModel):
     """Which model to call and with which sampling settings."""
 
@@ -143,25 +163,15 @@ class UsageLimits(RunUsageLimits):
     """
 
     def __init__(self, **data: Any) -> None:
-        # Warn from __init__ (not the validator) so the warning points at the caller's line.
-        warnings.warn(
-            "`UsageLimits` is deprecated; use `RunUsageLimits` (with `run_request_limit`)",
-            DeprecationWarning,
-            stacklevel=2,
+        _warn_deprecated(
+            "`UsageLimits` is deprecated; use `RunUsageLimits` (with `run_request_limit`)"
         )
         super().__init__(**data)
 
     @model_validator(mode="before")
     @classmethod
     def _map_old_keyword(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "request_limit" in data:
-            if "run_request_limit" in data:
-                raise ValueError(
-                    "pass either `request_limit` (deprecated) or `run_request_limit`, not both"
-                )
-            data = dict(data)
-            data["run_request_limit"] = data.pop("request_limit")
-        return data
+        return _renamed_keyword(data, "request_limit", "run_request_limit")
 
 
 class AgentUsageLimits(TokenUsageLimits):
@@ -238,25 +248,16 @@ class ReactAgentConfig(BaseModel):
 
     def __init__(self, **data: Any) -> None:
         if "usage_limits" in data:
-            warnings.warn(
+            _warn_deprecated(
                 "`ReactAgentConfig(usage_limits=...)` is deprecated; "
-                "use `run_usage_limits=` instead",
-                DeprecationWarning,
-                stacklevel=2,
+                "use `run_usage_limits=` instead"
             )
         super().__init__(**data)
 
     @model_validator(mode="before")
     @classmethod
     def _map_deprecated_usage_limits(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "usage_limits" in data:
-            if "run_usage_limits" in data:
-                raise ValueError(
-                    "pass either `usage_limits` (deprecated) or `run_usage_limits`, not both"
-                )
-            data = dict(data)
-            data["run_usage_limits"] = data.pop("usage_limits")
-        return data
+        return _renamed_keyword(data, "usage_limits", "run_usage_limits")
 
     @model_validator(mode="after")
     def _check_compaction_reachable(self) -> Self:

@@ -43,22 +43,26 @@ class LlmMessageEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallEvent:
-    """The model asked for a tool call (one event per call part, so N for parallel calls)."""
+class _ToolPartEvent:
+    """The call a tool event is about: the tool's name and the call id the model gave."""
 
     tool_name: str
     tool_call_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEvent(_ToolPartEvent):
+    """The model asked for a tool call (one event per call part, so N for parallel calls)."""
+
     arguments: str
     """The call's arguments as the raw JSON string the provider sent."""
     run_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class ToolReturnEvent:
+class ToolReturnEvent(_ToolPartEvent):
     """A tool call was answered; ``success`` is False when the tool asked the model to retry."""
 
-    tool_name: str
-    tool_call_id: str
     success: bool
     run_id: str | None = None
 
@@ -162,12 +166,11 @@ def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
 
 _set_message = _slot_setter(LlmMessageEvent, "message")
 _set_message_run = _slot_setter(LlmMessageEvent, "run_id")
-_set_call_name = _slot_setter(ToolCallEvent, "tool_name")
-_set_call_id = _slot_setter(ToolCallEvent, "tool_call_id")
+# Both tool events keep these two slots on their shared base.
+_set_tool_name = _slot_setter(_ToolPartEvent, "tool_name")
+_set_tool_call_id = _slot_setter(_ToolPartEvent, "tool_call_id")
 _set_call_args = _slot_setter(ToolCallEvent, "arguments")
 _set_call_run = _slot_setter(ToolCallEvent, "run_id")
-_set_return_name = _slot_setter(ToolReturnEvent, "tool_name")
-_set_return_id = _slot_setter(ToolReturnEvent, "tool_call_id")
 _set_return_success = _slot_setter(ToolReturnEvent, "success")
 _set_return_run = _slot_setter(ToolReturnEvent, "run_id")
 _set_usage_run = _slot_setter(LlmUsageEvent, "run_id")
@@ -191,8 +194,8 @@ def _tool_call_event(
     tool_name: str, tool_call_id: str, arguments: str, run_id: str | None
 ) -> ToolCallEvent:
     event: ToolCallEvent = _new(ToolCallEvent)
-    _set_call_name(event, tool_name)
-    _set_call_id(event, tool_call_id)
+    _set_tool_name(event, tool_name)
+    _set_tool_call_id(event, tool_call_id)
     _set_call_args(event, arguments)
     _set_call_run(event, run_id)
     return event
@@ -202,8 +205,8 @@ def _tool_return_event(
     tool_name: str, tool_call_id: str, success: bool, run_id: str | None
 ) -> ToolReturnEvent:
     event: ToolReturnEvent = _new(ToolReturnEvent)
-    _set_return_name(event, tool_name)
-    _set_return_id(event, tool_call_id)
+    _set_tool_name(event, tool_name)
+    _set_tool_call_id(event, tool_call_id)
     _set_return_success(event, success)
     _set_return_run(event, run_id)
     return event
