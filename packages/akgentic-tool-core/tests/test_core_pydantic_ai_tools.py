@@ -138,3 +138,17 @@ def test_annotations_of_one_code_object_are_told_apart() -> None:
     as_int, as_text = pydantic_ai_tool(make(int)), pydantic_ai_tool(make(str))
     assert as_int.tool_def.parameters_json_schema["properties"]["value"]["type"] == "integer"
     assert as_text.tool_def.parameters_json_schema["properties"]["value"]["type"] == "string"
+
+
+def test_a_gated_tool_waits_for_approval_in_a_real_run() -> None:
+    from pydantic_ai import DeferredToolRequests
+
+    (gated,) = _tools(CounterTool(name="gated", bump=Bump(requires_approval=True)))
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart("bump_counter", {"step": 4})])
+
+    agent = Agent(FunctionModel(respond), tools=[gated], output_type=[str, DeferredToolRequests])
+    output = agent.run_sync("go").output
+    assert isinstance(output, DeferredToolRequests)
+    assert [call.tool_name for call in output.approvals] == ["bump_counter"]
