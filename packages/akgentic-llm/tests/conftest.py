@@ -76,19 +76,29 @@ def fake_keys(clean_provider_env: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 
 
 @pytest.fixture
-def make_agent(fake_keys: pytest.MonkeyPatch) -> Iterator[Callable[..., ReactAgent]]:
-    """Build ReactAgents (default: openai gpt-4o config) and close them all afterwards."""
-    built: list[ReactAgent] = []
+def closing() -> Iterator[Callable[[Any], Any]]:
+    """``closing(agent)``: returns ``agent`` and closes it once the test is over."""
+    built: list[Any] = []
 
-    def factory(config: ReactAgentConfig | None = None, **kwargs: Any) -> ReactAgent:
-        cfg = config or ReactAgentConfig(model_cfg=ModelConfig(provider="openai", model="gpt-4o"))
-        agent = ReactAgent(config=cfg, **kwargs)
+    def keep(agent: Any) -> Any:
         built.append(agent)
         return agent
 
-    yield factory
+    yield keep
     for agent in built:
         agent.close()
+
+
+@pytest.fixture
+def make_agent(fake_keys: pytest.MonkeyPatch, closing: Any) -> Callable[..., ReactAgent]:
+    """Build ReactAgents (default: openai gpt-4o config), closed after the test."""
+
+    def factory(config: ReactAgentConfig | None = None, **kwargs: Any) -> ReactAgent:
+        cfg = config or ReactAgentConfig(model_cfg=ModelConfig(provider="openai", model="gpt-4o"))
+        agent: ReactAgent = closing(ReactAgent(config=cfg, **kwargs))
+        return agent
+
+    return factory
 
 
 @pytest.fixture
@@ -241,12 +251,9 @@ def chat_completion_fixture() -> Callable[..., bytes]:
 
 
 @pytest.fixture
-def openai_agent(
-    clean_provider_env: pytest.MonkeyPatch,
-) -> Iterator[Callable[..., ReactAgent]]:
+def openai_agent(clean_provider_env: pytest.MonkeyPatch, closing: Any) -> Callable[..., ReactAgent]:
     """``openai_agent(base_url, key, http_config, **kwargs)``: a gpt-4o ``ReactAgent`` whose
     OpenAI SDK talks to ``base_url`` with ``key``; closed after the test."""
-    built: list[ReactAgent] = []
 
     def build(base_url: str, key: str, http_config: HttpClientConfig, **kwargs: Any) -> ReactAgent:
         clean_provider_env.setenv("OPENAI_API_KEY", key)
@@ -255,9 +262,7 @@ def openai_agent(
             model_cfg=ModelConfig(provider="openai", model="gpt-4o"),
             runtime_cfg=RuntimeConfig(http_client_config=http_config),
         )
-        built.append(ReactAgent(config=config, **kwargs))
-        return built[-1]
+        agent: ReactAgent = closing(ReactAgent(config=config, **kwargs))
+        return agent
 
-    yield build
-    for agent in built:
-        agent.close()
+    return build

@@ -6,7 +6,7 @@ explicit token usage so budget arithmetic is exact.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,19 +68,15 @@ def scripted() -> Callable[..., ScriptedModel]:
 
 @pytest.fixture
 def make_mock(
-    clean_provider_env: pytest.MonkeyPatch,
-) -> Iterator[Callable[..., MockReactAgent]]:
+    clean_provider_env: pytest.MonkeyPatch, closing: Any
+) -> Callable[..., MockReactAgent]:
     """Mocks built with NO provider credentials and no scenario variable in the environment,
-    closed afterwards."""
+    closed after the test."""
     clean_provider_env.delenv(SCENARIO_ENV_VAR, raising=False)
     clean_provider_env.delenv("AKGENTIC_LLM_SCENARIO", raising=False)
-    built: list[MockReactAgent] = []
 
     def factory(config: ReactAgentConfig | None = None, **kwargs: Any) -> MockReactAgent:
-        agent = MockReactAgent(config or ReactAgentConfig(), **kwargs)
-        built.append(agent)
+        agent: MockReactAgent = closing(MockReactAgent(config or ReactAgentConfig(), **kwargs))
         return agent
 
-    yield factory
-    for agent in built:
-        agent.close()
+    return factory
