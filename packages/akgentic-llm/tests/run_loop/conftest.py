@@ -6,6 +6,7 @@ explicit token usage so budget arithmetic is exact.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,16 @@ from pydantic_ai.usage import RequestUsage
 
 from akgentic.llm.config import ReactAgentConfig
 from akgentic.llm.loadtest import SCENARIO_ENV_VAR, MockReactAgent
+
+
+@dataclass
+class PersistedLog:
+    """An observer storing a deep copy of every event, as an event store holds them."""
+
+    events: list[object] = field(default_factory=list)
+
+    def notify_event(self, event: object) -> None:
+        self.events.append(copy.deepcopy(event))
 
 
 @dataclass
@@ -59,6 +70,13 @@ class ScriptedModel:
 def recorder(event_recorder: Any) -> Any:
     """A context observer keeping every event, in order (the package-wide ``event_recorder``)."""
     return event_recorder
+
+
+@pytest.fixture(scope="session")
+def new_log() -> Callable[[], PersistedLog]:
+    """``new_log()``: a fresh ``PersistedLog`` (session-scoped: it only hands out the class,
+    so property-based tests may use it too)."""
+    return PersistedLog
 
 
 @pytest.fixture

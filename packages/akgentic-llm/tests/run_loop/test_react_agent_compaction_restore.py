@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,16 +43,6 @@ from akgentic.llm.event import (
     LlmContextCompactedEvent,
     LlmMessageEvent,
 )
-
-
-@dataclass
-class PersistedLog:
-    """Deep copies of every event, as an event store holds them."""
-
-    events: list[object] = field(default_factory=list)
-
-    def notify_event(self, event: object) -> None:
-        self.events.append(copy.deepcopy(event))
 
 
 @dataclass
@@ -257,9 +246,9 @@ async def test_spent_agent_is_refused_before_compaction_pays(
 
 
 async def test_restore_round_trip_continues_where_the_live_agent_stopped(
-    build: Any, summarizer: Summarizer
+    build: Any, summarizer: Summarizer, new_log: Any
 ) -> None:
-    log = PersistedLog()
+    log = new_log()
     config = _config(
         "test_summarize",
         agent=AgentUsageLimits(agent_request_limit=12),
@@ -277,7 +266,7 @@ async def test_restore_round_trip_continues_where_the_live_agent_stopped(
     _set_script(live, Script(input_tokens=800))
     await live.run("four")
 
-    restored_log = PersistedLog()
+    restored_log = new_log()
     restored, _ = build(config, observer=restored_log)
     restored.restore_context([Envelope(e) for e in log.events])
     assert restored_log.events == []  # nothing re-emitted
@@ -298,8 +287,8 @@ async def test_restore_round_trip_continues_where_the_live_agent_stopped(
     assert summarizer.calls == 3  # compact() on the live agent, then one auto fold on each
 
 
-def test_restore_counts_only_runs_that_reached_the_model(build: Any) -> None:
-    log = PersistedLog()
+def test_restore_counts_only_runs_that_reached_the_model(build: Any, new_log: Any) -> None:
+    log = new_log()
     config = _config(context_length=None, agent=AgentUsageLimits(agent_request_limit=3))
     live, _ = build(config, observer=log)
     live.run_sync("reached the model")
@@ -323,8 +312,8 @@ def test_restore_counts_only_runs_that_reached_the_model(build: Any) -> None:
 OPS = st.sampled_from(["run", "run_tools", "breach", "compact", "clear", "fail"])
 
 
-async def _play(build: Any, ops: list[str], strategy: str) -> None:
-    log = PersistedLog()
+async def _play(build: Any, ops: list[str], strategy: str, new_log: Any) -> None:
+    log = new_log()
     config = _config(
         strategy,
         run=RunUsageLimits(tool_calls_limit=2),
@@ -361,6 +350,6 @@ async def _play(build: Any, ops: list[str], strategy: str) -> None:
     strategy=st.sampled_from(["sliding_window", "test_summarize"]),
 )
 def test_replayed_agent_equals_live_agent(
-    build: Any, summarizer: Summarizer, ops: list[str], strategy: str
+    build: Any, summarizer: Summarizer, ops: list[str], strategy: str, new_log: Any
 ) -> None:
-    asyncio.run(_play(build, ops, strategy))
+    asyncio.run(_play(build, ops, strategy, new_log))

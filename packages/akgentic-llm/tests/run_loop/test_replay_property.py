@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -40,16 +39,6 @@ from akgentic.llm.capabilities.limit_recovery import LimitRecoveryCapability
 from akgentic.llm.compaction import CompactionStrategy, SlidingWindowStrategy, SummarizeStrategy
 from akgentic.llm.config import AgentUsageLimits
 from akgentic.llm.context import ContextManager
-
-
-@dataclass
-class PersistedLog:
-    """An observer that stores a deep copy of every event, as an event store would."""
-
-    events: list[object] = field(default_factory=list)
-
-    def notify_event(self, event: object) -> None:
-        self.events.append(copy.deepcopy(event))
 
 
 @dataclass
@@ -105,8 +94,9 @@ async def _play(
     strategy_name: str,
     threshold: int | None,
     request_budget: int | None,
+    new_log: Any,
 ) -> None:
-    log = PersistedLog()
+    log = new_log()
     context = ContextManager(max_messages=max_messages)
     context.subscribe(log)
     strategy: CompactionStrategy = (
@@ -214,5 +204,6 @@ def test_replaying_the_events_rebuilds_the_live_state(
     strategy_name: str,
     threshold: int | None,
     request_budget: int | None,
+    new_log: Any,
 ) -> None:
-    asyncio.run(_play(ops, max_messages, strategy_name, threshold, request_budget))
+    asyncio.run(_play(ops, max_messages, strategy_name, threshold, request_budget, new_log))

@@ -42,16 +42,6 @@ from akgentic.llm.capabilities.healing import INTERRUPTED_CALL_MESSAGE
 from akgentic.llm.event import LlmMessageEvent, LlmUsageEvent, ToolCallEvent
 
 
-@dataclass
-class Log:
-    """Deep copies of every event, as an event store holds them."""
-
-    events: list[object] = field(default_factory=list)
-
-    def notify_event(self, event: object) -> None:
-        self.events.append(copy.deepcopy(event))
-
-
 def _provider_check(messages: list[ModelMessage]) -> None:
     """What a provider enforces: every tool call answered once, no answer without its call."""
     open_calls: set[str] = set()
@@ -120,8 +110,10 @@ def _dump(messages: list[ModelMessage]) -> Any:
     return ModelMessagesTypeAdapter.dump_python(messages, mode="json")
 
 
-async def _live_log(build: Build, *, runs: int = 2, tools: int = 1) -> tuple[ReactAgent, Log]:
-    log = Log()
+async def _live_log(
+    build: Build, new_log: Any, *, runs: int = 2, tools: int = 1
+) -> tuple[ReactAgent, Any]:
+    log = new_log()
     live = build(Script(tools=tools), observer=log)
     for index in range(runs):
         live.pydantic_agent.model = FunctionModel(Script(tools=tools).respond)
@@ -134,9 +126,10 @@ async def _live_log(build: Build, *, runs: int = 2, tools: int = 1) -> tuple[Rea
 
 async def test_negative_usage_event_is_refused_and_does_not_lift_a_spent_budget(
     build: Build,
+    new_log: Any,
 ) -> None:
     limits = AgentUsageLimits(total_tokens_limit=150)
-    log = Log()
+    log = new_log()
     live = build(Script(input_tokens=200), limits=limits, observer=log)
     await live.run("spends 205 tokens: the budget is now spent")
     with pytest.raises(AgentUsageLimitError):
@@ -153,9 +146,9 @@ async def test_negative_usage_event_is_refused_and_does_not_lift_a_spent_budget(
         await restored.run("still refused")
 
 
-async def test_dropped_usage_events_do_not_lift_a_spent_budget(build: Build) -> None:
+async def test_dropped_usage_events_do_not_lift_a_spent_budget(build: Build, new_log: Any) -> None:
     limits = AgentUsageLimits(total_tokens_limit=150, agent_request_limit=1)
-    log = Log()
+    log = new_log()
     live = build(Script(input_tokens=200), limits=limits, observer=log)
     await live.run("spends the whole budget")
 
@@ -171,8 +164,10 @@ async def test_dropped_usage_events_do_not_lift_a_spent_budget(build: Build) -> 
     assert script.made == 0
 
 
-async def test_a_shrunk_usage_event_counts_what_the_response_reports(build: Build) -> None:
-    log = Log()
+async def test_a_shrunk_usage_event_counts_what_the_response_reports(
+    build: Build, new_log: Any
+) -> None:
+    log = new_log()
     live = build(Script(input_tokens=200), observer=log)
     await live.run("one")
     shrunk = [
@@ -189,8 +184,8 @@ async def test_a_shrunk_usage_event_counts_what_the_response_reports(build: Buil
 # ------------------------------------------------------------- duplicates
 
 
-async def test_a_log_delivered_twice_restores_once(build: Build) -> None:
-    live, log = await _live_log(build)
+async def test_a_log_delivered_twice_restores_once(build: Build, new_log: Any) -> None:
+    live, log = await _live_log(build, new_log)
     restored = build(Script())
     restored.restore_context([*log.events, *copy.deepcopy(log.events)])
     assert _dump(restored.context.messages) == _dump(live.context.messages)
@@ -198,8 +193,8 @@ async def test_a_log_delivered_twice_restores_once(build: Build) -> None:
     assert restored.lifetime_budget.total_tokens == live.lifetime_budget.total_tokens
 
 
-async def test_every_event_delivered_twice_restores_once(build: Build) -> None:
-    live, log = await _live_log(build)
+async def test_every_event_delivered_twice_restores_once(build: Build, new_log: Any) -> None:
+    live, log = await _live_log(build, new_log)
     doubled = [copy.deepcopy(e) for event in log.events for e in (event, event)]
     restored = build(Script())
     restored.restore_context(doubled)
@@ -212,8 +207,10 @@ async def test_every_event_delivered_twice_restores_once(build: Build) -> None:
 # ---------------------------------------------------------------- types
 
 
-async def test_plain_dicts_are_refused_with_the_index_and_the_type(build: Build) -> None:
-    _, log = await _live_log(build, runs=1, tools=0)
+async def test_plain_dicts_are_refused_with_the_index_and_the_type(
+    build: Build, new_log: Any
+) -> None:
+    _, log = await _live_log(build, new_log, runs=1, tools=0)
     as_dicts = [{"kind": type(e).__name__, "data": repr(e)} for e in log.events]
     restored = build(Script())
     with pytest.raises(TypeError, match=r"event #0: got a dict, expected an akgentic.llm event"):
@@ -222,8 +219,9 @@ async def test_plain_dicts_are_refused_with_the_index_and_the_type(build: Build)
 
 async def test_a_message_event_carrying_a_dict_fails_at_restore_not_at_the_next_run(
     build: Build,
+    new_log: Any,
 ) -> None:
-    _, log = await _live_log(build, runs=1, tools=0)
+    _, log = await _live_log(build, new_log, runs=1, tools=0)
     index = next(i for i, e in enumerate(log.events) if isinstance(e, LlmMessageEvent))
     event = log.events[index]
     assert isinstance(event, LlmMessageEvent)
@@ -249,8 +247,8 @@ def test_a_part_of_the_wrong_kind_is_refused(build: Build) -> None:
 # ----------------------------------------------------------------- order
 
 
-async def test_a_tool_result_before_its_call_is_refused(build: Build) -> None:
-    _, log = await _live_log(build, runs=1, tools=1)
+async def test_a_tool_result_before_its_call_is_refused(build: Build, new_log: Any) -> None:
+    _, log = await _live_log(build, new_log, runs=1, tools=1)
     messages = [i for i, e in enumerate(log.events) if isinstance(e, LlmMessageEvent)]
     call_at, answer_at = messages[1], messages[2]  # response with the call, request with its result
     swapped = list(log.events)
@@ -263,14 +261,16 @@ async def test_a_tool_result_before_its_call_is_refused(build: Build) -> None:
 # ------------------------------------------------------- interrupted calls
 
 
-async def test_a_history_ending_mid_call_is_healed_before_the_first_run(build: Build) -> None:
-    _, log = await _live_log(build, runs=1, tools=1)
+async def test_a_history_ending_mid_call_is_healed_before_the_first_run(
+    build: Build, new_log: Any
+) -> None:
+    _, log = await _live_log(build, new_log, runs=1, tools=1)
     # The process died while the tool ran: the log stops after the call's own events.
     call = next(i for i, e in enumerate(log.events) if isinstance(e, ToolCallEvent))
     died = log.events[: call + 2]
     assert isinstance(died[-1], LlmUsageEvent)
 
-    after = Log()
+    after = new_log()
     script = Script()
     restored = build(script, observer=after)
     restored.restore_context(died)
@@ -287,16 +287,18 @@ async def test_a_history_ending_mid_call_is_healed_before_the_first_run(build: B
     assert (part.tool_call_id, part.content) == ("t1", INTERRUPTED_CALL_MESSAGE)
 
     # The heal and the run were persisted: restoring the whole log again needs no new heal.
-    again_log = Log()
+    again_log = new_log()
     again = build(Script(), observer=again_log)
     again.restore_context([*died, *after.events])
     assert again_log.events == []
     assert _dump(again.context.messages) == _dump(restored.context.messages)
 
 
-async def test_without_the_heal_pydantic_ai_refuses_the_same_history(build: Build) -> None:
+async def test_without_the_heal_pydantic_ai_refuses_the_same_history(
+    build: Build, new_log: Any
+) -> None:
     # The counter-case: the restored history, handed over raw, is what pydantic-ai rejects.
-    _, log = await _live_log(build, runs=1, tools=1)
+    _, log = await _live_log(build, new_log, runs=1, tools=1)
     call = next(i for i, e in enumerate(log.events) if isinstance(e, ToolCallEvent))
     raw = [e.message for e in log.events[: call + 2] if isinstance(e, LlmMessageEvent)]
     agent = build(Script())
