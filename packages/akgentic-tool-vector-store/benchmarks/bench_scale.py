@@ -17,10 +17,10 @@ backend the store actor uses for ``backend="inmemory"``:
 * memory: what the collection holds after the state resume, its word index built
   (tracemalloc, which numpy reports its buffers to).
 
-The growth exponent of a metric is the slope of log(metric) against log(size) over the
-four sizes (1 = linear; the targets: at most 1.2 for load, below 1 for search). Search is
-exact (every vector is scored): its cost is one matrix-vector product over the whole
-collection, so it grows linearly by nature; only an approximate index could do better.
+Growth exponents come from :mod:`akgentic.tool.core.growth` (load, resume and index
+build must stay at or below 1.2, keyword search below 1). Search is exact (every vector
+is scored): its cost is one matrix-vector product over the whole collection, so it grows
+linearly by nature; only an approximate index could do better.
 
 Run: .venv/bin/python packages/akgentic-tool-vector-store/benchmarks/bench_scale.py
 (``--quick`` for a smoke run at 1/20 of the sizes; times are the process's CPU time, all
@@ -29,19 +29,16 @@ threads included, unless ``--clock wall``).
 
 from __future__ import annotations
 
-import argparse
 import gc
-import math
-import statistics
 import sys
 import tempfile
-import time
-import tracemalloc
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
+from akgentic.tool.core import growth
 from akgentic.tool.core.vector_store import CollectionConfig, VectorDocument
 from akgentic.tool.vector_store.backend import CollectionRecord
 from akgentic.tool.vector_store.inmemory import InMemoryBackend
@@ -51,13 +48,8 @@ DIMENSION = 256
 BATCH = 1_000
 SEARCHES = 50
 TOP_K = 10
-FRACTIONS = (8, 4, 2, 1)
 
-# What the figures measure: CPU seconds of this process, all its threads (the actors'
-# included), by default, because other processes on a shared machine inflate wall times
-# at random and would bend the growth exponents; ``--clock wall`` measures wall time.
-CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
-clock = CLOCKS["cpu"]
+WATCH = growth.Stopwatch()  # CPU time of the process unless --clock wall
 
 
 def load(config: CollectionConfig, vectors: npt.NDArray[np.float32]) -> InMemoryBackend:
@@ -76,17 +68,13 @@ def load(config: CollectionConfig, vectors: npt.NDArray[np.float32]) -> InMemory
 
 def resident_bytes(record: CollectionRecord) -> int:
     """Bytes held by a collection rebuilt from ``record``, its word index built."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        rebuilt = InMemoryBackend.from_record("bench", record)
-        rebuilt.keyword_search("n000001", TOP_K, {})  # builds the word index
-        held = tracemalloc.get_traced_memory()[0] - before
-        del rebuilt
-    finally:
-        tracemalloc.stop()
-    return held
+
+    def rebuilt() -> InMemoryBackend:
+        backend = InMemoryBackend.from_record("bench", record)
+        backend.keyword_search("n000001", TOP_K, {})  # builds the word index
+        return backend
+
+    return growth.held_bytes(rebuilt)
 
 
 def file_resume(backend: InMemoryBackend, vectors: npt.NDArray[np.float32]) -> float:
@@ -104,11 +92,16 @@ def file_resume(backend: InMemoryBackend, vectors: npt.NDArray[np.float32]) -> f
         stored.flush()
         record = stored.record()
         del stored
-        began = clock()
-        rebuilt = InMemoryBackend.from_record("bench", record, Path(folder))
-        elapsed = clock() - began
+        rebuilt, elapsed = WATCH.call(
+            lambda: InMemoryBackend.from_record("bench", record, Path(folder))
+        )
         assert rebuilt.counts() == backend.counts()
     return elapsed
+
+
+def state_resume(record: CollectionRecord) -> float:
+    """Seconds to rebuild the collection from the record the actor keeps in its state."""
+    return WATCH.call(lambda: InMemoryBackend.from_record("bench", record))[1]
 
 
 def measure(documents: int, rng: np.random.Generator) -> dict[str, float]:
@@ -116,121 +109,48 @@ def measure(documents: int, rng: np.random.Generator) -> dict[str, float]:
     queries = rng.standard_normal((SEARCHES, DIMENSION), dtype=np.float32)
     config = CollectionConfig(dimension=DIMENSION)
     gc.collect()
-    began = clock()
-    backend = load(config, vectors)
-    loaded = clock() - began
+    backend, loaded = WATCH.call(lambda: load(config, vectors))
     assert backend.counts() == (documents, documents)
     record = backend.record()
-    began = clock()
-    resumed = InMemoryBackend.from_record("bench", record)
-    from_state = clock() - began
-    del resumed
+    from_state = state_resume(record)
     memory = resident_bytes(record)
     del record
-    times: list[float] = []
-    for query in queries:
-        t0 = clock()
-        hits = backend.vector_search(query, TOP_K, 0.0, {})
-        times.append(clock() - t0)
-        assert len(hits) == TOP_K
-    times.sort()
-    began = clock()
-    backend.keyword_search("n000000", TOP_K, {})
-    first_keyword = clock() - began
-    words: list[float] = []
-    for i in range(SEARCHES):
-        t0 = clock()
-        hits = backend.keyword_search(f"n{i * 7919 % documents:06d}", TOP_K, {})
-        words.append(clock() - t0)
-        assert len(hits) == 1
-    words.sort()
-    from_file = file_resume(backend, vectors)
+    vector = WATCH.samples([partial(backend.vector_search, q, TOP_K, 0.0, {}) for q in queries])
+    _, first_keyword = WATCH.call(lambda: backend.keyword_search("n000000", TOP_K, {}))
+    names = [f"n{i * 7919 % documents:06d}" for i in range(SEARCHES)]
+    keyword = WATCH.samples([partial(backend.keyword_search, n, TOP_K, {}) for n in names])
+    assert all(len(backend.keyword_search(n, TOP_K, {})) == 1 for n in names)
     return {
         "load_s": loaded,
         "resume_state_s": from_state,
-        "resume_file_s": from_file,
-        "search_median_ms": statistics.median(times) * 1e3,
-        "search_p95_ms": times[int(0.95 * len(times))] * 1e3,
+        "resume_file_s": file_resume(backend, vectors),
+        "search_median_ms": vector.median_ms,
+        "search_p95_ms": vector.p95_ms,
         "index_build_s": first_keyword,
-        "keyword_median_ms": statistics.median(words) * 1e3,
-        "keyword_p95_ms": words[int(0.95 * len(words))] * 1e3,
+        "keyword_median_ms": keyword.median_ms,
+        "keyword_p95_ms": keyword.p95_ms,
         "memory_mb": memory / 1e6,
     }
 
 
-def exponent(sizes: list[int], values: list[float]) -> float:
-    """Least-squares slope of log(value) against log(size)."""
-    xs = [math.log(s) for s in sizes]
-    ys = [math.log(max(v, 1e-12)) for v in values]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
-        (x - mx) ** 2 for x in xs
-    )
-
-
-METRICS = (
-    "load_s",
-    "resume_state_s",
-    "resume_file_s",
-    "search_median_ms",
-    "search_p95_ms",
-    "index_build_s",
-    "keyword_median_ms",
-    "keyword_p95_ms",
-    "memory_mb",
+EXACT = "exact search: linear by nature; target < 1 needs an approximate index"
+METRICS = growth.metric_targets(
+    {
+        growth.NEAR_LINEAR: "load_s resume_state_s resume_file_s index_build_s",
+        EXACT: "search_median_ms search_p95_ms",
+        growth.SUBLINEAR: "keyword_median_ms keyword_p95_ms",
+        None: "memory_mb",
+    }
 )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="1/20 of the sizes (smoke run)")
-    parser.add_argument(
-        "--clock", choices=sorted(CLOCKS), default="cpu", help="what the times measure"
-    )
-    args = parser.parse_args()
-    global clock
-    clock = CLOCKS[args.clock]
-    print(f"times: {args.clock} ({'process CPU time' if args.clock == 'cpu' else 'wall clock'})")
-    scale = 20 if args.quick else 1
+    options = growth.start(__doc__.splitlines()[0], WATCH)
     rng = np.random.default_rng(19)
-    rows: list[tuple[int, dict[str, float]]] = []
-    print(f"in-memory vector store at scale: up to {DOCUMENTS // scale} x {DIMENSION} float32")
-    print(
-        f"  {'vectors':>8} {'load s':>7} {'resume state s':>15} {'resume file s':>14}"
-        f" {'search ms':>10} {'p95':>7} {'index s':>8} {'keyword ms':>11} {'p95':>7}"
-        f" {'memory MB':>10}"
-    )
-    for fraction in FRACTIONS:
-        documents = DOCUMENTS // scale // fraction
-        row = measure(documents, rng)
-        rows.append((documents, row))
-        print(
-            f"  {documents:>8} {row['load_s']:7.2f} {row['resume_state_s']:15.3f}"
-            f" {row['resume_file_s']:14.3f} {row['search_median_ms']:10.3f}"
-            f" {row['search_p95_ms']:7.3f} {row['index_build_s']:8.3f}"
-            f" {row['keyword_median_ms']:11.3f} {row['keyword_p95_ms']:7.3f}"
-            f" {row['memory_mb']:10.1f}",
-            flush=True,
-        )
-    sizes = [size for size, _ in rows]
-    ok = True
-    print("  growth exponents (slope of log metric vs log size):")
-    for metric in METRICS:
-        slope = exponent(sizes, [row[metric] for _, row in rows])
-        verdict = ""
-        if metric.endswith("_s"):
-            passed = slope <= 1.2
-            verdict = "  (target <= 1.2)" + ("" if passed else "  MISSED")
-            ok &= passed
-        elif metric.startswith("search"):
-            verdict = "  (exact search: linear by nature; target < 1 needs an approximate index)"
-        elif metric.startswith("keyword"):
-            passed = slope < 1.0
-            verdict = "  (target < 1)" + ("" if passed else "  MISSED")
-            ok &= passed
-        print(f"    {metric:18} {slope:5.2f}{verdict}")
-    print("PASS (load, resume and keyword search)" if ok else "FAIL: targets missed")
-    return 0 if ok else 1
+    sizes = growth.size_ladder(DOCUMENTS, options.scale)
+    print(f"in-memory vector store at scale: up to {sizes[-1]} x {DIMENSION} float32")
+    rows = growth.measure_ladder(sizes, lambda documents: measure(documents, rng), "vectors")
+    return growth.finish(sizes, rows, METRICS, passed="PASS (load, resume and keyword search)")
 
 
 if __name__ == "__main__":
