@@ -11,13 +11,15 @@ directly, by what they are for:
   (the bound on what a tool answers), ``deferred`` (slow work off a tool actor's thread);
 - a team's shared state: ``team_actor`` (a card's handle on its team's singleton tool
   actor), ``delta_state``, ``delta_actor`` and ``snapshots`` (state persisted as snapshots
-  plus deltas), ``keyword_corpus`` (keyword search over a tool's items);
+  plus deltas), ``word_index`` (an incremental index of which items hold a word, behind
+  the tools' keyword search);
 - files: ``workspace_dir`` (where a team's files live, and the path check) and
   ``confined`` (opening paths beneath a root so a rename cannot steer them out);
 - the vector store: ``vector_store`` (the contract consumers may assume) and
   ``vector_binding`` (how a consumer binds to it);
-- ``registry`` (the entry points behind ``from akgentic.tool import ...``) and ``testing``
-  (the kit for tool authors' tests).
+- ``registry`` (the entry points behind ``from akgentic.tool import ...``), ``testing``
+  (the kit for tool authors' tests) and ``growth`` (how a scale benchmark's costs grow with
+  size: timer, samples, exponent fit, report).
 """
 
 from __future__ import annotations
