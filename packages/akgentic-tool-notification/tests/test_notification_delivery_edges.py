@@ -3,9 +3,11 @@ and what the persisted state holds once entries are gone."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -253,7 +255,10 @@ def troubled_team(actor_system: ActorSystem) -> Iterator[ActorAddress]:
 
 
 def test_due_entries_wait_out_an_unreadable_roster(
-    actor_system: ActorSystem, troubled_team: ActorAddress, clock: ManualClock
+    actor_system: ActorSystem,
+    troubled_team: ActorAddress,
+    clock: ManualClock,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     notifier = notification_actor(actor_system, troubled_team)
     notifier.set_clock(clock)
@@ -261,12 +266,56 @@ def test_due_entries_wait_out_an_unreadable_roster(
     bind(alice)["register_notification"]("still here", 5)
     clock.advance(5)
     _ROSTER_MODE["mode"] = "fail"
-    assert notifier.tick() == []
+    with caplog.at_level(logging.WARNING, logger="akgentic.tool.notification.actor"):
+        assert notifier.tick() == []
     assert contents(notifier) == ["still here"]
+    # The log says which actor deferred its deliveries, and why.
+    (logged,) = [r.getMessage() for r in caplog.records if "roster" in r.getMessage()]
+    assert "#NotificationTool" in logged
+    assert "roster store unavailable" in logged
     _ROSTER_MODE["mode"] = "ok"
     assert notifier.tick() == [1]
     received = eventually(lambda: notifications(alice))
     assert [m.content for m in received] == ["still here"]  # type: ignore[attr-defined]
+
+
+class FailingOnceClock(ManualClock):
+    """Once armed, raises on its next reading: the scan that reads it fails."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = threading.Event()
+
+    def now(self) -> datetime:
+        if self.armed.is_set():
+            self.armed.clear()
+            raise RuntimeError("clock source unavailable")
+        return super().now()
+
+
+def test_a_failed_scan_is_logged_and_the_next_one_delivers(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Driven by the real ticker, as in production: a scan that raises must not end the actor.
+    notifier = team_tool_actor(
+        actor_system, orchestrator, NotificationActor, NotificationConfig(tick_seconds=0.05)
+    )
+    clock = FailingOnceClock()
+    notifier.set_clock(clock)
+    notifier.schedule(tool_agent.myAddress, "after the failure", 1, REMINDER)
+    with caplog.at_level(logging.ERROR, logger="akgentic.tool.notification.actor"):
+        clock.armed.set()
+        eventually(lambda: not clock.armed.is_set())  # a scan has failed
+        clock.advance(1)
+        received = eventually(lambda: notifications(tool_agent))
+    assert [m.content for m in received] == ["after the failure"]  # type: ignore[attr-defined]
+    (failure,) = [r for r in caplog.records if r.exc_info is not None]
+    assert "#NotificationTool" in failure.getMessage()
+    assert failure.exc_info is not None
+    assert str(failure.exc_info[1]) == "clock source unavailable"
 
 
 def test_a_hanging_roster_holds_the_scan_only_for_the_bound(

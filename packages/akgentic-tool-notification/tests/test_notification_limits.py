@@ -95,7 +95,9 @@ def test_register_with_wrong_types_is_retriable_and_changes_nothing(
     tool_agent: ToolTestAgent, notifier: NotificationActor, args: tuple[Any, ...], expected: str
 ) -> None:
     tools = bind(tool_agent)
-    assert expected in refusal(tools["register_notification"], *args)
+    message = refusal(tools["register_notification"], *args)
+    assert expected in message
+    assert "nothing was changed" in message
     assert notifier.pending().entries == []
 
 
@@ -152,6 +154,7 @@ def test_a_huge_id_is_not_echoed_back(
 ) -> None:
     message = refusal(bind(tool_agent)["cancel_notification"], "7" * 5_000_000)
     assert len(message) < 200
+    assert "nothing was changed" in message
     # At the limit the id is looked up (and, being nobody's, reported as unknown).
     at_limit = refusal(bind(tool_agent)["cancel_notification"], "7" * NOTIFICATION_ID_MAX_CHARS)
     assert "no pending notification" in at_limit

@@ -229,7 +229,8 @@ def test_owner_gone_for_five_minutes_is_dropped_with_a_log(
         assert notifier.tick() == []
     assert notifier.pending().entries == []
     (drop,) = [r.getMessage() for r in caplog.records if "off the team" in r.getMessage()]
-    # An operator can tell which entry was lost and whose it was.
+    # An operator can tell which actor dropped which entry, and whose it was.
+    assert "#NotificationTool" in drop
     assert re.search(r"\b1\b", drop)
     assert "@Alice" in drop
     assert str(alice_id) in drop
@@ -250,8 +251,9 @@ def test_failed_send_is_logged_and_dropped_not_retried(
     assert len(delivered) == 1
     assert notifier.pending().entries == []
     (drop,) = [r.getMessage() for r in caplog.records if "delivery failed" in r.getMessage()]
-    # Which entry and whose, then why: the class's own validation error.
+    # Which actor, which entry and whose, then why: the class's own validation error.
     entry_part, reason = drop.split("delivery failed", 1)
+    assert "#NotificationTool" in entry_part
     assert re.search(r"\b2\b", entry_part)
     assert "@Tester" in entry_part
     assert "this content cannot be delivered" in reason
@@ -395,14 +397,26 @@ def test_card_conformance(tool_agent: ToolTestAgent, notifier: NotificationActor
 
 
 def test_unreachable_actor_is_retriable(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     tools = bind(tool_agent)
     proxy = notification_actor(actor_system, orchestrator)
     proxy.stop()
     eventually(lambda: not _alive(actor_system, orchestrator))
-    with pytest.raises(RetriableError, match="not reachable"):
+    with (
+        caplog.at_level(logging.WARNING, logger="akgentic.tool.notification.tool"),
+        pytest.raises(RetriableError, match="not reachable") as info,
+    ):
         tools["pending_notification"]()
+    # The model gets a short retriable answer; the log keeps the actual cause for operators.
+    cause = info.value.__cause__
+    assert cause is not None
+    (logged,) = [r.getMessage() for r in caplog.records if r.name.endswith(".tool")]
+    assert "#NotificationTool" in logged
+    assert str(cause) in logged
 
 
 class StuckClock(ManualClock):
