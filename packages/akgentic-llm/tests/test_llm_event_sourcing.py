@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -108,17 +109,22 @@ def inject_source_reference(messages: list[ModelMessage]) -> list[ModelMessage]:
     return [ModelRequest(parts=[UserPromptPart(content=SOURCE_REFERENCES)]), *messages]
 
 
-async def test_prepending_processor_is_absorbed_by_the_identity_anchor() -> None:
+def _persisting_agent(
+    processor: Callable[[list[ModelMessage]], list[ModelMessage]],
+) -> tuple[ContextManager, Recorder, Agent[None, str]]:
+    """An agent persisting into a fresh context, with ``processor`` run inside the window."""
     context = ContextManager()
     recorder = Recorder()
     context.subscribe(recorder)
-    agent = Agent(
+    agent: Agent[None, str] = Agent(
         TestModel(),
-        capabilities=[
-            EventSourcingCapability(context),
-            ProcessHistory(processor=inject_source_reference),
-        ],
+        capabilities=[EventSourcingCapability(context), ProcessHistory(processor=processor)],
     )
+    return context, recorder, agent
+
+
+async def test_prepending_processor_is_absorbed_by_the_identity_anchor() -> None:
+    context, recorder, agent = _persisting_agent(inject_source_reference)
     await agent.run("first")
     # First run: no recorded tail yet, so the injected block is inside the window and recorded.
     assert sum(_is_source_reference(m) for m in context.messages) == 1
@@ -137,16 +143,7 @@ def rebuild_from_copies(messages: list[ModelMessage]) -> list[ModelMessage]:
 
 
 async def test_rebuilding_processor_is_absorbed_by_the_positional_cursor() -> None:
-    context = ContextManager()
-    recorder = Recorder()
-    context.subscribe(recorder)
-    agent = Agent(
-        TestModel(),
-        capabilities=[
-            EventSourcingCapability(context),
-            ProcessHistory(processor=rebuild_from_copies),
-        ],
-    )
+    context, recorder, agent = _persisting_agent(rebuild_from_copies)
     await agent.run("first")
     await agent.run("second", message_history=context.messages)
     await agent.run("third", message_history=context.messages)

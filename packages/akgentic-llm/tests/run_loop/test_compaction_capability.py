@@ -220,35 +220,27 @@ async def test_event_factory_stamps_strategy_id_and_prompt_version(recorder: Any
     assert (event.strategy_id, event.summarizer_prompt_version) == ("my.pkg.Summarizer", "legal")
 
 
-async def test_budget_outermost_refuses_before_compaction_pays_for_a_summary() -> None:
+@pytest.mark.parametrize(
+    ("budget_outermost", "summaries"),
+    [(True, 0), (False, 1)],
+    ids=["budget-outermost-refuses-first", "compaction-ahead-would-pay"],
+)
+async def test_the_stack_order_decides_whether_a_refused_run_pays_for_a_summary(
+    budget_outermost: bool, summaries: int
+) -> None:
+    """Budget outermost refuses before compaction pays for a summary; the counter-case (the
+    compaction ahead of the budget) pays, which makes the stack order observable."""
     context = ContextManager()
     summarizer = CountingSummarizer()
     compaction = CompactionCapability(summarizer.strategy, context, threshold_fn=lambda: 10)
     budget = LifetimeBudgetCapability(AgentUsageLimits(agent_request_limit=1))
     model, _ = _big_model([500])
-    agent: Agent[None, str] = Agent(
-        model, capabilities=[budget, compaction, EventSourcingCapability(context)]
-    )
+    order = [budget, compaction] if budget_outermost else [compaction, budget]
+    agent: Agent[None, str] = Agent(model, capabilities=[*order, EventSourcingCapability(context)])
     await agent.run("spend the only run")
     with pytest.raises(AgentUsageLimitError):
         await agent.run("refused")
-    assert summarizer.calls == 0
-
-
-async def test_compaction_ahead_of_the_budget_would_pay_for_a_summary() -> None:
-    """The counter-case that makes the stack order observable."""
-    context = ContextManager()
-    summarizer = CountingSummarizer()
-    compaction = CompactionCapability(summarizer.strategy, context, threshold_fn=lambda: 10)
-    budget = LifetimeBudgetCapability(AgentUsageLimits(agent_request_limit=1))
-    model, _ = _big_model([500])
-    agent: Agent[None, str] = Agent(
-        model, capabilities=[compaction, budget, EventSourcingCapability(context)]
-    )
-    await agent.run("spend the only run")
-    with pytest.raises(AgentUsageLimitError):
-        await agent.run("refused")
-    assert summarizer.calls == 1
+    assert summarizer.calls == summaries
 
 
 async def test_fold_keeps_the_system_prompt_rendering_recorded_once(recorder: Any) -> None:
