@@ -32,6 +32,7 @@ from akgentic.llm.approvals import (
     pending_calls,
     registered_tools,
     superseded_results,
+    toolsets_defer,
     with_deferred_output,
 )
 from akgentic.llm.capabilities._stack import InternalStack
@@ -145,7 +146,8 @@ class ReactAgent(AgentSurface):
             agent_kwargs["deps_type"] = deps_type
         # Tools flagged ``requires_approval`` end a run with the calls left open (see
         # ``approvals``); only then may a run's output be ``DeferredToolRequests``.
-        registered, self._defers = registered_tools(tools or ())
+        registered, defers = registered_tools(tools or ())
+        self._defers = defers or toolsets_defer(toolsets or ())
         self._pending: list[PendingToolCall] = []
         self._agent: Agent[Any, Any] = Agent(
             self._model,

@@ -111,6 +111,22 @@ def registered_tools(tools: Iterable[Any]) -> tuple[list[Any], bool]:
     return out, gated
 
 
+def toolsets_defer(toolsets: Iterable[Any]) -> bool:
+    """Whether any of ``toolsets`` may hold a call for approval.
+
+    The same one-attribute protocol as for tools: a toolset, or one it wraps (``wrapped``),
+    whose ``requires_approval`` attribute is true. pydantic-ai's ``ApprovalRequiredToolset``
+    does the holding; this only tells the agent that a run may end with open calls.
+    """
+    for toolset in toolsets:
+        layer: Any = toolset
+        while layer is not None:
+            if getattr(layer, "requires_approval", False) is True:
+                return True
+            layer = getattr(layer, "wrapped", None)
+    return False
+
+
 def with_deferred_output(output_type: Any) -> Any:
     """``output_type`` that also lets a run end with ``DeferredToolRequests``."""
     if output_type is None:

@@ -31,7 +31,7 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from pydantic import Field
 
@@ -49,6 +49,7 @@ __all__ = [
     "PendingApproval",
     "args_hash",
     "flag_requires_approval",
+    "gate_toolset",
 ]
 
 DEFAULT_APPROVAL_TTL = timedelta(minutes=15)
@@ -94,6 +95,61 @@ def flag_requires_approval[F: Callable[..., Any]](fn: F) -> F:
         flagged = call
     flagged.requires_approval = True
     return flagged  # type: ignore[no-any-return]
+
+
+def gate_toolset(toolset: Any, names: Iterable[str], *, owner: str, check_names: bool) -> Any:
+    """A pydantic-ai toolset whose tools named in ``names`` wait for approval.
+
+    pydantic-ai's own ``ApprovalRequiredToolset`` does the holding: a call of a gated tool
+    ends the run with the call open, as a flagged function tool does. The wrapper carries
+    ``requires_approval = True``, the attribute agent runtimes read to allow such an end.
+    A toolset learns its tools' names only when a run lists them (an MCP server answers
+    then), so a name cannot be checked when the factory is built: with ``check_names`` the
+    first listing refuses a gated name the toolset does not offer, naming ``owner`` and the
+    tools it has, rather than leaving a misspelt, dangerous tool ungated.
+    """
+    wanted = frozenset(names)
+    if not wanted:
+        return toolset
+    return _gated_toolset_class()(
+        wrapped=toolset,
+        approval_required_func=lambda ctx, tool_def, args: tool_def.name in wanted,
+        gated_names=wanted,
+        owner=owner,
+        check_names=check_names,
+    )
+
+
+@functools.cache
+def _gated_toolset_class() -> type[Any]:
+    # Built on first use so that importing core never imports pydantic-ai.
+    from dataclasses import dataclass
+
+    from pydantic_ai.exceptions import UserError
+    from pydantic_ai.toolsets.approval_required import ApprovalRequiredToolset
+
+    @dataclass
+    class GatedToolset(ApprovalRequiredToolset[Any]):
+        """Holds calls of ``gated_names`` for a decision; lists tools like ``wrapped``."""
+
+        gated_names: frozenset[str] = frozenset()
+        owner: str = ""
+        check_names: bool = True
+        requires_approval: ClassVar[bool] = True
+
+        async def get_tools(self, ctx: Any) -> dict[str, Any]:
+            tools: dict[str, Any] = await super().get_tools(ctx)
+            missing = sorted(self.gated_names - set(tools))
+            if self.check_names and missing:
+                offered = ", ".join(sorted(tools)) or "none"
+                raise UserError(
+                    f"{self.owner}.approval_required names {', '.join(missing)}, which its "
+                    f"toolset does not offer (its tools: {offered}); fix the name so the "
+                    "tool it meant is gated"
+                )
+            return tools
+
+    return GatedToolset
 
 
 class OpenCall(Protocol):

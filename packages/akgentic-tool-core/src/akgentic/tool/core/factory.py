@@ -20,6 +20,7 @@ from akgentic.tool.core.approval import (
     DEFAULT_APPROVAL_TTL,
     ApprovalGate,
     flag_requires_approval,
+    gate_toolset,
 )
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.commands import CommandRegistry, retry_wrapped
@@ -117,12 +118,21 @@ class ToolFactory:
         return commands
 
     def get_toolsets(self) -> list[Any]:
-        """Every card's pydantic-ai toolsets."""
-        return [
-            cap_toolset(toolset, self._limit(card))
-            for card in self.tool_cards
-            for toolset in card.get_toolsets()
-        ]
+        """Every card's pydantic-ai toolsets, their gated tools held for approval."""
+        toolsets: list[Any] = []
+        for card in self.tool_cards:
+            card_toolsets = card.get_toolsets()
+            gated = _toolset_gated_names(card)
+            for toolset in card_toolsets:
+                held = gate_toolset(
+                    toolset,
+                    gated,
+                    owner=type(card).__name__,
+                    # With several toolsets a name belongs to one of them only.
+                    check_names=len(card_toolsets) == 1,
+                )
+                toolsets.append(cap_toolset(held, self._limit(card)))
+        return toolsets
 
     def get_command_registry(
         self, extra_commands: Sequence[Callable[..., Any]] | None = None
@@ -176,13 +186,29 @@ def _card_gated_names(card: ToolCard, tools: Sequence[Callable[..., Any]]) -> se
     wanted = set(card.approval_required or ())
     known = {getattr(tool, "__name__", "") for tool in tools} | set(type(card).model_fields)
     unknown = sorted(wanted - known)
-    if unknown:
+    if unknown and not _has_toolsets(card):
         tool_names = ", ".join(sorted(getattr(t, "__name__", "?") for t in tools)) or "none"
         raise ValueError(
             f"{type(card).__name__}.approval_required names {', '.join(unknown)}, which is not "
             f"a capability of the card; its tools: {tool_names}"
         )
     return wanted
+
+
+def _has_toolsets(card: ToolCard) -> bool:
+    """Whether ``card`` offers toolsets, whose tool names are known only when a run lists
+    them; their gated names are checked then (see :func:`gate_toolset`)."""
+    return type(card).get_toolsets is not ToolCard.get_toolsets
+
+
+def _toolset_gated_names(card: ToolCard) -> set[str]:
+    """The names in ``card.approval_required`` that are not the card's own tools or fields:
+    those its toolsets' tools must answer to."""
+    wanted = set(card.approval_required or ())
+    if not wanted:
+        return wanted
+    own = {getattr(tool, "__name__", "") for tool in card.get_tools()}
+    return wanted - own - set(type(card).model_fields)
 
 
 def _declares_approval(card: ToolCard) -> bool:
