@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import pytest
 from pydantic import BaseModel
 from pydantic_ai.output import ToolOutput
+from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
+from pydantic_ai.toolsets.approval_required import ApprovalRequiredToolset
 
 from akgentic.llm import ReactAgent
 from akgentic.llm.approvals import ApprovalMismatchError
@@ -117,6 +120,37 @@ async def test_gated_tools_run_without_waiting(make_mock: Callable[..., MockReac
         }
     )
     agent = make_mock(tools=[delete_file], scenario=scenario)
+    assert await agent.run("delete a.txt") == "done"
+    assert ran == ["a.txt"]
+    assert agent.pending_tool_calls == []
+
+
+async def test_gated_toolset_tools_run_without_waiting(
+    make_mock: Callable[..., MockReactAgent],
+) -> None:
+    ran: list[str] = []
+
+    def delete_file(path: str) -> str:
+        ran.append(path)
+        return "deleted"
+
+    @dataclass
+    class Held(ApprovalRequiredToolset[Any]):
+        requires_approval: ClassVar[bool] = True  # the protocol the agent reads
+
+    gated = Held(FunctionToolset([delete_file]))
+    scenario = Scenario.model_validate(
+        {
+            "steps": [
+                {
+                    "tool_calls": [{"tool": "delete_file", "args": {"path": "a.txt"}}],
+                    "reply": "done",
+                }
+            ]
+        }
+    )
+    # Above the gate, a wrapper of another kind (as an output cap would be) stays in place.
+    agent = make_mock(toolsets=[WrapperToolset(gated)], scenario=scenario)
     assert await agent.run("delete a.txt") == "done"
     assert ran == ["a.txt"]
     assert agent.pending_tool_calls == []

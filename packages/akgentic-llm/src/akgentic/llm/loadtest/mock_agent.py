@@ -24,6 +24,7 @@ Differences from ``ReactAgent``, on purpose:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -117,6 +118,20 @@ def _ungated(tools: Iterable[Any]) -> list[Any]:
     ]
 
 
+def _ungated_toolset(toolset: Any) -> Any:
+    """``toolset`` without the layers that hold calls for approval (``requires_approval``).
+
+    Wrapper layers (``wrapped``, pydantic-ai dataclasses) are rebuilt around what is below
+    them, so an output cap above a gate keeps working once the gate is gone.
+    """
+    inner = getattr(toolset, "wrapped", None)
+    if inner is None:
+        return toolset
+    if getattr(toolset, "requires_approval", False) is True:
+        return _ungated_toolset(inner)
+    return dataclasses.replace(toolset, wrapped=_ungated_toolset(inner))
+
+
 class MockReactAgent(ReactAgent):
     """A ``ReactAgent`` whose model answers from a scenario; see the module docstring."""
 
@@ -143,7 +158,10 @@ class MockReactAgent(ReactAgent):
             config,
             deps_type=deps_type,
             tools=_ungated(tools or ()),
-            toolsets=[*(toolsets or ()), self._player.stub_toolset(self._registered_tools)],
+            toolsets=[
+                *(_ungated_toolset(toolset) for toolset in toolsets or ()),
+                self._player.stub_toolset(self._registered_tools),
+            ],
             result_type=result_type,
             observer=observer,
             limit_recovery=_NeverConclude(),
