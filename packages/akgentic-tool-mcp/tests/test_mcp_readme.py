@@ -21,7 +21,15 @@ EXAMPLE_URL = "https://mcp.acme.example/mcp"
 
 
 def _blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    return [block for _, block in _marked_blocks()]
+
+
+def _marked_blocks() -> list[tuple[bool, str]]:
+    """Each block, and whether it continues the previous one (``<!-- readme: continue -->``)."""
+    found = re.findall(
+        r"(<!-- readme: continue -->\n)?```python\n(.*?)```", README.read_text(), flags=re.DOTALL
+    )
+    return [(bool(marker), block) for marker, block in found]
 
 
 def test_readme_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -31,21 +39,25 @@ def test_readme_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     (tmp_path / "server.py").write_text(server[0])
     monkeypatch.chdir(tmp_path)
     ran = 0
-    namespace: dict[str, object] = {}
-    for block in blocks:
+    namespace: dict[str, object] = {"__name__": "readme"}
+    for continues, block in _marked_blocks():
         if block.startswith("# server.py") or "login_mcp_server_sync(" in block:
             continue  # the login example runs in the test below
         if "authorize_mcp_server_sync(" in block:
             # Needs a person at a browser and a live server; test_mcp_oauth_flow.py runs the
             # same flow against a local authorization server.
             continue
-        namespace = {"__name__": "readme"}
+        if not continues:
+            namespace = {"__name__": "readme"}
         exec(compile(block, str(README), "exec"), namespace)
         ran += 1
-    assert ran == 2
+    assert ran == 3
     # TestModel called the server's `add` tool over stdio and reported its answer.
     output = namespace["result"].output  # type: ignore[attr-defined]
     assert '"add":0' in str(output).replace(" ", "")
+    # The gated `add` first stopped the run, then ran once approved.
+    assert namespace["call"].tool_name == "add"  # type: ignore[attr-defined]
+    assert '"add":0' in str(namespace["second"].output).replace(" ", "")  # type: ignore[attr-defined]
 
 
 def _browser_that_approves(url: str) -> bool:
