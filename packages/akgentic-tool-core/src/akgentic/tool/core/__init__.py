@@ -9,6 +9,8 @@ directly, by what they are for:
 
 - writing a tool: ``tagged`` (the serialization base of cards and params), ``output_cap``
   (the bound on what a tool answers), ``deferred`` (slow work off a tool actor's thread);
+- handing tools to pydantic-ai: ``pydantic_ai_tools`` (``Tool``s whose schemas a process
+  builds once per distinct tool, behind ``ToolFactory.get_pydantic_ai_tools()``);
 - a team's shared state: ``team_actor`` (a card's handle on its team's singleton tool
   actor), ``delta_state``, ``delta_actor`` and ``snapshots`` (state persisted as snapshots
   plus deltas), ``word_index`` (an incremental index of which items hold a word, behind
