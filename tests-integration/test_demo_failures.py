@@ -276,3 +276,16 @@ def test_a_silent_endpoint_ends_in_bounded_time_saying_what_it_waited_for(
         f"{silent}/; a slow provider may need a longer --timeout"
     )
     assert _demo_folders(in_tmp) == []
+
+
+def test_the_top_readme_shows_the_help_as_it_is(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")  # argparse wraps to the terminal's width
+    with pytest.raises(SystemExit):
+        demo.main(["--help"])
+    shown = capsys.readouterr().out.strip()
+    readme = (SCRIPTS.parent / "README.md").read_text()
+    start = readme.index("$ bash scripts/demo --help\n") + len("$ bash scripts/demo --help\n")
+    documented = readme[start : readme.index("```", start)].strip()
+    assert documented == shown
