@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from akgentic.tool.sandbox.actor import SandboxSettings
 from akgentic.tool.sandbox.bwrap import BwrapSandboxActor
+from akgentic.tool.sandbox.config import SandboxSettings
 from akgentic.tool.sandbox.docker import (
     CONTAINER_WORKSPACE,
     DOCKERFILE,

@@ -307,7 +307,7 @@ def test_finished_workers_are_not_kept_by_the_actor(
 
 
 def test_unparseable_lines_reaching_the_actor_are_reported() -> None:
-    from akgentic.tool.sandbox.actor import check_command
+    from akgentic.tool.sandbox.allowlist import check_command
 
     assert check_command("echo 'open", {"echo"}) == (
         "SandboxError: could not parse the command line (No closing quotation); check its quoting"

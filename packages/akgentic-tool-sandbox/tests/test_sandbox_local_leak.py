@@ -41,7 +41,7 @@ _AGENT = """
 import ctypes, os, sys
 # Imported first: the interpreter's files may not be readable by the unprivileged uid.
 from akgentic.tool.sandbox._process import LaunchSpec, run_process
-from akgentic.tool.sandbox.actor import default_shell
+from akgentic.tool.sandbox.worker import default_shell
 from akgentic.tool.sandbox.local import local_environment, make_process_undumpable
 uid, mode, workspace = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 if os.geteuid() != uid:

@@ -6,20 +6,15 @@ backends (``local``, ``bwrap``, ``seatbelt``, ``docker``) registered in
 ``LaunchSpec`` from ``build_launch``.
 """
 
-from akgentic.tool.sandbox.actor import (
-    ALLOWED_COMMANDS,
+from akgentic.tool.sandbox.actor import SandboxActor, SandboxState
+from akgentic.tool.sandbox.allowlist import ALLOWED_COMMANDS, CommandNotAllowedError
+from akgentic.tool.sandbox.bwrap import BwrapSandboxActor
+from akgentic.tool.sandbox.config import (
     SANDBOX_ACTOR_NAME,
     SANDBOX_ACTOR_ROLE,
-    CommandNotAllowedError,
-    ExecResult,
-    ExecTicket,
-    ExecWorker,
-    SandboxActor,
     SandboxConfig,
     SandboxSettings,
-    SandboxState,
 )
-from akgentic.tool.sandbox.bwrap import BwrapSandboxActor
 from akgentic.tool.sandbox.docker import (
     DOCKER_EXEC_TIMEOUT,
     SANDBOX_IMAGE,
@@ -28,8 +23,10 @@ from akgentic.tool.sandbox.docker import (
 )
 from akgentic.tool.sandbox.launch import LaunchSpec
 from akgentic.tool.sandbox.local import LocalSandboxActor
+from akgentic.tool.sandbox.result import ExecResult, ExecTicket
 from akgentic.tool.sandbox.seatbelt import SeatbeltSandboxActor
 from akgentic.tool.sandbox.tool import SANDBOX_ACTOR_CLASSES, ExecCommand, ExecTool
+from akgentic.tool.sandbox.worker import ExecWorker
 
 __all__ = [
     "ALLOWED_COMMANDS",

@@ -23,8 +23,9 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from akgentic.tool.sandbox.actor import SandboxActor, default_shell
+from akgentic.tool.sandbox.actor import SandboxActor
 from akgentic.tool.sandbox.launch import LaunchSpec
+from akgentic.tool.sandbox.worker import default_shell
 
 __all__ = ["BWRAP_ETC_PATHS", "BWRAP_SYSTEM_DIRS", "BwrapSandboxActor", "bwrap_argv"]
 

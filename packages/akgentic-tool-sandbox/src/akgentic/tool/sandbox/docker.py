@@ -34,17 +34,12 @@ from pydantic import BaseModel
 
 from akgentic.tool.core.deferred import DeferredWorker
 from akgentic.tool.sandbox._process import SandboxLaunchError, run_process
-from akgentic.tool.sandbox.actor import (
-    ExecResult,
-    ExecWorker,
-    SandboxActor,
-    _format_seconds,
-    _smallest,
-    _track,
-    _untrack,
-    cancelled_result,
-)
+from akgentic.tool.sandbox._reaper import track, untrack
+from akgentic.tool.sandbox.actor import SandboxActor
+from akgentic.tool.sandbox.config import file_size_limit
 from akgentic.tool.sandbox.launch import LaunchSpec
+from akgentic.tool.sandbox.result import ExecResult, cancelled_result, format_seconds
+from akgentic.tool.sandbox.worker import ExecWorker
 
 __all__ = [
     "CONTAINER_WORKSPACE",
@@ -166,7 +161,7 @@ def docker_exec_argv(
     for key, value in sorted((env or {}).items()):
         argv += ["--env", f"{key}={value}"]
     argv += [container, "timeout", f"--kill-after={_KILL_AFTER_SECONDS}"]
-    argv += [_format_seconds(timeout_seconds), "bash", "-c", command]
+    argv += [format_seconds(timeout_seconds), "bash", "-c", command]
     return argv
 
 
@@ -214,11 +209,11 @@ def run_docker_job(key: str, payload: Any) -> ExecResult:
         if problem is not None:
             return ExecResult(command=command, error=f"SandboxError: {problem}")
         try:
-            outcome = run_process(job.launch, on_spawn=lambda pid: _track(key, pid))
+            outcome = run_process(job.launch, on_spawn=lambda pid: track(key, pid))
         except SandboxLaunchError as exc:
-            _untrack(key)
+            untrack(key)
             return ExecResult(command=command, error=f"SandboxError: {exc}")
-        if _untrack(key):
+        if untrack(key):
             return cancelled_result(command)
         if attempt == 0 and outcome.exit_code != 0 and _GONE.search(outcome.stderr):
             # The container was removed behind our back: recreate it once.
@@ -318,7 +313,7 @@ class DockerSandboxActor(SandboxActor):
             cpu_seconds=cfg.cpu_seconds,
             # The quota itself is not watched here (see the README); one file at least
             # cannot pass it.
-            file_size_bytes=_smallest(cfg.file_size_bytes, cfg.workspace_quota_bytes),
+            file_size_bytes=file_size_limit(cfg),
             read_only_paths=cfg.read_only_paths,
             tmp_bytes=tmp_bytes,
             shm_bytes=shm_bytes,

@@ -27,8 +27,9 @@ import logging
 import os
 import sys
 
-from akgentic.tool.sandbox.actor import SandboxActor, default_shell
+from akgentic.tool.sandbox.actor import SandboxActor
 from akgentic.tool.sandbox.launch import LaunchSpec
+from akgentic.tool.sandbox.worker import default_shell
 
 __all__ = ["LocalSandboxActor", "local_environment", "make_process_undumpable"]
 

@@ -33,18 +33,14 @@ from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.params import BaseToolParam, resolve_param
 from akgentic.tool.core.workspace_dir import resolve_workspace_dir
 from akgentic.tool.errors import RetriableError
-from akgentic.tool.sandbox.actor import (
-    ALLOWED_COMMANDS,
-    SANDBOX_ACTOR_NAME,
-    ExecResult,
-    SandboxActor,
-    SandboxConfig,
-    SandboxSettings,
-    command_in,
-)
+from akgentic.tool.sandbox.actor import SandboxActor
+from akgentic.tool.sandbox.allowlist import ALLOWED_COMMANDS
 from akgentic.tool.sandbox.bwrap import BwrapSandboxActor
+from akgentic.tool.sandbox.config import SANDBOX_ACTOR_NAME, SandboxConfig, SandboxSettings
+from akgentic.tool.sandbox.cwd import command_in
 from akgentic.tool.sandbox.docker import DockerSandboxActor
 from akgentic.tool.sandbox.local import LocalSandboxActor
+from akgentic.tool.sandbox.result import ExecResult
 from akgentic.tool.sandbox.seatbelt import SeatbeltSandboxActor
 
 __all__ = [
