@@ -80,6 +80,15 @@ class NeedsTopicMessage(Message):
     topic: str
 
 
+class NeedsTopicAndPriorityMessage(Message):
+    """Two required fields a notification cannot fill."""
+
+    content: str
+    type: str = "message"
+    topic: str
+    priority: int
+
+
 class FragileReminder(Message):
     """Valid at bind time; refuses to be built for content starting with 'boom'."""
 
@@ -123,6 +132,7 @@ for _cls in (
     NoTypeMessage,
     NoContentMessage,
     NeedsTopicMessage,
+    NeedsTopicAndPriorityMessage,
     FragileReminder,
     TypeRequiredReminder,
     RefusesNotifications,

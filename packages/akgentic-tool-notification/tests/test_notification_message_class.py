@@ -75,8 +75,17 @@ def test_type_literal_excluding_notification() -> None:
 
 
 def test_required_field_a_notification_cannot_fill() -> None:
-    with pytest.raises(ValueError, match=r"required field\(s\) topic"):
+    with pytest.raises(ValueError, match=r"required field\(s\) topic") as info:
         resolve_message_class(message_path("NeedsTopicMessage"))
+    assert "give them defaults" in str(info.value)  # what the deployment has to do
+
+
+def test_every_field_to_fix_is_named() -> None:
+    with pytest.raises(ValueError, match=r"required field\(s\) topic, priority "):
+        resolve_message_class(message_path("NeedsTopicAndPriorityMessage"))
+    # The bare base class declares neither field delivery writes.
+    with pytest.raises(ValueError, match=r"must declare the model field\(s\) content, type:"):
+        resolve_message_class("akgentic.core.messages.message.Message")
 
 
 def test_core_result_message_lacks_type() -> None:

@@ -3,6 +3,7 @@ spaced out after an expensive publication, and always when the actor stops."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from akgentic_notification_testkit import (
     ManualClock,
     new_team,
     notification_actor,
+    resume_notifier,
     start_member,
 )
 
@@ -19,8 +21,21 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core import ToolFactory
-from akgentic.tool.core.testing import RecordedTeam, eventually, settle, stop_team
-from akgentic.tool.notification import NotificationActor, NotificationTool
+from akgentic.tool.core.testing import (
+    RecordedTeam,
+    ToolTestAgent,
+    eventually,
+    settle,
+    stop_team,
+)
+from akgentic.tool.notification import (
+    NotificationActor,
+    NotificationState,
+    NotificationTool,
+    PendingNotification,
+)
+
+START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 
 def register_with(agent: Any) -> Any:
@@ -89,3 +104,44 @@ def test_spaced_publications_wait_but_stopping_always_publishes(
     assert persisted(record) == ["one"]
     stop_team(actor_system, team)
     assert persisted(record) == ["one", "two"]
+
+
+def test_numbering_continues_after_a_resume(actor_system: ActorSystem, clock: ManualClock) -> None:
+    # The published state carries the next id: a resumed actor must not hand out an id
+    # that a pending entry already has.
+    team, record, _, register = a_team(actor_system, clock)
+    register("one", 100)
+    register("two", 100)
+    stop_team(actor_system, team)
+    resumed, _ = new_team(actor_system)
+    notifier = resume_notifier(actor_system, resumed, record, clock)
+    again = register_with(start_member(actor_system, resumed, "@Bob"))
+    assert again("three", 100).startswith("Scheduled notification 3:")
+    assert [e.notification_id for e in notifier.pending().entries] == [1, 2, 3]
+
+
+def test_an_unchanged_entry_is_copied_for_publication_once(tool_agent: ToolTestAgent) -> None:
+    # Copying every entry on every publication cost seconds with 20,000 pending: an entry
+    # that did not change keeps its published copy.
+    entry = PendingNotification(
+        notification_id=1,
+        owner=tool_agent.myAddress,
+        content="same",
+        created_at=START,
+        fire_at=START + timedelta(seconds=10),
+    )
+    state = NotificationState(pending={1: entry}, next_id=2)
+    first, second = state.serializable_copy(), state.serializable_copy()
+    assert first.pending[1] is not entry
+    published = first.pending[1]
+    assert (published.content, published.fire_at, published.owner_id) == (
+        entry.content,
+        entry.fire_at,
+        entry.owner_id,
+    )
+    assert second.pending[1] is first.pending[1]
+    assert second.next_id == 2
+    replaced = entry.model_copy(update={"content": "changed"})
+    state.pending[1] = replaced
+    third = state.serializable_copy()
+    assert third.pending[1].content == "changed"

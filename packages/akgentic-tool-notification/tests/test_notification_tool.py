@@ -68,6 +68,24 @@ def test_default_message_class_without_akgentic_agent_fails_at_bind_time(
         ToolFactory([card], observer=tool_agent)
 
 
+def test_the_actor_a_card_creates_delivers_with_the_card_class(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    clock: ManualClock,
+) -> None:
+    # No #NotificationTool yet: binding the card creates it, configured with the card's
+    # class, which then applies to entries scheduled without one.
+    bind(tool_agent)
+    notifier = notification_actor(actor_system, orchestrator)  # the card's actor
+    notifier.set_clock(clock)
+    notifier.schedule(tool_agent.myAddress, "unlabelled", 5)
+    clock.advance(5)
+    notifier.tick()
+    (message,) = eventually(lambda: notifications(tool_agent))
+    assert isinstance(message, ReminderMessage)
+
+
 def test_binding_creates_one_singleton_for_the_team(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
