@@ -187,7 +187,9 @@ class LlmMember(Akgent[BaseConfig, BaseState]):
         provider. Returns the names of the tools the model can call.
         """
         self._factory = ToolFactory(cards, observer=self, retry_exception=ModelRetry)
-        tools = self._factory.get_tools()
+        # pydantic-ai Tools whose schemas every member with an equal tool shares (built once
+        # per process rather than once per member).
+        tools = self._factory.get_pydantic_ai_tools()
         config = ReactAgentConfig(model_cfg=model_cfg)
         if runtime_cfg is not None:
             config = ReactAgentConfig(model_cfg=model_cfg, runtime_cfg=runtime_cfg)
@@ -205,7 +207,7 @@ class LlmMember(Akgent[BaseConfig, BaseState]):
         self._factory.approvals.bind(self._resume)
         self._registry = self._factory.get_command_registry()
         self._react = react
-        return [tool.__name__ for tool in tools]
+        return [tool.name for tool in tools]
 
     def receiveMsg_TaskMessage(self, message: TaskMessage) -> None:
         if self._react is None:
