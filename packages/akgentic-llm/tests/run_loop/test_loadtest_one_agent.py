@@ -101,15 +101,9 @@ async def test_a_configured_summary_model_is_never_built(
     assert compacted.summary == "Scripted."
 
 
-async def test_gated_tools_run_without_waiting(make_mock: Callable[..., MockReactAgent]) -> None:
-    ran: list[str] = []
-
-    def delete_file(path: str) -> str:
-        ran.append(path)
-        return "deleted"
-
-    delete_file.requires_approval = True  # type: ignore[attr-defined]
-    scenario = Scenario.model_validate(
+def _deletes_a_txt() -> Scenario:
+    """One step: call ``delete_file`` on ``a.txt``, then reply ``done``."""
+    return Scenario.model_validate(
         {
             "steps": [
                 {
@@ -119,6 +113,17 @@ async def test_gated_tools_run_without_waiting(make_mock: Callable[..., MockReac
             ]
         }
     )
+
+
+async def test_gated_tools_run_without_waiting(make_mock: Callable[..., MockReactAgent]) -> None:
+    ran: list[str] = []
+
+    def delete_file(path: str) -> str:
+        ran.append(path)
+        return "deleted"
+
+    delete_file.requires_approval = True  # type: ignore[attr-defined]
+    scenario = _deletes_a_txt()
     agent = make_mock(tools=[delete_file], scenario=scenario)
     assert await agent.run("delete a.txt") == "done"
     assert ran == ["a.txt"]
@@ -139,16 +144,7 @@ async def test_gated_toolset_tools_run_without_waiting(
         requires_approval: ClassVar[bool] = True  # the protocol the agent reads
 
     gated = Held(FunctionToolset([delete_file]))
-    scenario = Scenario.model_validate(
-        {
-            "steps": [
-                {
-                    "tool_calls": [{"tool": "delete_file", "args": {"path": "a.txt"}}],
-                    "reply": "done",
-                }
-            ]
-        }
-    )
+    scenario = _deletes_a_txt()
     # Above the gate, a wrapper of another kind (as an output cap would be) stays in place.
     agent = make_mock(toolsets=[WrapperToolset(gated)], scenario=scenario)
     assert await agent.run("delete a.txt") == "done"
