@@ -204,9 +204,11 @@ def test_apply_summaries_summarizes_only_longer_tasks_and_caches_them(
     members, pending = apply_summaries(rows, texts, 0, budget(), cache)
     ann, bob, cat = members
     assert pending == 0
-    assert (ann.task, ann.summarized) == ("Summary 1: ledger work.", True)
     # Short tasks are summarized too above a threshold of 0; the unresolved one never is.
+    assert ann.summarized is True
     assert bob.summarized is True
+    # The two summaries are written concurrently, so either may be the model's first answer.
+    assert {ann.task, bob.task} == {"Summary 1: ledger work.", "Summary 2: ledger work."}
     assert (cat.task, cat.summarized) == (UNRESOLVED_TASK, False)
     assert sorted(summarizer.prompts) == sorted([LONG, SHORT])
     assert summarizer.instructions[0] == SUMMARY_INSTRUCTION.format(max_chars=40)

@@ -239,8 +239,9 @@ def test_catastrophic_regex_stops_at_the_limit_and_leaves_other_threads_running(
     finally:
         stop.set()
         thread.join(5)
-    # the other thread kept getting the GIL while the regex ran (about 100 ticks a second)
-    assert ticks > 20
+    # The other thread kept getting the GIL while the regex ran: about 100 ticks a second
+    # on an idle machine, none at all if the engine held the GIL. Low bar for a busy runner.
+    assert ticks > 5
 
 
 def test_reading_one_line_of_a_big_file_costs_a_block_not_the_file(tools: Tools, ws: Path) -> None:
