@@ -16,7 +16,7 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.agent_state import BaseState
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig
+from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig, unguarded
 from akgentic.tool.core.delta_state import DeltaState, StateDelta
 from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing import (
@@ -81,8 +81,8 @@ class NotesActor(DeltaToolActor[NotesConfig, NotesState]):
     def on_delta(self, delta: NotesDelta) -> None:
         self.hooked.append(delta)
 
+    # No method calls self._ready(): the base puts the catch-up in front of each one.
     def write(self, written: dict[str, str], erased: list[str] | None = None) -> int | None:
-        self._ready()
         delta = NotesDelta(
             written={k: v for k, v in written.items() if self.state.notes.get(k) != v},
             erased=[k for k in erased or [] if k in self.state.notes],
@@ -91,7 +91,6 @@ class NotesActor(DeltaToolActor[NotesConfig, NotesState]):
         return self._emit(delta)
 
     def notes(self) -> dict[str, str]:
-        self._ready()
         return dict(self.state.notes)
 
     def seq(self) -> int:
@@ -101,9 +100,30 @@ class NotesActor(DeltaToolActor[NotesConfig, NotesState]):
         return self.ready_calls, list(self.hooked)
 
 
-def _notes(system: ActorSystem, orchestrator: ActorAddress, **config: Any) -> NotesActor:
+class CountingNotesActor(NotesActor):
+    """A subclass adding public methods, none of which asks for the catch-up itself."""
+
+    def count(self) -> int:
+        return len(self.state.notes)
+
+    @unguarded
+    def still_pending(self) -> bool:
+        return bool(self._catch_up_pending)
+
+
+class LaterNotesActor(CountingNotesActor):
+    def still_pending(self) -> bool:  # an override keeps its parent's mark
+        return bool(self._catch_up_pending)
+
+
+def _notes(
+    system: ActorSystem,
+    orchestrator: ActorAddress,
+    actor_class: type[NotesActor] = NotesActor,
+    **config: Any,
+) -> NotesActor:
     orch = system.proxy_ask(orchestrator, Orchestrator)
-    address = orch.getChildrenOrCreate(NotesActor, NotesConfig(**config))
+    address = orch.getChildrenOrCreate(actor_class, NotesConfig(**config))
     actor: NotesActor = system.proxy_ask(address, NotesActor)
     return actor
 
@@ -181,10 +201,13 @@ def test_snapshots_follow_the_schedule_not_every_change(
 
 
 def _killed_after_burst(
-    system: ActorSystem, orchestrator: ActorAddress, count: int
+    system: ActorSystem,
+    orchestrator: ActorAddress,
+    count: int,
+    actor_class: type[NotesActor] = NotesActor,
 ) -> RecordedTeam:
     recorder = record_team(system, orchestrator)
-    notes = _notes(system, orchestrator, snapshot_min_changes=1000)
+    notes = _notes(system, orchestrator, actor_class, snapshot_min_changes=1000)
     _fill(notes, count)
     settle(system, orchestrator)
     frozen = recorder.record.copy()  # the process dies here: no snapshot since the start
@@ -217,3 +240,27 @@ def test_a_gap_in_the_history_is_logged_and_the_replay_goes_on(
     assert "#Notes: history lacks delta(s) 2..2; the notes may miss changes" in caplog.text
     assert notes.seq() == 4
     stop_team(actor_system, new_orchestrator)
+
+
+@pytest.mark.parametrize("actor_class", [CountingNotesActor, LaterNotesActor])
+def test_a_new_public_method_waits_for_the_catch_up_without_asking(
+    actor_system: ActorSystem, orchestrator: ActorAddress, actor_class: type[NotesActor]
+) -> None:
+    frozen = _killed_after_burst(actor_system, orchestrator, 3, actor_class)
+    new_orchestrator, members = resume_team(actor_system, frozen)
+    notes = actor_system.proxy_ask(members[NOTES], CountingNotesActor)
+    assert notes.still_pending()  # the unguarded hook did not trigger the replay
+    assert notes.count() == 3  # the first guarded call replayed the history first
+    assert not notes.still_pending()
+    assert notes.stats()[0] == 1
+    stop_team(actor_system, new_orchestrator)
+
+
+def test_the_guard_leaves_the_base_names_alone() -> None:
+    assert getattr(CountingNotesActor.count, "__delta_guarded__", False)
+    assert getattr(NotesActor.write, "__delta_guarded__", False)
+    # Life cycle and hooks are called by akgentic-core and pykka, some before the replay.
+    for name in ("on_start", "on_ready", "on_delta", "init_state", "stop"):
+        assert not getattr(getattr(NotesActor, name), "__delta_guarded__", False), name
+    assert not getattr(CountingNotesActor.still_pending, "__delta_guarded__", False)
+    assert not getattr(LaterNotesActor.still_pending, "__delta_guarded__", False)

@@ -16,16 +16,24 @@ growing shared state:
   it serves its first call (:meth:`DeltaToolActor._ready`), so an abrupt end right after a
   burst of updates loses nothing that reached the event stream. A gap in the history is
   logged, and the replay goes on.
+* **Readiness.** The catch-up must happen before any call is served. Rather than trusting
+  every public method to start with ``self._ready()``, the base wraps each public method a
+  subclass defines (at class creation, :meth:`DeltaToolActor.__init_subclass__`), so a
+  method added later cannot forget it. Hooks a subclass overrides that must not wait for
+  the history (they run while the actor starts) are marked :func:`unguarded`.
 
 A subclass sets its state in ``on_start`` before calling ``super().on_start()``, names its
-delta model in :attr:`DeltaToolActor.delta_type`, calls ``self._ready()`` at the top of
-every public method and ``self._emit(delta)`` after each change; :meth:`on_ready` and
-:meth:`on_delta` are its hooks (binding and feeding a vector store, for example).
+delta model in :attr:`DeltaToolActor.delta_type` and calls ``self._emit(delta)`` after
+each change; :meth:`on_ready` and :meth:`on_delta` are its hooks (binding and feeding a
+vector store, for example).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -37,7 +45,7 @@ from akgentic.tool.core.delta_state import DeltaState, StateDelta
 from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.snapshots import SnapshotSchedule
 
-__all__ = ["DeltaToolActor", "DeltaToolConfig"]
+__all__ = ["DeltaToolActor", "DeltaToolConfig", "unguarded"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,8 +63,43 @@ class DeltaToolConfig(BaseConfig):
     )
 
 
+def unguarded[F: Callable[..., Any]](method: F) -> F:
+    """Mark a public method of a :class:`DeltaToolActor` subclass as a hook that runs
+    without waiting for the catch-up (an override keeps the mark)."""
+    method.__delta_unguarded__ = True  # type: ignore[attr-defined]
+    return method
+
+
+def _guarded[F: Callable[..., Any]](method: F) -> F:
+    """``method`` preceded by the actor's catch-up when one is pending."""
+
+    @functools.wraps(method)
+    def guarded(self: DeltaToolActor[Any, Any], *args: Any, **kwargs: Any) -> Any:
+        # Read with a default: a method reached before on_start has nothing to catch up.
+        if getattr(self, "_catch_up_pending", False):
+            self._ready()
+        return method(self, *args, **kwargs)
+
+    guarded.__delta_guarded__ = True  # type: ignore[attr-defined]
+    return guarded  # type: ignore[return-value]
+
+
 class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
     """Base of a tool actor holding a :class:`DeltaState` (see the module documentation)."""
+
+    _unguarded_names: ClassVar[frozenset[str]] = frozenset()
+    """Public names a subclass marked :func:`unguarded` (inherited by overrides)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Put the readiness guard in front of every public method ``cls`` defines."""
+        super().__init_subclass__(**kwargs)
+        exempt = set(cls._unguarded_names)
+        for name, member in list(vars(cls).items()):
+            if getattr(member, "__delta_unguarded__", False):
+                exempt.add(name)
+            elif _is_entry_point(name, member) and name not in exempt:
+                setattr(cls, name, _guarded(member))
+        cls._unguarded_names = frozenset(exempt)
 
     delta_type: ClassVar[type[StateDelta]]
     """The delta model this actor emits; replay picks the events carrying it."""
@@ -89,7 +132,7 @@ class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
     # -- for the subclass's public methods ----------------------------------------------
 
     def _ready(self) -> None:
-        """Catch up with the history if due; call first in every public method."""
+        """Catch up with the history if due (every public method does it first)."""
         if self._catch_up_pending:
             self._catch_up_pending = False
             self._catch_up()
@@ -143,3 +186,17 @@ class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
         # The replayed state is now the baseline: publish it once.
         self.state.notify_state_change()
         self._schedule.published(self.state.size())
+
+
+def _is_entry_point(name: str, member: object) -> bool:
+    """Whether ``name`` is a public method a subclass adds (what callers reach).
+
+    Names the base classes define (life cycle, messaging, the hooks above) are left
+    alone: akgentic-core and pykka call them, and some run before the catch-up can.
+    """
+    return (
+        not name.startswith("_")
+        and inspect.isfunction(member)
+        and not getattr(member, "__delta_guarded__", False)
+        and not hasattr(DeltaToolActor, name)
+    )

@@ -165,7 +165,6 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
         ``observations_per_entity`` (the calling card's bound; by default the schema's
         ceiling) is the most observations an updated entity may end up holding.
         """
-        self._ready()
         if observations_per_entity is None:
             outcome = apply_update(self.state, update)
         else:
@@ -189,7 +188,6 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
         defaults to the query's, then to the configuration's, and so do ``limits`` (what
         the answer may hold, see :class:`ReadLimits`).
         """
-        self._ready()
         top_k = top_k or query.top_k or self.config.search_top_k
         if vector_hits is None:
             vector_hits, note = self._own_vector_hits(query, top_k)
@@ -221,7 +219,6 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
         ``include_schema`` / ``include_roots`` leave the type lines / the root entities
         out when false; ``read_only`` leaves out the hint to change the graph.
         """
-        self._ready()
         version = self.state.version
         key = (include_schema, include_roots, read_only)
         cached = self._overviews.get(key)
@@ -237,7 +234,6 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
         :class:`ReadLimits`, cuts in its ``note``); the whole graph, asked without a
         query, is an export for code and comes complete (:meth:`graph` is its state form).
         """
-        self._ready()
         view = graph_view(self.state, query)
         if query is None:
             return view
@@ -245,12 +241,10 @@ class KnowledgeGraphActor(DeltaToolActor[KnowledgeGraphConfig, KnowledgeGraphSta
 
     def graph(self) -> KnowledgeGraphState:
         """An independent copy of the current graph (without observer)."""
-        self._ready()
         return self.state.serializable_copy()
 
     def semantic_enabled(self) -> bool:
         """Whether the graph is mirrored into a vector store (looking for one if due)."""
-        self._ready()
         return self._vector_store() is not None
 
     # -- internals ----------------------------------------------------------------------

@@ -175,7 +175,6 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         creator: str,
     ) -> PlanUpdateReport:
         """Apply a batch; emit its net delta (if any) before returning."""
-        self._ready()
         outcome = apply_plan_update(self.state, creates, updates, deletes, creator)
         seq = self._emit(outcome.delta)
         return PlanUpdateReport(
@@ -188,17 +187,14 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
 
     def get_task(self, task_id: int) -> Task | None:
         """The task with this id, or None."""
-        self._ready()
         return self.state.tasks.get(task_id)
 
     def tasks(self) -> list[Task]:
         """Every task, by id."""
-        self._ready()
         return [self.state.tasks[i] for i in sorted(self.state.tasks)]
 
     def plan(self) -> PlanState:
         """An independent copy of the current plan (without observer)."""
-        self._ready()
         return self.state.serializable_copy()
 
     def search(
@@ -217,7 +213,6 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         ``mode='vector'``) or when the caller's ``semantic`` hits (vector-store ref,
         cosine) name it. Keyword matches come first, then the rest by similarity.
         """
-        self._ready()
         candidates = self.state.tasks
         filters = _filters(status, owner, creator)
         if query is not None and query.strip():
@@ -249,7 +244,6 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
 
     def render(self, agent: str, filter_by_agent: bool, max_listed: int) -> str:
         """The plan as shown in an agent's system prompt (cached until the plan changes)."""
-        self._ready()
         key = (normalize_agent(agent), filter_by_agent, max_listed)
         cached = self._renders.get(key)
         if cached is not None and cached[0] == self.state.version:
@@ -262,7 +256,6 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
 
     def semantic_enabled(self) -> bool:
         """Whether the plan is mirrored into a vector store (looking for one if due)."""
-        self._ready()
         return self._vector_store() is not None
 
     # -- the predecessor's calls ------------------------------------------------------------
@@ -322,7 +315,6 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         ``top_k`` / ``score_threshold`` default to the configuration's. The semantic part
         embeds the query here, on the actor's thread.
         """
-        self._ready()
         semantic: list[tuple[str, float]] = []
         if query is not None and query.strip() and mode != "keyword":
             client = VectorSearchClient(self.config.name, PLANNING_COLLECTION)
