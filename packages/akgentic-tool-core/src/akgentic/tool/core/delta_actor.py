@@ -41,7 +41,7 @@ from pydantic import Field
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.delta_state import DeltaState, StateDelta
+from akgentic.tool.core.delta_state import DeltaPayload, DeltaState
 from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.snapshots import SnapshotSchedule
 
@@ -101,7 +101,7 @@ class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
                 setattr(cls, name, _guarded(member))
         cls._unguarded_names = frozenset(exempt)
 
-    delta_type: ClassVar[type[StateDelta]]
+    delta_type: ClassVar[type[DeltaPayload]]
     """The delta model this actor emits; replay picks the events carrying it."""
 
     subject: ClassVar[str] = "state"
@@ -138,7 +138,7 @@ class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
             self._catch_up()
             self.on_ready()
 
-    def _emit(self, delta: StateDelta) -> int | None:
+    def _emit(self, delta: DeltaPayload) -> int | None:
         """Emit ``delta`` as the next ``ToolStateEvent`` unless it is empty; return its seq.
 
         Publishes a snapshot too when the schedule says one is due.
@@ -159,7 +159,7 @@ class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
         if self._orchestrator is None:
             return
         orchestrator = self.proxy_ask(self._orchestrator, Orchestrator)
-        deltas: dict[int, StateDelta] = {}
+        deltas: dict[int, DeltaPayload] = {}
         for message in orchestrator.get_events(event_class=ToolStateEvent):
             event = message.event
             if (

@@ -9,7 +9,9 @@ keyword corpus, a rendered prompt) know when they are stale. ``seq`` is the numb
 last delta the state reflects; a restored actor replays only the newer ones (see
 :mod:`akgentic.tool.core.delta_actor`).
 
-Its deltas are :class:`StateDelta` models. A subclass declares its data fields, mutates
+Its deltas are :class:`DeltaPayload` models: the payload of each ``ToolStateEvent`` the
+actor emits (``StateDelta`` is their former name, kept as an alias; next to ``DeltaState``
+it did not say which of the two was the state). A subclass declares its data fields, mutates
 them only through its own methods (each calling :meth:`DeltaState._touch`), and implements
 :meth:`~DeltaState.size`, :meth:`~DeltaState.apply` and :meth:`~DeltaState.serializable_copy`.
 """
@@ -23,10 +25,10 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from akgentic.core.agent_state import BaseState
 
-__all__ = ["DeltaState", "StateDelta"]
+__all__ = ["DeltaPayload", "DeltaState", "StateDelta"]
 
 
-class StateDelta(BaseModel):
+class DeltaPayload(BaseModel):
     """Base of a delta model: the net change of one update, carried as the payload of the
     actor's ``ToolStateEvent``. A subclass declares what changed as fields."""
 
@@ -37,6 +39,10 @@ class StateDelta(BaseModel):
     @abstractmethod
     def change_count(self) -> int:
         """Number of items the change touched (what the snapshot schedule counts)."""
+
+
+StateDelta = DeltaPayload
+"""The former name of :class:`DeltaPayload`."""
 
 
 class DeltaState(BaseState):

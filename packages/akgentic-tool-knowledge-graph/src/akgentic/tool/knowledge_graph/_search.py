@@ -1,8 +1,7 @@
-"""Keyword matching, score merging and graph context for ``search_graph``.
+"""Score merging and graph context for ``search_graph``.
 
-Keyword search asks the state's word index (:mod:`akgentic.tool.core.word_index`), which
-the state keeps up to date item by item once a first search built it: a query costs in
-proportion to the items sharing its rarest word, not to the size of the graph.
+Keyword matching is :mod:`akgentic.tool.knowledge_graph._keywords` (the module name the
+plan uses for the same job); ``KeywordIndex`` is imported here too, where it was before.
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
+from akgentic.tool.knowledge_graph._keywords import KeywordIndex as KeywordIndex
 from akgentic.tool.knowledge_graph.models import (
     DEFAULT_PATH_MAX_HOPS,
     GetGraphQuery,
@@ -33,15 +33,6 @@ PATH_SOURCES = 5
 MAX_PATH_PAIRS = 10
 # Bound on neighbours/edges returned, so one hub entity cannot flood the model's context.
 CONTEXT_LIMIT = 100
-
-
-class KeywordIndex:
-    """Substring search over every item of a :class:`KnowledgeGraphState`."""
-
-    def search(self, state: KnowledgeGraphState, query: str) -> list[tuple[str, str]]:
-        """Items ``(kind, entity name | relation key)`` whose text contains every word of
-        ``query`` (case-insensitive), entities first, each kind in the graph's order."""
-        return state.keyword_search(query)
 
 
 def merge_hits(

@@ -13,13 +13,13 @@ from uuid import UUID
 
 from pydantic import Field, field_validator
 
-from akgentic.tool.core.delta_state import StateDelta
+from akgentic.tool.core.delta_state import DeltaPayload
 from akgentic.tool.knowledge_graph.models import Entity, Relation
 
 __all__ = ["KnowledgeGraphStateEvent"]
 
 
-class KnowledgeGraphStateEvent(StateDelta):
+class KnowledgeGraphStateEvent(DeltaPayload):
     """The net change of one graph update.
 
     Additions and modifications carry the new versions in full; ``entities_removed`` the

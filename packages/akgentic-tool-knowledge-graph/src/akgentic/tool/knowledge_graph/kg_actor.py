@@ -33,10 +33,10 @@ from akgentic.tool.core.vector_binding import (
 )
 from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, VectorDocument, VectorStore
 from akgentic.tool.knowledge_graph._bounds import fit_graph_view, fit_search_result
+from akgentic.tool.knowledge_graph._keywords import KeywordIndex
 from akgentic.tool.knowledge_graph._search import (
     ENTITY_PREFIX,
     RELATION_PREFIX,
-    KeywordIndex,
     add_context,
     graph_view,
     merge_hits,

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from akgentic.tool.core.delta_state import StateDelta
+from akgentic.tool.core.delta_state import DeltaPayload
 from akgentic.tool.planning.models import Task
 
 __all__ = ["PlanningStateEvent"]
 
 
-class PlanningStateEvent(StateDelta):
+class PlanningStateEvent(DeltaPayload):
     """Tasks added, tasks changed (new version in full), ids of tasks removed."""
 
     tasks_added: list[Task] = Field(default_factory=list)
