@@ -6,11 +6,13 @@ growing shared state:
 * **Emission.** Each call that changes something emits exactly one ``ToolStateEvent``
   carrying the net delta, numbered ``seq`` per actor from 1 without gaps, before the call
   returns (:meth:`DeltaToolActor._emit`).
-* **Snapshots.** The full state is published when the
-  :class:`~akgentic.tool.core.snapshots.SnapshotSchedule` says so (proportionally to the
-  change, not after every update), and on stop when it changed since (akgentic-core asks
-  the state through ``notify_if_changed``), so the persistence cost of a session stays
-  proportional to what it changed.
+* **Snapshots.** The full state is published when its cadence says so (by default the
+  :class:`~akgentic.tool.core.snapshots.SnapshotSchedule`: proportionally to the change,
+  not after every update), and on stop when it changed since, so the persistence cost of
+  a session stays proportional to what it changed. A state of large payloads picks
+  another cadence (:meth:`DeltaToolActor._snapshot_cadence`, e.g.
+  :class:`~akgentic.tool.core.snapshots.PacedSnapshots`) and may keep part of its data
+  outside the state between snapshots, writing it in from :meth:`DeltaToolActor.on_snapshot`.
 * **Restore.** An actor given a snapshot (``init_state``), or started fresh in a resumed
   team, replays from the team history every delta newer than its state's ``seq`` before
   it serves its first call (:meth:`DeltaToolActor._ready`), so an abrupt end right after a
@@ -41,9 +43,9 @@ from pydantic import Field
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.delta_state import DeltaPayload, DeltaState
+from akgentic.tool.core.delta_state import DeltaPayload, TrackedState
 from akgentic.tool.core.event import ToolStateEvent
-from akgentic.tool.core.snapshots import SnapshotSchedule
+from akgentic.tool.core.snapshots import SnapshotCadence, SnapshotSchedule
 
 __all__ = ["DeltaToolActor", "DeltaToolConfig", "unguarded"]
 
@@ -84,8 +86,9 @@ def _guarded[F: Callable[..., Any]](method: F) -> F:
     return guarded  # type: ignore[return-value]
 
 
-class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
-    """Base of a tool actor holding a :class:`DeltaState` (see the module documentation)."""
+class DeltaToolActor[C: BaseConfig, S: TrackedState](Akgent[C, S]):
+    """Base of a tool actor holding a :class:`~akgentic.tool.core.delta_state.TrackedState`
+    (usually a ``DeltaState``; see the module documentation)."""
 
     _unguarded_names: ClassVar[frozenset[str]] = frozenset()
     """Public names a subclass marked :func:`unguarded` (inherited by overrides)."""
@@ -108,10 +111,8 @@ class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
     """What the state is, for log lines ("the plan may miss changes")."""
 
     def on_start(self) -> None:
-        """Start the snapshot schedule; the subclass has set ``self.state`` already."""
-        self._schedule = SnapshotSchedule(
-            self.config.snapshot_min_changes, self.config.snapshot_size_ratio
-        )
+        """Start the snapshot cadence; the subclass has set ``self.state`` already."""
+        self._schedule = self._snapshot_cadence()
         # Deltas in the team history newer than the state are replayed before first use.
         self._catch_up_pending = True
 
@@ -121,6 +122,18 @@ class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
         self._schedule.published(self.state.size())
         self._catch_up_pending = True
 
+    def stop(self) -> None:
+        """Publish what changed (:meth:`on_snapshot` first), then stop as akgentic-core does."""
+        self._checkpoint()
+        super().stop()
+
+    def on_stop(self) -> None:
+        """Publish what changed, cancel any scheduled snapshot, report the stop."""
+        if hasattr(self, "_schedule"):  # on_start may have failed before setting it
+            self._checkpoint()
+            self._schedule.cancel()
+        super().on_stop()
+
     # -- hooks --------------------------------------------------------------------------
 
     def on_ready(self) -> None:
@@ -128,6 +141,23 @@ class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
 
     def on_delta(self, delta: Any) -> None:
         """Called after each emitted delta (the state already holds the change)."""
+
+    def on_snapshot(self) -> None:
+        """Called before each publication: bring into the state what is kept outside it.
+
+        Nothing by default; a store of large payloads writes them in here, so that its
+        calls pay for the change only and the snapshot pays for the serialisation.
+        """
+
+    def _snapshot_cadence(self) -> SnapshotCadence:
+        """When snapshots are due: the config's ``snapshot_*`` fields by default."""
+        config = self.config
+        if isinstance(config, DeltaToolConfig):
+            return SnapshotSchedule(config.snapshot_min_changes, config.snapshot_size_ratio)
+        defaults = DeltaToolConfig.model_fields
+        return SnapshotSchedule(
+            defaults["snapshot_min_changes"].default, defaults["snapshot_size_ratio"].default
+        )
 
     # -- for the subclass's public methods ----------------------------------------------
 
@@ -145,14 +175,26 @@ class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
         """
         if delta.is_empty():
             return None
-        self.state.seq += 1
-        event = ToolStateEvent(tool_id=self.config.name, seq=self.state.seq, payload=delta)
+        seq = self.state.next_seq()
+        event = ToolStateEvent(tool_id=self.config.name, seq=seq, payload=delta)
         self.notify_event(event)
         self.on_delta(delta)
         if self._schedule.record(delta.change_count()):
+            self._publish_snapshot()
+        return seq
+
+    def _publish_snapshot(self) -> None:
+        """Publish the full state now and tell the cadence its size."""
+        self.on_snapshot()
+        self.state.notify_state_change()
+        self._schedule.published(self.state.size())
+
+    def _checkpoint(self) -> None:
+        """Publish the state if anything changed since its last publication."""
+        self.on_snapshot()
+        if self.state.dirty:
             self.state.notify_state_change()
             self._schedule.published(self.state.size())
-        return self.state.seq
 
     def _catch_up(self) -> None:
         """Replay deltas from the team history that are newer than the state."""
@@ -164,13 +206,13 @@ class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
             event = message.event
             if (
                 event.tool_id == self.config.name
-                and event.seq > self.state.seq
+                and event.seq > self.state.last_seq
                 and isinstance(event.payload, self.delta_type)
             ):
                 deltas[event.seq] = event.payload
         if not deltas:
             return
-        expected = self.state.seq + 1
+        expected = self.state.last_seq + 1
         for seq in sorted(deltas):
             if seq != expected:
                 logger.warning(
@@ -184,8 +226,7 @@ class DeltaToolActor[C: DeltaToolConfig, S: DeltaState](Akgent[C, S]):
             expected = seq + 1
         logger.info("%s: replayed %d delta(s) from history", self.config.name, len(deltas))
         # The replayed state is now the baseline: publish it once.
-        self.state.notify_state_change()
-        self._schedule.published(self.state.size())
+        self._publish_snapshot()
 
 
 def _is_entry_point(name: str, member: object) -> bool:

@@ -16,10 +16,16 @@ is computed by an :class:`EmbeddingActor` worker it spawns, which reports back w
   line when it recovers. After the episode, the next upsert or search re-embeds the
   documents that missed out.
 
-Persistence: collections are written to the actor state (or to their workspace file)
-shortly after they change (``flush_delay_seconds``, so a burst of writes costs one
-snapshot) and always when the actor stops. ``init_state`` rebuilds everything from a
-restored state when the team resumes.
+Persistence is core's :class:`~akgentic.tool.core.delta_actor.DeltaToolActor`, as for
+the plan and the knowledge graph: each change emits one ``ToolStateEvent`` (gap-free
+``seq``), the state is published on stop, and a restored store replays the newer events
+of the team history before it serves a call. What differs is the size of the payloads:
+collections are written to the state (or to their workspace file) in
+:meth:`VectorStoreActor.on_snapshot`, shortly after they change and paced by the bytes
+written (core's ``PacedSnapshots``: ``flush_delay_seconds``,
+``snapshot_bytes_per_second``), and the replay redoes drops and removals only (the events
+carry refs, not texts; see :mod:`akgentic.tool.vector_store.state`). ``init_state``
+rebuilds everything from a restored state when the team resumes.
 """
 
 from __future__ import annotations
@@ -31,17 +37,15 @@ import time
 import uuid
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, overload
+from typing import TYPE_CHECKING, ClassVar, overload
 
 import numpy as np
 import numpy.typing as npt
 import pykka
-from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
-from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
-from akgentic.core.agent_state import BaseState
-from akgentic.tool.core.event import ToolStateEvent
+from akgentic.tool.core.delta_actor import DeltaToolActor, unguarded
+from akgentic.tool.core.snapshots import PacedSnapshots, SnapshotCadence
 from akgentic.tool.core.vector_store import (
     CollectionConfig,
     CollectionStats,
@@ -56,12 +60,12 @@ from akgentic.tool.core.vector_store import (
     validate_collection_name,
 )
 from akgentic.tool.core.workspace_dir import resolve_workspace_dir, workspaces_root
+from akgentic.tool.vector_store._replay import ReplayPlan, plan_replay
 from akgentic.tool.vector_store._store_dir import StoreDirectory, StorePathError
 from akgentic.tool.vector_store.backend import (
     CollectionBackend,
     CollectionRecord,
     CorruptCollectionError,
-    stored_entries,
 )
 from akgentic.tool.vector_store.embedding_actor import (
     EmbeddingActor,
@@ -73,11 +77,12 @@ from akgentic.tool.vector_store.embedding_actor import (
 from akgentic.tool.vector_store.event import VectorStoreStateEvent
 from akgentic.tool.vector_store.inmemory import InMemoryBackend
 from akgentic.tool.vector_store.protocol import CollectionStatus, SearchHit, SearchResult
+from akgentic.tool.vector_store.state import VectorStoreState
 from akgentic.tool.vector_store.tool import VS_ACTOR_NAME, VS_ACTOR_ROLE
 from akgentic.tool.vector_store.vector import EmbeddingService, VectorEntry
 
 if TYPE_CHECKING:  # annotations only (postponed by ``from __future__ import annotations``)
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
 __all__ = ["VS_ACTOR_NAME", "VS_ACTOR_ROLE", "VectorStoreActor", "VectorStoreState"]
 
@@ -92,160 +97,15 @@ WORKSPACE_SUBDIR = ".vector_store"
 """Directory, inside the team's workspace, of collections with no ``workspace_path``."""
 
 
-class VectorStoreState(BaseState):
-    """The store's persisted state: one record per collection.
-
-    Records are immutable snapshots, replaced wholesale, and every change goes through the
-    methods below. That lets publishing be cheap where akgentic-core's generic state pays
-    for full serialisations: change detection is a revision counter instead of comparing
-    JSON dumps, and the copy handed to the orchestrator shares the (immutable) records
-    instead of round-tripping megabytes of vectors through ``model_dump``.
-    """
-
-    collections: dict[str, CollectionRecord] = Field(default_factory=dict)
-    set_aside_records: dict[str, CollectionRecord] = Field(default_factory=dict)
-    """Records that could not be read back on restore, under ``<name>.corrupt-<time>``:
-    kept for inspection, never overwritten (the collection started empty instead)."""
-    event_seq: int = 0
-    """Number of the last ToolStateEvent emitted, so numbering continues after a resume."""
-
-    # The predecessor's state layout. A state stored by it is migrated into ``collections``
-    # when it is validated (see ``_migrate``), after which the three input fields are empty.
-    collection_configs: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    """Former layout, read on load: each collection's ``CollectionConfig`` as a dict."""
-    backend_state: dict[str, Any] = Field(default_factory=dict)
-    """Former layout, read on load: the stored entries (``ref_id``, ``ref_type``, ``text``,
-    ``vector``) of each collection."""
-    pending_entries: dict[str, list[dict[str, str]]] = Field(default_factory=dict)
-    """Former layout, read on load: entries still waiting for their embedding."""
-    collection_statuses: dict[str, CollectionStatus] = Field(default_factory=dict)
-    """Each collection's status, as the published state reports it (recomputed)."""
-    indexing_pending: dict[str, int] = Field(default_factory=dict)
-    """Documents of each collection without a vector yet, as published (recomputed)."""
-
-    @model_validator(mode="after")
-    def _migrate(self) -> VectorStoreState:
-        if self.collection_configs:
-            for name, raw in self.collection_configs.items():
-                if name not in self.collections:
-                    self.collections[name] = _former_record(
-                        name, raw, self.backend_state, self.pending_entries.get(name, [])
-                    )
-            self.collection_configs = {}
-            self.backend_state = {}
-            self.pending_entries = {}
-        self._summarise()
-        return self
-
-    def _summarise(self) -> None:
-        """Fill the reported ``collection_statuses`` and ``indexing_pending``."""
-        statuses: dict[str, CollectionStatus] = {}
-        waiting: dict[str, int] = {}
-        for name, record in self.collections.items():
-            missing = len(record.unembedded) + max(0, len(record.refs) - len(record.vector_refs))
-            waiting[name] = missing
-            statuses[name] = CollectionStatus.INDEXING if missing else CollectionStatus.READY
-        self.collection_statuses = statuses
-        self.indexing_pending = waiting
-
-    _revision: int = PrivateAttr(default=0)
-    _published: int = PrivateAttr(default=-1)
-
-    def put_record(self, name: str, record: CollectionRecord) -> None:
-        """Store (or replace) a collection's record."""
-        self.collections[name] = record
-        self._revision += 1
-
-    def set_aside(self, key: str, record: CollectionRecord) -> None:
-        """Keep an unreadable record under ``key`` (see ``set_aside_records``)."""
-        self.set_aside_records[key] = record
-        self._revision += 1
-
-    def drop_record(self, name: str) -> None:
-        """Forget a collection."""
-        if self.collections.pop(name, None) is not None:
-            self._revision += 1
-
-    def next_event_seq(self) -> int:
-        """Advance and return the event counter."""
-        self.event_seq += 1
-        self._revision += 1
-        return self.event_seq
-
-    def notify_state_change(self) -> None:
-        """Publish to the observer (the actor), marking the current revision as sent."""
-        self._published = self._revision
-        if self._observer is not None:
-            self._observer.notify_state_change(self)
-
-    def notify_if_changed(self) -> None:
-        """Publish only if something changed since the last publication."""
-        if self._observer is not None and self._revision != self._published:
-            self.notify_state_change()
-
-    def serializable_copy(self) -> VectorStoreState:
-        """A copy without the observer, sharing the immutable records."""
-        return VectorStoreState(
-            collections=dict(self.collections),
-            set_aside_records=dict(self.set_aside_records),
-            event_seq=self.event_seq,
-        )
-
-
-def _former_record(
-    name: str,
-    raw_config: Mapping[str, Any],
-    backend_state: Mapping[str, Any],
-    pending: Sequence[Mapping[str, str]],
-) -> CollectionRecord:
-    """A collection of a state stored by akgentic-tool 1.6, as one of our records.
-
-    Entries with a vector of the collection's dimension keep it; the others (and the
-    pending entries) are stored unembedded, so the store embeds them again after resume.
-    Entries that are not entries at all are dropped with a warning.
-    """
-    config = CollectionConfig.model_validate(raw_config)
-    docs: dict[str, tuple[str, dict[str, Any], list[float] | None]] = {}
-    for item in [*stored_entries(name, backend_state), *pending]:
-        try:
-            entry = VectorEntry.model_validate(item)
-        except ValidationError:
-            logger.warning("collection %r: a stored entry could not be read and is dropped", name)
-            continue
-        vector = entry.vector
-        if vector is not None and (
-            len(vector) != config.dimension or not np.all(np.isfinite(vector))
-        ):
-            vector = None
-        docs[entry.ref] = (entry.text, dict(entry.metadata), vector)
-    if config.persistence == "workspace" or config.backend != "inmemory":
-        # The data lives elsewhere; what waited for an embedding is kept to embed again.
-        return CollectionRecord(
-            config=config,
-            unembedded={ref: text for ref, (text, _, vector) in docs.items() if vector is None},
-            unembedded_metadata={
-                ref: meta for ref, (_, meta, vector) in docs.items() if vector is None
-            },
-        )
-    refs = list(docs)
-    with_vectors = [ref for ref in refs if docs[ref][2] is not None]
-    matrix = np.asarray([docs[ref][2] for ref in with_vectors], dtype=np.float32)
-    return CollectionRecord(
-        config=config,
-        refs=refs,
-        texts=[docs[ref][0] for ref in refs],
-        metadata=[docs[ref][1] for ref in refs],
-        vector_refs=with_vectors,
-        vectors=matrix.reshape(-1, config.dimension).tobytes() if with_vectors else b"",
-    )
-
-
-class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
+class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
     """The team's vector store. Create it with ``VectorStoreTool`` (or
     ``getChildrenOrCreate(VectorStoreActor, VectorStoreConfig(name="#VectorStore"))``).
 
     Class attributes tune it; a subclass may override them:
     """
+
+    delta_type = VectorStoreStateEvent
+    subject = "vector store"
 
     negative_ttl_seconds: ClassVar[float] = 60.0
     """How long a failure keeps a collection keyword-only before embedding is retried."""
@@ -286,9 +146,6 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self._failing: set[str] = set()
         self._dirty: set[str] = set()
         self._unsafe_paths: set[str] = set()
-        self._flush_timer: threading.Timer | None = None
-        self._flush_delay = self.flush_delay_seconds
-        self._flush_lock = threading.Lock()
         self._service: EmbeddingService | None = None
         # Build the embedding client off this thread now: its first use costs seconds of
         # imports, which would otherwise delay the first embedding of the team.
@@ -299,21 +156,18 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         # StateChangedMessage, which is what the team persists and restores.
         self.state = VectorStoreState()
         self.state.observer(self)
+        super().on_start()
         self._rebuild()
 
     def init_state(self, state: VectorStoreState) -> None:
         """Adopt ``state`` (at start, or the snapshot restored when a team resumes) and
-        rebuild every collection from it."""
+        rebuild every collection from it; newer events are replayed before the next call."""
         super().init_state(state)
         self._rebuild()
 
-    def stop(self) -> None:
-        self._flush_now()
-        super().stop()
-
     def on_stop(self) -> None:
-        self._flush_now()
-        self._cancel_flush_timer()
+        self._checkpoint()
+        self._schedule.cancel()
         for backend in self._backends.values():
             try:
                 backend.close()
@@ -323,6 +177,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             self._service.close()
         super().on_stop()
 
+    @unguarded  # built while the actor starts, before any catch-up
     def embedding_service(self) -> EmbeddingService:
         """Build the service the workers embed with (from the config and environment).
 
@@ -391,7 +246,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
         self.state.drop_record(name)
         self._dirty.discard(name)
         self._emit(VectorStoreStateEvent(collection=name, dropped=True))
-        self.state.notify_state_change()
+        self._publish_snapshot()  # at once: a resumed team must not find it again
         return True
 
     def list_collections(self) -> list[str]:
@@ -639,7 +494,7 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
 
     def flush_state(self) -> None:
         """Write pending changes to the state snapshot (and workspace files) now."""
-        self._flush_now()
+        self._checkpoint()
 
     # -- worker callbacks (told by EmbeddingActor) -----------------------------------------
 
@@ -810,13 +665,6 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
 
     def _now(self) -> float:
         return time.monotonic()
-
-    def _emit(self, delta: VectorStoreStateEvent) -> None:
-        """Announce a change (before the mutating call returns); nothing for no change."""
-        if delta.is_empty():
-            return
-        seq = self.state.next_event_seq()
-        self.notify_event(ToolStateEvent(tool_id=self.config.name, seq=seq, payload=delta))
 
     def _backend(self, name: str) -> CollectionBackend:
         backend = self._backends.get(name)
@@ -1096,28 +944,27 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             if backend.unembedded():
                 self._needs_retry.add(name)
 
+    # -- persistence (core's DeltaToolActor hooks) -------------------------------------
+
+    def _snapshot_cadence(self) -> SnapshotCadence:
+        """Snapshots a delay after a change, paced by the bytes of vectors they write."""
+        self._snapshots = PacedSnapshots(
+            self.flush_delay_seconds, self.snapshot_bytes_per_second, self._request_flush
+        )
+        return self._snapshots
+
     def _mark_dirty(self, collection: str) -> None:
         self._dirty.add(collection)
-        with self._flush_lock:
-            if self._flush_timer is None:
-                timer = threading.Timer(self._flush_delay, self._request_flush)
-                timer.daemon = True
-                self._flush_timer = timer
-                timer.start()
+        self._snapshots.arm()
 
     def _request_flush(self) -> None:
         """Runs on the timer thread: ask the actor (a message, not a direct call)."""
         with contextlib.suppress(pykka.ActorDeadError):
             self.actor_ref.proxy().flush_state()
 
-    def _cancel_flush_timer(self) -> None:
-        with self._flush_lock:
-            timer, self._flush_timer = self._flush_timer, None
-        if timer is not None:
-            timer.cancel()
-
-    def _flush_now(self) -> None:
-        self._cancel_flush_timer()
+    def on_snapshot(self) -> None:
+        """Write the collections changed since the last snapshot into the state (and
+        their workspace files); one that cannot be written is tried again next time."""
         if not self._dirty:
             return
         dirty, self._dirty = self._dirty, set()
@@ -1145,9 +992,43 @@ class VectorStoreActor(Akgent[VectorStoreConfig, VectorStoreState]):
             except Exception:
                 logger.exception("%s: could not persist collection %r", self.config.name, name)
                 self._dirty.add(name)
-        self.state.notify_state_change()
-        written = sum(len(record.vectors) for record in self.state.collections.values())
-        self._flush_delay = max(self.flush_delay_seconds, written / self.snapshot_bytes_per_second)
+
+    def on_ready(self) -> None:
+        """Redo what the events replayed from the history can tell (see ``state``)."""
+        replayed = self.state.take_replayed()
+        if replayed:
+            self._redo(plan_replay(replayed))
+
+    def _redo(self, plan: ReplayPlan) -> None:
+        for name in plan.dropped:
+            backend = self._backends.pop(name, None)
+            if backend is not None:  # its data went with the drop; only forget it here
+                backend.close()
+                self._forget(name)
+            self.state.drop_record(name)
+            self._dirty.discard(name)
+        for name, refs in plan.removed.items():
+            backend = self._backends.get(name)
+            if backend is not None and backend.delete(refs):
+                self._mark_dirty(name)
+        for name in plan.missing_collections:
+            logger.warning(
+                "%s: collection %r was created after the last snapshot and is missing; "
+                "its writer creates it again",
+                self.config.name,
+                name,
+            )
+        for name, refs in plan.missing.items():
+            if name in plan.missing_collections:
+                continue
+            logger.warning(
+                "%s: %d document(s) of collection %r written after the last snapshot may "
+                "be missing or old (events carry no texts): %s; their writer sends them again",
+                self.config.name,
+                len(refs),
+                name,
+                ", ".join(repr(ref) for ref in refs[:10]) + (" ..." if len(refs) > 10 else ""),
+            )
 
     def __repr__(self) -> str:
         return f"<VectorStoreActor {getattr(self.config, 'name', '?')}>"

@@ -8,12 +8,14 @@ collection, which refs exist and which of them can be found by vector.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from akgentic.tool.core.delta_state import DeltaPayload
 
 __all__ = ["VectorStoreStateEvent"]
 
 
-class VectorStoreStateEvent(BaseModel):
+class VectorStoreStateEvent(DeltaPayload):
     """One change of one collection.
 
     ``created`` / ``dropped`` mark the collection's own life; ``upserted`` lists refs whose
@@ -31,3 +33,8 @@ class VectorStoreStateEvent(BaseModel):
     def is_empty(self) -> bool:
         """Whether the event reports no change at all (such events are not emitted)."""
         return not (self.created or self.dropped or self.upserted or self.embedded or self.removed)
+
+    def change_count(self) -> int:
+        """Refs (and collection life events) this event reports."""
+        life = int(self.created) + int(self.dropped)
+        return life + len(self.upserted) + len(self.embedded) + len(self.removed)
