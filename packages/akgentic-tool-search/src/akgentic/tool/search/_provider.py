@@ -129,8 +129,10 @@ def _advice(action: str, timeout: float, error: Exception, api_key: str) -> Retr
                 f"{action} failed: Tavily had a server error (HTTP {status}). Retry in a few "
                 "seconds; if it keeps failing, continue without web results."
             )
+        # An HTTPError raised without its response has no status to quote.
+        answered = f"HTTP {status}" if status is not None else "with an HTTP error"
         return RetriableError(
-            f"{action} failed: Tavily answered HTTP {status}. Check the arguments; if they "
+            f"{action} failed: Tavily answered {answered}. Check the arguments; if they "
             "look right, continue without web results."
         )
     except requests.Timeout:
