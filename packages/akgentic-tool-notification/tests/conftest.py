@@ -7,7 +7,7 @@ import sys
 import types
 import uuid
 from datetime import UTC, datetime, timedelta
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 import pytest
 from pydantic import field_validator, model_validator
@@ -17,6 +17,7 @@ from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core import ToolFactory
 
 # Core's testing kit fixtures, imported rather than declared with `pytest_plugins`: pytest
 # refuses `pytest_plugins` in a conftest below the rootdir when the whole workspace runs.
@@ -33,7 +34,8 @@ from akgentic.tool.core.testing import (  # noqa: F401
     team_tool_actor,
     tool_agent,
 )
-from akgentic.tool.notification import NotificationActor, NotificationConfig
+from akgentic.tool.errors import RetriableError
+from akgentic.tool.notification import NotificationActor, NotificationConfig, NotificationTool
 
 # Everything defined here is also published as the module ``akgentic_notification_testkit``:
 # test files import their helpers from it (pytest's importlib mode puts no test directory on
@@ -230,6 +232,60 @@ def resume_notifier(
     proxy.set_clock(clock)
     proxy.init_state(state)
     return proxy
+
+
+def tools_of(card: NotificationTool, agent: Any) -> dict[str, Any]:
+    """The callables ``card`` gives ``agent`` once bound, by name."""
+    factory = ToolFactory([card], observer=agent)
+    return {tool.__name__: tool for tool in factory.get_tools()}
+
+
+def bind(agent: Any, **card: Any) -> dict[str, Any]:
+    """The callables of a card delivering ``ReminderMessage`` (plus ``card`` fields), bound to
+    ``agent``: the set-up nearly every test starts from."""
+    return tools_of(NotificationTool(message_class=REMINDER, **card), agent)
+
+
+@pytest.fixture
+def tools(tool_agent: ToolTestAgent, notifier: NotificationActor) -> dict[str, Any]:
+    """``tool_agent``'s callables of a ``ReminderMessage`` card, bound after #NotificationTool
+    was created on the manual clock (so the card joins that actor)."""
+    return bind(tool_agent)
+
+
+@pytest.fixture
+def other(
+    actor_system: ActorSystem, orchestrator: ActorAddress, notifier: NotificationActor
+) -> ToolTestAgent:
+    """A second member, @Other, in ``tool_agent``'s team (whose #NotificationTool exists)."""
+    return start_member(actor_system, orchestrator, "@Other")
+
+
+def refusal(fn: Any, *args: Any, **kwargs: Any) -> str:
+    """The text of the ``RetriableError`` that calling ``fn`` must raise."""
+    with pytest.raises(RetriableError) as info:
+        fn(*args, **kwargs)
+    return str(info.value)
+
+
+def contents(notifier: NotificationActor) -> list[str]:
+    """The texts #NotificationTool holds, in the order it lists them."""
+    return [e.content for e in notifier.pending().entries]
+
+
+def persisted(record: RecordedTeam) -> list[str]:
+    """The texts of the last state #NotificationTool published into ``record``."""
+    return [e.content for e in record.state_of("#NotificationTool").pending.values()]
+
+
+def clocked_team(
+    system: ActorSystem, clock: ManualClock
+) -> tuple[ActorAddress, TeamRecorder, NotificationActor]:
+    """A fresh team, core's recorder on it, and its #NotificationTool driven by ``clock``."""
+    team, recorder = new_team(system)
+    notifier = notification_actor(system, team)
+    notifier.set_clock(clock)
+    return team, recorder, notifier
 
 
 def notifications(agent: ToolTestAgent) -> list[Message]:

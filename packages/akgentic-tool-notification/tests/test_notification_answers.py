@@ -10,46 +10,27 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from akgentic_notification_testkit import REMINDER, ManualClock, start_member
+from akgentic_notification_testkit import ManualClock, bind, refusal, start_member
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent
-from akgentic.tool.errors import RetriableError
-from akgentic.tool.notification import (
-    NotificationActor,
-    NotificationTool,
-    PendingNotifications,
-)
+from akgentic.tool.notification import NotificationActor, PendingNotifications
 
 # Texts longer than this are clipped in listings and cancellation answers.
 CLIP = 120
 
 
-def bind(agent: ToolTestAgent, **card: Any) -> dict[str, Any]:
-    factory = ToolFactory([NotificationTool(message_class=REMINDER, **card)], observer=agent)
-    return {tool.__name__: tool for tool in factory.get_tools()}
-
-
-def refusal(fn: Any, *args: Any) -> str:
-    with pytest.raises(RetriableError) as info:
-        fn(*args)
-    return str(info.value)
-
-
 def test_an_empty_team_listing_says_it_covers_the_team(
-    tool_agent: ToolTestAgent, notifier: NotificationActor
+    tools: dict[str, Any], notifier: NotificationActor
 ) -> None:
-    tools = bind(tool_agent)
     assert "in the team" in tools["pending_notification"](all=True)
     assert "in the team" not in tools["pending_notification"]()
 
 
 def test_time_left_turns_to_due_now_at_the_due_second_not_before(
-    tool_agent: ToolTestAgent, notifier: NotificationActor, clock: ManualClock
+    tools: dict[str, Any], notifier: NotificationActor, clock: ManualClock
 ) -> None:
-    tools = bind(tool_agent)
     tools["register_notification"]("soon", 5)
     clock.advance(4)
     assert tools["pending_notification"]().splitlines()[1].endswith(" in 1s: soon")
@@ -58,9 +39,8 @@ def test_time_left_turns_to_due_now_at_the_due_second_not_before(
 
 
 def test_a_text_of_the_clip_length_is_shown_whole_a_longer_one_is_clipped(
-    tool_agent: ToolTestAgent, notifier: NotificationActor
+    tools: dict[str, Any], notifier: NotificationActor
 ) -> None:
-    tools = bind(tool_agent)
     whole = "w" * CLIP
     longer = "l" * (CLIP + 1)
     tools["register_notification"](whole, 10)
@@ -113,9 +93,8 @@ def test_an_agent_without_entries_is_told_it_has_none(
 
 @pytest.mark.parametrize("given", ["#2", " #2 ", "2", 2])
 def test_an_id_written_with_a_hash_is_understood(
-    tool_agent: ToolTestAgent, notifier: NotificationActor, given: object
+    tools: dict[str, Any], notifier: NotificationActor, given: object
 ) -> None:
-    tools = bind(tool_agent)
     tools["register_notification"]("first", 10)
     tools["register_notification"]("second", 20)
     assert tools["cancel_notification"](given) == "Cancelled notification 2: second"

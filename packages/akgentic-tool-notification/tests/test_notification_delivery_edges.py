@@ -16,10 +16,13 @@ from akgentic_notification_testkit import (
     ManualClock,
     ReminderMessage,
     StrictReminder,
+    bind,
+    clocked_team,
+    contents,
     message_path,
-    new_team,
     notification_actor,
     notifications,
+    persisted,
     start_member,
     stop_member,
 )
@@ -29,27 +32,18 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent, eventually, stop_team, team_tool_actor
-from akgentic.tool.notification import NotificationActor, NotificationConfig, NotificationTool
-
-
-def bind(agent: ToolTestAgent) -> dict[str, Any]:
-    factory = ToolFactory([NotificationTool(message_class=REMINDER)], observer=agent)
-    return {tool.__name__: tool for tool in factory.get_tools()}
-
-
-def contents(notifier: NotificationActor) -> list[str]:
-    return [e.content for e in notifier.pending().entries]
-
+from akgentic.tool.notification import NotificationActor, NotificationConfig
 
 # -- cancelled and absent ---------------------------------------------------------------
 
 
 def test_a_cancelled_entry_is_never_delivered_and_the_scan_goes_on(
-    tool_agent: ToolTestAgent, notifier: NotificationActor, clock: ManualClock
+    tool_agent: ToolTestAgent,
+    tools: dict[str, Any],
+    notifier: NotificationActor,
+    clock: ManualClock,
 ) -> None:
-    tools = bind(tool_agent)
     tools["register_notification"]("cancelled", 10)
     tools["register_notification"]("kept", 20)
     tools["cancel_notification"](1)
@@ -86,11 +80,10 @@ def test_each_entry_of_an_absent_owner_gets_its_own_wait_window(
 
 
 def test_the_remaining_entries_come_due_after_most_were_cancelled(
-    tool_agent: ToolTestAgent, notifier: NotificationActor, clock: ManualClock
+    tools: dict[str, Any], notifier: NotificationActor, clock: ManualClock
 ) -> None:
     # Cancelling leaves stale items in the due-time heap until it is rebuilt; the rebuilt
     # heap must still hold every live entry.
-    tools = bind(tool_agent)
     for i in range(100):
         tools["register_notification"](f"entry {i}", 10 + i)
     for notification_id in range(1, 99):
@@ -101,9 +94,8 @@ def test_the_remaining_entries_come_due_after_most_were_cancelled(
 
 
 def test_own_entries_left_after_a_cancellation_are_still_listed_and_counted(
-    tool_agent: ToolTestAgent, notifier: NotificationActor
+    tool_agent: ToolTestAgent, tools: dict[str, Any], notifier: NotificationActor
 ) -> None:
-    tools = bind(tool_agent)
     tools["register_notification"]("a", 10)
     tools["register_notification"]("b", 20)
     tools["cancel_notification"](1)
@@ -162,12 +154,10 @@ def test_schedule_without_a_class_delivers_the_configured_one(
 
 
 def test_list_for_an_owner_or_everyone_soonest_first(
-    actor_system: ActorSystem,
-    orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     notifier: NotificationActor,
+    other: ToolTestAgent,
 ) -> None:
-    other = start_member(actor_system, orchestrator, "@Other")
     notifier.schedule(tool_agent.myAddress, "mine later", 30, REMINDER)
     notifier.schedule(other.myAddress, "theirs", 20, REMINDER)
     notifier.schedule(tool_agent.myAddress, "mine sooner", 10, REMINDER)
@@ -179,12 +169,10 @@ def test_list_for_an_owner_or_everyone_soonest_first(
 
 
 def test_cancel_accepts_the_owner_address_and_refuses_another(
-    actor_system: ActorSystem,
-    orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     notifier: NotificationActor,
+    other: ToolTestAgent,
 ) -> None:
-    other = start_member(actor_system, orchestrator, "@Other")
     entry = notifier.schedule(tool_agent.myAddress, "mine", 30, REMINDER)
     assert notifier.cancel(entry.notification_id, other.myAddress) is None
     removed = notifier.cancel(entry.notification_id, tool_agent.myAddress)
@@ -202,11 +190,8 @@ def test_cancelled_and_delivered_entries_are_gone_from_the_persisted_state(
     # A removal left out of the persisted state would come back after a resume (or a
     # crash, when no stop publishes): a cancelled reminder delivered anyway, a delivered
     # one delivered twice. The scan that follows the removals publishes them.
-    team, recorder = new_team(actor_system)
-    notifier = notification_actor(actor_system, team)
-    notifier.set_clock(clock)
-    alice = start_member(actor_system, team, "@Alice")
-    tools = bind(alice)
+    team, recorder, notifier = clocked_team(actor_system, clock)
+    tools = bind(start_member(actor_system, team, "@Alice"))
     tools["register_notification"]("cancel me", 100)
     tools["register_notification"]("keep me", 100)
     tools["register_notification"]("deliver me", 5)
@@ -214,14 +199,9 @@ def test_cancelled_and_delivered_entries_are_gone_from_the_persisted_state(
     tools["cancel_notification"](1)
     clock.advance(5)
     assert notifier.tick() == [3]
-
-    def persisted() -> list[str]:
-        state = recorder.record.state_of("#NotificationTool")
-        return [e.content for e in state.pending.values()]
-
-    eventually(lambda: persisted() == ["keep me"])
+    eventually(lambda: persisted(recorder.record) == ["keep me"])
     stop_team(actor_system, team)
-    assert persisted() == ["keep me"]
+    assert persisted(recorder.record) == ["keep me"]
 
 
 # -- a roster that cannot be read -----------------------------------------------------------

@@ -11,12 +11,10 @@ import threading
 import time
 from typing import Any
 
-import pytest
-from akgentic_notification_testkit import REMINDER, notifications, start_member
+from akgentic_notification_testkit import REMINDER, bind, notifications, refusal, start_member
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent, team_tool_actor
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.notification import (
@@ -25,7 +23,6 @@ from akgentic.tool.notification import (
     PENDING_MAX_TOTAL,
     NotificationActor,
     NotificationConfig,
-    NotificationTool,
     PendingNotifications,
 )
 
@@ -36,17 +33,6 @@ def notifier_with(
     """#NotificationTool created first with ``config`` (cards attached later bind to it)."""
     settings: dict[str, Any] = {"tick_seconds": 3600, **config}
     return team_tool_actor(system, orchestrator, NotificationActor, NotificationConfig(**settings))
-
-
-def bind(agent: ToolTestAgent, **card: Any) -> dict[str, Any]:
-    factory = ToolFactory([NotificationTool(message_class=REMINDER, **card)], observer=agent)
-    return {tool.__name__: tool for tool in factory.get_tools()}
-
-
-def refusal(fn: Any, *args: Any, **kwargs: Any) -> str:
-    with pytest.raises(RetriableError) as info:
-        fn(*args, **kwargs)
-    return str(info.value)
 
 
 def test_defaults_are_the_documented_values() -> None:

@@ -10,31 +10,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from akgentic_notification_testkit import REMINDER, start_member
+from akgentic_notification_testkit import bind, refusal, start_member
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent
-from akgentic.tool.errors import RetriableError
 from akgentic.tool.notification import (
     CONTENT_MAX_CHARS,
     NOTIFICATION_ID_MAX_CHARS,
     PENDING_MAX_PER_AGENT,
     NotificationActor,
-    NotificationTool,
 )
-
-
-def bind(agent: ToolTestAgent) -> dict[str, Any]:
-    factory = ToolFactory([NotificationTool(message_class=REMINDER)], observer=agent)
-    return {tool.__name__: tool for tool in factory.get_tools()}
-
-
-def refusal(fn: Any, *args: Any, **kwargs: Any) -> str:
-    with pytest.raises(RetriableError) as info:
-        fn(*args, **kwargs)
-    return str(info.value)
 
 
 def snapshot(notifier: NotificationActor) -> list[tuple[int, str]]:
@@ -50,9 +36,8 @@ def test_limits_are_the_documented_values() -> None:
 
 
 def test_a_50_mb_content_is_refused_and_nothing_is_stored(
-    tool_agent: ToolTestAgent, notifier: NotificationActor
+    tools: dict[str, Any], notifier: NotificationActor
 ) -> None:
-    tools = bind(tool_agent)
     tools["register_notification"]("keep me", 60)
     before = snapshot(notifier)
     message = refusal(tools["register_notification"], "x" * 50_000_000, 60)
@@ -64,9 +49,8 @@ def test_a_50_mb_content_is_refused_and_nothing_is_stored(
 
 
 def test_content_at_the_limit_is_accepted_whole(
-    tool_agent: ToolTestAgent, notifier: NotificationActor
+    tools: dict[str, Any], notifier: NotificationActor
 ) -> None:
-    tools = bind(tool_agent)
     text = "y" * CONTENT_MAX_CHARS
     tools["register_notification"](text, 60)
     assert [e.content for e in notifier.pending().entries] == [text]
@@ -92,9 +76,8 @@ def test_content_at_the_limit_is_accepted_whole(
     ],
 )
 def test_register_with_wrong_types_is_retriable_and_changes_nothing(
-    tool_agent: ToolTestAgent, notifier: NotificationActor, args: tuple[Any, ...], expected: str
+    tools: dict[str, Any], notifier: NotificationActor, args: tuple[Any, ...], expected: str
 ) -> None:
-    tools = bind(tool_agent)
     message = refusal(tools["register_notification"], *args)
     assert expected in message
     assert "nothing was changed" in message
@@ -111,9 +94,8 @@ def test_a_huge_delay_text_is_not_echoed_back(
 
 
 def test_a_whole_float_delay_is_taken_as_seconds(
-    tool_agent: ToolTestAgent, notifier: NotificationActor
+    tools: dict[str, Any], notifier: NotificationActor
 ) -> None:
-    tools = bind(tool_agent)
     assert "in 60 s" in tools["register_notification"]("json numbers", 60.0)
     (entry,) = notifier.pending().entries
     assert (entry.due_at - entry.created_at).total_seconds() == 60
@@ -121,9 +103,8 @@ def test_a_whole_float_delay_is_taken_as_seconds(
 
 @pytest.mark.parametrize("value", ["false", "true", 1, 0, None, ["all"]])
 def test_pending_all_must_be_a_boolean(
-    tool_agent: ToolTestAgent, notifier: NotificationActor, value: Any
+    tools: dict[str, Any], notifier: NotificationActor, value: Any
 ) -> None:
-    tools = bind(tool_agent)
     message = refusal(tools["pending_notification"], all=value)
     assert "all must be a boolean (true or false)" in message
     assert f"got {type(value).__name__}" in message
@@ -140,9 +121,8 @@ def test_pending_all_must_be_a_boolean(
     ],
 )
 def test_cancel_with_a_wrong_id_is_retriable_and_changes_nothing(
-    tool_agent: ToolTestAgent, notifier: NotificationActor, value: Any, expected: str
+    tools: dict[str, Any], notifier: NotificationActor, value: Any, expected: str
 ) -> None:
-    tools = bind(tool_agent)
     tools["register_notification"]("keep me", 60)
     before = snapshot(notifier)
     assert expected in refusal(tools["cancel_notification"], value)
@@ -163,10 +143,9 @@ def test_a_huge_id_is_not_echoed_back(
 def test_pending_entries_per_agent_are_bounded(
     actor_system: ActorSystem,
     orchestrator: ActorAddress,
-    tool_agent: ToolTestAgent,
+    tools: dict[str, Any],
     notifier: NotificationActor,
 ) -> None:
-    tools = bind(tool_agent)
     for i in range(PENDING_MAX_PER_AGENT):
         tools["register_notification"](f"entry {i}", 60)
     before = snapshot(notifier)

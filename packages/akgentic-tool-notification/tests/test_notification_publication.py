@@ -10,8 +10,9 @@ import pytest
 from akgentic_notification_testkit import (
     REMINDER,
     ManualClock,
+    clocked_team,
     new_team,
-    notification_actor,
+    persisted,
     resume_notifier,
     start_member,
 )
@@ -29,7 +30,6 @@ from akgentic.tool.core.testing import (
     stop_team,
 )
 from akgentic.tool.notification import (
-    NotificationActor,
     NotificationState,
     NotificationTool,
     PendingNotification,
@@ -43,10 +43,6 @@ def register_with(agent: Any) -> Any:
     return {tool.__name__: tool for tool in factory.get_tools()}["register_notification"]
 
 
-def persisted(record: RecordedTeam) -> list[str]:
-    return [e.content for e in record.state_of("#NotificationTool").pending.values()]
-
-
 def publications(system: ActorSystem, team: ActorAddress, record: RecordedTeam) -> int:
     """How many states #NotificationTool has published so far (all recorded)."""
     settle(system, team)
@@ -57,9 +53,7 @@ def publications(system: ActorSystem, team: ActorAddress, record: RecordedTeam) 
 
 
 def a_team(system: ActorSystem, clock: ManualClock) -> tuple[ActorAddress, Any, Any, Any]:
-    team, recorder = new_team(system)
-    notifier: NotificationActor = notification_actor(system, team)
-    notifier.set_clock(clock)
+    team, recorder, notifier = clocked_team(system, clock)
     register = register_with(start_member(system, team, "@Alice"))
     return team, recorder.record, notifier, register
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from akgentic_notification_testkit import (
     REMINDER,
     ManualClock,
+    clocked_team,
     new_team,
-    notification_actor,
     notifications,
+    persisted,
     resume_notifier,
     start_member,
 )
@@ -30,17 +31,16 @@ def register(agent: object, content: str, delay: int) -> str:
 def test_entry_overdue_after_resume_goes_out_when_the_owner_is_back(
     actor_system: ActorSystem, clock: ManualClock
 ) -> None:
-    team, recorder = new_team(actor_system)
-    notification_actor(actor_system, team).set_clock(clock)
+    team, recorder, _ = clocked_team(actor_system, clock)
     alice = start_member(actor_system, team, "@Alice")
     alice_id = alice.agent_id
     register(alice, "check the build", 60)
     register(alice, "later still", 250)
     stop_team(actor_system, team)
 
-    persisted = recorder.record.state_of("#NotificationTool")
-    assert isinstance(persisted, NotificationState)
-    assert [e.content for e in persisted.pending.values()] == ["check the build", "later still"]
+    state = recorder.record.state_of("#NotificationTool")
+    assert isinstance(state, NotificationState)
+    assert [e.content for e in state.pending.values()] == ["check the build", "later still"]
 
     clock.advance(3600)  # the team stayed down for an hour: both entries are overdue
 
@@ -61,9 +61,7 @@ def test_entry_overdue_after_resume_goes_out_when_the_owner_is_back(
 def test_owner_window_restarts_after_resume(actor_system: ActorSystem, clock: ManualClock) -> None:
     # An entry that waited four minutes before the stop gets a fresh five-minute window
     # after the resume: the waiting time is not persisted.
-    team, recorder = new_team(actor_system)
-    notifier = notification_actor(actor_system, team)
-    notifier.set_clock(clock)
+    team, recorder, notifier = clocked_team(actor_system, clock)
     alice = start_member(actor_system, team, "@Alice")
     alice_id = alice.agent_id
     register(alice, "hello", 5)
@@ -94,8 +92,7 @@ def test_replayed_roster_entry_is_not_a_deliverable_owner(
 ) -> None:
     # A resumed orchestrator replays history: its roster lists the owner (as an address
     # snapshot) before the owner has re-registered. That must count as "not back yet".
-    team, recorder = new_team(actor_system)
-    notification_actor(actor_system, team).set_clock(clock)
+    team, recorder, _ = clocked_team(actor_system, clock)
     alice = start_member(actor_system, team, "@Alice")
     alice_id = alice.agent_id
     orch = actor_system.proxy_ask(team, Orchestrator)
@@ -124,16 +121,9 @@ def test_replayed_roster_entry_is_not_a_deliverable_owner(
 def test_changes_are_published_by_the_next_scan(
     actor_system: ActorSystem, clock: ManualClock
 ) -> None:
-    team, recorder = new_team(actor_system)
-    notifier = notification_actor(actor_system, team)
-    notifier.set_clock(clock)
+    team, recorder, notifier = clocked_team(actor_system, clock)
     alice = start_member(actor_system, team, "@Alice")
-
-    def persisted() -> list[str]:
-        state = recorder.record.state_of("#NotificationTool")
-        return [e.content for e in state.pending.values()]
-
     register(alice, "one", 100)
     register(alice, "two", 100)
     notifier.tick()  # one publication for both registrations
-    assert eventually(lambda: persisted() == ["one", "two"])
+    assert eventually(lambda: persisted(recorder.record) == ["one", "two"])

@@ -13,8 +13,8 @@ from collections import defaultdict
 from akgentic_notification_testkit import (
     REMINDER,
     ManualClock,
+    clocked_team,
     new_team,
-    notification_actor,
     notifications,
     resume_notifier,
     start_member,
@@ -45,9 +45,7 @@ def _contents(agents: list[ToolTestAgent]) -> list[str]:
 def test_thousand_notifications_twenty_agents_stop_resume(
     actor_system: ActorSystem, clock: ManualClock
 ) -> None:
-    team, recorder = new_team(actor_system)
-    notifier = notification_actor(actor_system, team)
-    notifier.set_clock(clock)
+    team, recorder, notifier = clocked_team(actor_system, clock)
 
     first_life = [start_member(actor_system, team, f"@Agent{i:02d}") for i in range(AGENTS)]
     ids: list[uuid.UUID] = [a.agent_id for a in first_life]

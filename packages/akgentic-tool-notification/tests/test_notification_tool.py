@@ -16,11 +16,13 @@ from akgentic_notification_testkit import (
     FragileReminder,
     ManualClock,
     ReminderMessage,
+    bind,
     message_path,
     notification_actor,
     notifications,
     start_member,
     stop_member,
+    tools_of,
 )
 
 import akgentic.tool.notification.tool as tool_module
@@ -36,16 +38,6 @@ from akgentic.tool.notification import (
     PendingNotifications,
     RegisterNotification,
 )
-
-
-def tools_of(card: NotificationTool, agent: ToolTestAgent) -> dict[str, Any]:
-    factory = ToolFactory([card], observer=agent)
-    return {tool.__name__: tool for tool in factory.get_tools()}
-
-
-def bind(agent: ToolTestAgent, **fields: Any) -> dict[str, Any]:
-    return tools_of(NotificationTool(message_class=REMINDER, **fields), agent)
-
 
 # -- binding ------------------------------------------------------------------------------
 
@@ -101,10 +93,7 @@ def test_binding_creates_one_singleton_for_the_team(
 # -- register / pending / cancel ----------------------------------------------------------
 
 
-def test_register_then_list_own_entries(
-    tool_agent: ToolTestAgent, notifier: NotificationActor
-) -> None:
-    tools = bind(tool_agent)
+def test_register_then_list_own_entries(tools: dict[str, Any], notifier: NotificationActor) -> None:
     answer = tools["register_notification"]("check CI", 120)
     assert answer.startswith("Scheduled notification ")
     entry_id = answer.split()[2].rstrip(":")
@@ -116,9 +105,8 @@ def test_register_then_list_own_entries(
 
 @pytest.mark.parametrize("delay", [0, -5, 301, 10_000])
 def test_delay_out_of_range_is_retriable_and_changes_nothing(
-    tool_agent: ToolTestAgent, notifier: NotificationActor, delay: int
+    tools: dict[str, Any], notifier: NotificationActor, delay: int
 ) -> None:
-    tools = bind(tool_agent)
     with pytest.raises(RetriableError, match=r"between 1 and 300"):
         tools["register_notification"]("too far", delay)
     assert notifier.pending().entries == []
@@ -132,8 +120,7 @@ def test_max_delay_is_configurable(tool_agent: ToolTestAgent, notifier: Notifica
     assert [e.content for e in notifier.pending().entries] == ["soon"]
 
 
-def test_empty_content_is_retriable(tool_agent: ToolTestAgent, notifier: NotificationActor) -> None:
-    tools = bind(tool_agent)
+def test_empty_content_is_retriable(tools: dict[str, Any], notifier: NotificationActor) -> None:
     with pytest.raises(RetriableError, match="content is empty"):
         tools["register_notification"]("   ", 10)
     assert notifier.pending().entries == []
@@ -166,18 +153,16 @@ def test_all_widens_visibility_but_never_cancel_authority(
 
 
 def test_cancel_unknown_id_lists_own_ids(
-    tool_agent: ToolTestAgent, notifier: NotificationActor
+    tools: dict[str, Any], notifier: NotificationActor
 ) -> None:
-    tools = bind(tool_agent)
     entry_id = tools["register_notification"]("a", 10).split()[2].rstrip(":")
     with pytest.raises(RetriableError, match=f"your pending ids: {entry_id}"):
         tools["cancel_notification"](999)
 
 
 def test_listing_is_sorted_by_due_time_with_time_left(
-    tool_agent: ToolTestAgent, notifier: NotificationActor, clock: ManualClock
+    tools: dict[str, Any], notifier: NotificationActor, clock: ManualClock
 ) -> None:
-    tools = bind(tool_agent)
     tools["register_notification"]("late", 200)
     tools["register_notification"]("early", 5)
     clock.advance(3)
@@ -191,9 +176,11 @@ def test_listing_is_sorted_by_due_time_with_time_left(
 
 
 def test_due_entry_is_delivered_once_as_a_notification_from_the_actor(
-    tool_agent: ToolTestAgent, notifier: NotificationActor, clock: ManualClock
+    tool_agent: ToolTestAgent,
+    tools: dict[str, Any],
+    notifier: NotificationActor,
+    clock: ManualClock,
 ) -> None:
-    tools = bind(tool_agent)
     tools["register_notification"]("check CI", 120)
     clock.advance(119)
     assert notifier.tick() == []
@@ -280,9 +267,11 @@ def test_failed_send_is_logged_and_dropped_not_retried(
 
 
 def test_ties_are_delivered_in_registration_order(
-    tool_agent: ToolTestAgent, notifier: NotificationActor, clock: ManualClock
+    tool_agent: ToolTestAgent,
+    tools: dict[str, Any],
+    notifier: NotificationActor,
+    clock: ManualClock,
 ) -> None:
-    tools = bind(tool_agent)
     for text in ("one", "two", "three"):
         tools["register_notification"](text, 30)
     tools["register_notification"]("zero", 20)
@@ -346,12 +335,10 @@ def test_pending_param_type_is_the_command_key(tool_agent: ToolTestAgent) -> Non
 
 
 def test_slash_commands_schedule_and_list(
-    actor_system: ActorSystem,
-    orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     notifier: NotificationActor,
+    other: ToolTestAgent,
 ) -> None:
-    other = start_member(actor_system, orchestrator, "@Other")
     bind(other)["register_notification"]("theirs", 50)
     commands = ToolFactory([NotificationTool(message_class=REMINDER)], observer=tool_agent).commands
 
