@@ -13,60 +13,21 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from akgentic.tool.core.vector_store import (
-    DEFAULT_POLL_ATTEMPTS,
-    DEFAULT_POLL_DELAY,
-    EMBED_WORKER_PREFIX,
-    VECTOR_STORE_NAME,
-    CollectionConfig,
-    CollectionStats,
-    MetadataValue,
-    SearchStatus,
-    UnknownCollectionError,
-    UpsertReceipt,
-    VectorDocument,
-    VectorHit,
-    VectorQuery,
-    VectorSearchResult,
-    VectorStore,
-    VectorStoreConfig,
-    embed_worker_name,
-    lookup_vector_store,
-    resolve_vector_store_name,
-    search_text,
-    validate_collection_name,
-)
+from akgentic.tool.core import vector_store as _core
+from akgentic.tool.core.vector_store import *  # noqa: F403 - the protocol, whole and unchanged
+from akgentic.tool.core.vector_store import CollectionConfig, VectorQuery
 
 if TYPE_CHECKING:
     from akgentic.tool.vector_store.vector import VectorEntry
 
+# Core's names (it owns the protocol), then the predecessor's models and protocols below.
 __all__ = [
-    "DEFAULT_POLL_ATTEMPTS",
-    "DEFAULT_POLL_DELAY",
-    "EMBED_WORKER_PREFIX",
-    "VECTOR_STORE_NAME",
-    "CollectionConfig",
-    "CollectionStats",
+    *_core.__all__,
     "CollectionStatus",
     "EmbeddingProvider",
-    "MetadataValue",
     "SearchHit",
     "SearchResult",
-    "SearchStatus",
-    "UnknownCollectionError",
-    "UpsertReceipt",
-    "VectorDocument",
-    "VectorHit",
-    "VectorQuery",
-    "VectorSearchResult",
-    "VectorStore",
-    "VectorStoreConfig",
     "VectorStoreService",
-    "embed_worker_name",
-    "lookup_vector_store",
-    "resolve_vector_store_name",
-    "search_text",
-    "validate_collection_name",
 ]
 
 
