@@ -111,6 +111,19 @@ class CountingNotesActor(NotesActor):
         return bool(self._catch_up_pending)
 
 
+class Tally:
+    """A mixin that knows nothing of delta actors."""
+
+    state: NotesState
+
+    def tally(self) -> int:
+        return len(self.state.notes)
+
+
+class MixedNotesActor(Tally, NotesActor):
+    pass
+
+
 class LaterNotesActor(CountingNotesActor):
     def still_pending(self) -> bool:  # an override keeps its parent's mark
         return bool(self._catch_up_pending)
@@ -263,4 +276,6 @@ def test_the_guard_leaves_the_base_names_alone() -> None:
     for name in ("on_start", "on_ready", "on_delta", "init_state", "stop"):
         assert not getattr(getattr(NotesActor, name), "__delta_guarded__", False), name
     assert not getattr(CountingNotesActor.still_pending, "__delta_guarded__", False)
+    assert getattr(MixedNotesActor.tally, "__delta_guarded__", False)  # from the mixin
+    assert not getattr(Tally.tally, "__delta_guarded__", False)  # the mixin is untouched
     assert not getattr(LaterNotesActor.still_pending, "__delta_guarded__", False)

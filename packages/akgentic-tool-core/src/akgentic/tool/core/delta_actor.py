@@ -97,7 +97,16 @@ class DeltaToolActor[C: BaseConfig, S: TrackedState](Akgent[C, S]):
         """Put the readiness guard in front of every public method ``cls`` defines."""
         super().__init_subclass__(**kwargs)
         exempt = set(cls._unguarded_names)
-        for name, member in list(vars(cls).items()):
+        # Every class of the MRO above the base counts, so a method brought by a mixin
+        # is guarded too; what the MRO resolves the name to is what gets wrapped.
+        names = {
+            name
+            for klass in cls.__mro__
+            if klass not in DeltaToolActor.__mro__
+            for name in vars(klass)
+        }
+        for name in sorted(names):
+            member = inspect.getattr_static(cls, name)
             if getattr(member, "__delta_unguarded__", False):
                 exempt.add(name)
             elif _is_entry_point(name, member) and name not in exempt:
