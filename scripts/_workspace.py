@@ -23,7 +23,11 @@ class Member:
 
 
 def members() -> list[Member]:
-    """Every distribution of the workspace (packages and the code-free metas), sorted by path."""
+    """Every distribution of the workspace (packages and the code-free metas), sorted by path.
+
+    The ``examples/*`` members are left out on purpose: they are never built, pinned by the
+    meta distribution, bumped or published (``Private :: Do Not Upload``).
+    """
     found = []
     paths = [*ROOT.glob("packages/*/pyproject.toml"), *ROOT.glob("meta/*/pyproject.toml")]
     for path in sorted(paths):

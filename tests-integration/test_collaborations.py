@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import re
 import shutil
-import sys
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -46,8 +45,7 @@ from akgentic.tool.vector_store.actor import VectorStoreActor
 from akgentic.tool.vector_store.vector import EmbeddingService
 from akgentic.tool.workspace import WorkspaceTool
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-MESSAGE_CLASS = "demo_team.TaskMessage"  # a Message with content and a free-form type
+MESSAGE_CLASS = "akgentic_examples.demo_team.TaskMessage"  # content and a free-form type
 
 # A deterministic "semantic" embedding (crc32, not hash(): str hashes are salted per process): words of one concept share a dimension, so
 # 'automobile' is close to 'car' although no keyword matches.

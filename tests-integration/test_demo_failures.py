@@ -24,11 +24,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from akgentic_examples import demo
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-
-import demo  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+LAUNCHER = ROOT / "scripts" / "demo.py"  # the command the top README shows
 
 PROVIDER_VARIABLES = (
     "OPENAI_API_KEY",
@@ -64,7 +63,7 @@ def _env(tmp: Path, **extra: str) -> dict[str, str]:
 
 def _demo(tmp: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, str(SCRIPTS / "demo.py"), *args],
+        [sys.executable, str(LAUNCHER), *args],
         env=_env(tmp, **extra),
         capture_output=True,
         text=True,
@@ -114,7 +113,7 @@ def test_an_unreachable_endpoint_is_one_line_with_the_url_and_the_fix(tmp: Path)
 def _interrupt_after_the_first_task(tmp: Path, *args: str) -> tuple[int, str, str, list[Path]]:
     """Run the scripted demo, Ctrl-C it while the writer works; (code, out, err, folders)."""
     process = subprocess.Popen(
-        [sys.executable, str(SCRIPTS / "demo.py"), *args],
+        [sys.executable, str(LAUNCHER), *args],
         env=_env(tmp),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -285,7 +284,7 @@ def test_the_top_readme_shows_the_help_as_it_is(
     with pytest.raises(SystemExit):
         demo.main(["--help"])
     shown = capsys.readouterr().out.strip()
-    readme = (SCRIPTS.parent / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     start = readme.index("$ bash scripts/demo --help\n") + len("$ bash scripts/demo --help\n")
     documented = readme[start : readme.index("```", start)].strip()
     assert documented == shown

@@ -3,15 +3,10 @@ one written here, downloads off, no key), and the demo says so in one line."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-
-import demo  # noqa: E402
+from akgentic_examples import demo
 
 model_kit = pytest.importorskip("akgentic.tool.vector_store.testing")
 pytest.importorskip("model2vec")

@@ -9,15 +9,10 @@ member changed since is refused with a diff, then goes through once the file is 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-
-import demo  # noqa: E402
+from akgentic_examples import demo
 
 Run = tuple[object, list[str], Path]
 

@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = HERE.parent
 CHART = HERE / "team.svg"
 SIZES = (10, 100, 500, 1000)
 QUICK_SIZES = (10, 50)
@@ -51,9 +50,6 @@ TARGET_ASSEMBLY_MS = 5.0  # issue 19, at 500 members
 TARGET_RSS_MB = 0.25
 TARGET_TURNS_RATIO = 0.8  # of the anchor's turns per second
 WARM_UP = "@warmup"  # a member built and run before measuring; not counted
-
-if str(SCRIPTS) not in sys.path:  # demo_team.py (TaskMessage) lives one folder up
-    sys.path.insert(0, str(SCRIPTS))
 
 
 @dataclass
@@ -160,7 +156,7 @@ def _member_class() -> type[Any]:
     """The actor class; built lazily so that importing this module stays light."""
     import inspect
 
-    from demo_team import TaskMessage
+    from akgentic_examples.demo_team import TaskMessage
     from pydantic_ai import ModelRetry
 
     from akgentic.core.agent import Akgent
@@ -228,7 +224,7 @@ def _member_class() -> type[Any]:
 
 def measure_ours(size: int, root: Path) -> Row:
     """Assemble ``size`` members in one team, then send every one its task at once."""
-    from demo_team import TaskMessage
+    from akgentic_examples.demo_team import TaskMessage
 
     from akgentic.core.actor_system_impl import ActorSystem
     from akgentic.core.agent_config import BaseConfig

@@ -49,11 +49,11 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from demo_team import CommandLine, LivePrinter, LlmMember, Script, Step, TaskMessage
 from pydantic import ValidationError
 
 from akgentic.core.actor_address import ActorAddress
@@ -74,8 +74,18 @@ from akgentic.tool.notification import NotificationTool
 from akgentic.tool.planning import PlanningTool
 from akgentic.tool.sandbox import ExecTool
 from akgentic.tool.workspace import WorkspaceTool
+from akgentic_examples.demo_team import (
+    CommandLine,
+    LivePrinter,
+    LlmMember,
+    Script,
+    Step,
+    TaskMessage,
+)
 
 WORKSPACE_ID = "demo"
+TASK_MESSAGE = f"{TaskMessage.__module__}.{TaskMessage.__qualname__}"
+"""The dotted path a NotificationTool card names the members' message class by."""
 PROVIDERS = ("openai", "azure", "anthropic", "nvidia", "google-gla", "mistral")
 
 # Exit codes (also listed by --help).
@@ -314,7 +324,7 @@ def _cards(member: str, semantic: bool = False, scripted: bool = True) -> list[T
         WorkspaceTool(workspace_id=WORKSPACE_ID),
         planning,
         graph,
-        NotificationTool(message_class="demo_team.TaskMessage", max_delay_seconds=60),
+        NotificationTool(message_class=TASK_MESSAGE, max_delay_seconds=60),
     ]
 
 
@@ -453,25 +463,17 @@ def _check_reachable(url: str, provider: str, timeout: float) -> None:
 # ------------------------------------------------------------------------ the driver
 
 
+@dataclass
 class _Driver:
     """Hands out the tasks and waits for the answers, deciding approvals as a person would."""
 
-    def __init__(
-        self,
-        system: ActorSystem,
-        members: dict[str, ActorAddress],
-        printer: LivePrinter,
-        model: _Model,
-        timeout: float,
-        write: Callable[[str], None],
-    ) -> None:
-        self.system = system
-        self.members = members
-        self.printer = printer
-        self.model = model
-        self.timeout = timeout
-        self.write = write
-        self._decided = 0  # approval requests answered so far
+    system: ActorSystem
+    members: dict[str, ActorAddress]
+    printer: LivePrinter
+    model: _Model
+    timeout: float
+    write: Callable[[str], None]
+    _decided: int = field(default=0, init=False)  # approval requests answered so far
 
     def task(self, name: str, text: str, replies: int) -> None:
         self.write(f"\n▶ task for {name}: {text}")
