@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
+from urllib.parse import urlsplit
 
 API_KEY = "tvly-test-key"
 
@@ -33,6 +34,8 @@ class Scripted:
     # Seconds between single bytes of the body (or of the headers, with trickle_headers).
     trickle: float = 0.0
     trickle_headers: bool = False
+    # False: no Content-Length, the body ends when the connection closes.
+    length: bool = True
 
 
 @dataclass
@@ -52,14 +55,19 @@ class FakeTavily:
         with self.lock:
             self.scripted.append(Scripted(status, body, delay))
 
-    def trickle_next(self, body: Any, every: float, headers: bool = False) -> None:
+    def trickle_next(
+        self, body: Any, every: float, headers: bool = False, length: bool = True
+    ) -> None:
         """Answer the next request with 200/``body``, one byte every ``every`` seconds.
 
         With ``headers`` the status line and headers trickle too; otherwise they arrive at
-        once (with the body's Content-Length) and only the body trickles.
+        once (with the body's Content-Length, unless ``length`` is False) and only the body
+        trickles.
         """
         with self.lock:
-            self.scripted.append(Scripted(200, body, trickle=every, trickle_headers=headers))
+            self.scripted.append(
+                Scripted(200, body, trickle=every, trickle_headers=headers, length=length)
+            )
 
     def stall_next(self, seconds: float) -> None:
         """Answer the next request normally, but only after ``seconds``."""
@@ -138,8 +146,10 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {}
         fake = self.fake
+        # Through an HTTP proxy the request line carries the absolute URL; keep its path.
+        path = urlsplit(self.path).path
         with fake.lock:
-            fake.requests.append(Recorded(self.path, dict(self.headers.items()), body))
+            fake.requests.append(Recorded(path, dict(self.headers.items()), body))
             scripted = fake.scripted.pop(0) if fake.scripted else None
         if scripted is not None and scripted.delay:
             # Wait, but give up as soon as the test tears the server down.
@@ -152,7 +162,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif scripted is not None and scripted.status:
             status, payload = scripted.status, scripted.body
         else:
-            status, payload = fake.answer(self.path, body)
+            status, payload = fake.answer(path, body)
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         if scripted is not None and scripted.trickle:
             self._trickle(data, scripted)
@@ -168,10 +178,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
 
     def _trickle(self, data: bytes, scripted: Scripted) -> None:
-        head = (
-            f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(data)}\r\n\r\n"
-        ).encode()
+        length = f"Content-Length: {len(data)}\r\n" if scripted.length else ""
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{length}\r\n".encode()
         slow = head + data if scripted.trickle_headers else data
         try:
             if not scripted.trickle_headers:

@@ -31,6 +31,7 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.response import HTTPResponse
 
 from akgentic.tool.search._salvage import close_cut_json
 
@@ -65,7 +66,7 @@ class Transfer:
         return self.deadline - time.monotonic()
 
     def watch(self, connection: Any) -> None:
-        """Remember a connection this request uses, so the deadline can end it."""
+        """Remember a connection (or response) this request reads from, for the deadline."""
         with self._lock:
             self._connections.append(connection)
             expired = self.expired
@@ -81,8 +82,17 @@ class Transfer:
             _shutdown(connection)
 
 
-def _shutdown(connection: Any) -> None:
-    sock = getattr(connection, "sock", None)
+def _shutdown(watched: Any) -> None:
+    """End any read blocked on ``watched``: a connection, or the response that owns its socket."""
+    if isinstance(watched, HTTPResponse):
+        # An answer that closes the connection when it ends (no Content-Length, or
+        # `Connection: close`) takes the socket from the connection, whose `sock` is then
+        # None; only the response can still shut it. It refuses once the body is read and
+        # the connection released, when nothing is blocked any more.
+        with contextlib.suppress(OSError, RuntimeError, ValueError):
+            watched.shutdown()
+        return
+    sock = getattr(watched, "sock", None)
     if sock is None:
         return  # still connecting: its connect timeout is the time left, so it ends anyway
     with contextlib.suppress(OSError):  # already closed
@@ -169,6 +179,7 @@ class BoundedSession(requests.Session):
         watchdog.start()
         try:
             response = super().request(method, url, *args, **kwargs)
+            transfer.watch(response.raw)
             body = _read_bounded(response, transfer)
         except (requests.RequestException, OSError) as exc:
             if transfer.expired or transfer.remaining() <= 0:
