@@ -1,0 +1,31 @@
+"""Standard test classes a tool package subclasses to inherit the checks every tool needs.
+
+A package writes, in ``tests/test_standard.py``, one subclass per class that applies to it
+and supplies what the base asks for (the card to test, bad calls, how to read its state).
+The test methods come from the base; pytest collects them in the subclass. The base classes
+are not named ``Test...`` so that importing one into a test module does not collect it.
+
+- :class:`CardStandardTests`: the card round-trips, describes every callable it exposes
+  under a unique name, keeps each capability on the channels its ``expose`` names, and
+  answers its bad calls with a retry.
+- :class:`StoredFormTests`: stored forms (cards, actor configs, states) load, round-trip
+  unchanged and keep the ``__model__`` path they were persisted with.
+- :class:`PublicSurfaceTests`: the package's public names are pinned and resolve.
+- :class:`BadInputTests`: each bad call asks for a retry through a ``RetriableError`` and
+  leaves the tool's state as it was.
+- :class:`DeltaPersistenceTests`: for a ``DeltaToolActor``: snapshot cadence, stop and
+  resume, restore after an abrupt end, and replay of the events.
+"""
+
+from akgentic.tool.core.testing.standard.bad_input import BadInputTests
+from akgentic.tool.core.testing.standard.card import CardStandardTests
+from akgentic.tool.core.testing.standard.delta import DeltaPersistenceTests
+from akgentic.tool.core.testing.standard.surface import PublicSurfaceTests, StoredFormTests
+
+__all__ = [
+    "BadInputTests",
+    "CardStandardTests",
+    "DeltaPersistenceTests",
+    "PublicSurfaceTests",
+    "StoredFormTests",
+]

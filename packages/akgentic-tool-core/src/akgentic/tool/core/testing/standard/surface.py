@@ -1,0 +1,75 @@
+"""What a package promises to keep: its public names and the stored form of its models."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from akgentic.core.utils.deserializer import deserialize_object
+
+__all__ = ["PublicSurfaceTests", "StoredFormTests"]
+
+
+class PublicSurfaceTests:
+    """The package's ``__all__`` is pinned, and every name in it resolves.
+
+    Supply :attr:`module` (the package), :attr:`public_names` (its ``__all__``, in any
+    order) and optionally :attr:`aliases`: ``"dotted.module:Name"`` -> the public object
+    it must be (older import paths that must keep working).
+    """
+
+    module: ClassVar[ModuleType]
+    public_names: ClassVar[Sequence[str]]
+    aliases: ClassVar[Mapping[str, object]] = {}
+
+    def test_public_names_are_pinned(self) -> None:
+        # Adding a name is deliberate and removing one breaks users: both show here.
+        assert sorted(self.module.__all__) == sorted(self.public_names)
+
+    def test_every_public_name_resolves(self) -> None:
+        missing = [name for name in self.module.__all__ if getattr(self.module, name) is None]
+        assert missing == [], f"{self.module.__name__} exports None for {missing}"
+
+    def test_older_import_paths_still_resolve(self) -> None:
+        for path, expected in self.aliases.items():
+            module_name, _, name = path.partition(":")
+            found = getattr(importlib.import_module(module_name), name)
+            assert found is expected, f"{path} is {found!r}, not {expected!r}"
+
+
+class StoredFormTests:
+    """Stored models (cards, actor configs, states) survive persistence unchanged.
+
+    Supply :attr:`stored_models`: instances as a deployment stores them. Each must come
+    back equal from ``model_dump`` -> ``model_validate`` and from JSON, its dump must carry
+    ``__model__``, and loading that dump by its ``__model__`` path (what a store does)
+    must give back an equal instance of the same class. :attr:`model_paths` pins the
+    ``__model__`` of a class whose persisted path must never move (class -> path).
+    """
+
+    stored_models: ClassVar[Sequence[BaseModel]]
+    model_paths: ClassVar[Mapping[type[BaseModel], str]] = {}
+
+    def test_dump_and_validate_give_an_equal_model(self) -> None:
+        for model in self.stored_models:
+            cls = type(model)
+            assert cls.model_validate(model.model_dump()) == model, cls.__name__
+            assert cls.model_validate_json(model.model_dump_json()) == model, cls.__name__
+
+    def test_stored_form_names_its_class(self) -> None:
+        for model in self.stored_models:
+            data: dict[str, Any] = model.model_dump()
+            assert "__model__" in data, f"{type(model).__name__} dump lacks __model__"
+            restored = deserialize_object(data)
+            assert type(restored) is type(model), data["__model__"]
+            assert restored == model, type(model).__name__
+
+    def test_pinned_model_paths_do_not_move(self) -> None:
+        for cls, path in self.model_paths.items():
+            sample = next((m for m in self.stored_models if type(m) is cls), None)
+            assert sample is not None, f"model_paths names {cls.__name__}: add a sample"
+            assert sample.model_dump()["__model__"] == path
