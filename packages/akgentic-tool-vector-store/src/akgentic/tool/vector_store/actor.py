@@ -36,7 +36,6 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, overload
 
 import numpy as np
@@ -59,13 +58,13 @@ from akgentic.tool.core.vector_store import (
     embed_worker_name,
     validate_collection_name,
 )
-from akgentic.tool.core.workspace_dir import resolve_workspace_dir, workspaces_root
+from akgentic.tool.vector_store._opening import WORKSPACE_SUBDIR as WORKSPACE_SUBDIR  # its old home
+from akgentic.tool.vector_store._opening import CollectionOpener
 from akgentic.tool.vector_store._replay import ReplayPlan, plan_replay
-from akgentic.tool.vector_store._store_dir import StoreDirectory, StorePathError
+from akgentic.tool.vector_store._store_dir import StorePathError
 from akgentic.tool.vector_store.backend import (
     CollectionBackend,
     CollectionRecord,
-    CorruptCollectionError,
 )
 from akgentic.tool.vector_store.embedding_actor import (
     EmbeddingActor,
@@ -92,9 +91,6 @@ QueryKey = tuple[str, str]
 
 _QUEUED = "queued"
 """Pending mark of a document waiting for a free worker (no request id yet)."""
-
-WORKSPACE_SUBDIR = ".vector_store"
-"""Directory, inside the team's workspace, of collections with no ``workspace_path``."""
 
 
 class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
@@ -829,90 +825,16 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         for key in [key for key in self._query_cache if key[0] == name]:
             del self._query_cache[key]
 
-    def _workspace_directory(self, config: CollectionConfig) -> StoreDirectory:
-        """Where a ``workspace`` collection's file lives, as a root from configuration and
-        the part beneath it that must not be reached through a symlink."""
-        if config.workspace_path is None:
-            return StoreDirectory(resolve_workspace_dir(str(self.team_id)), WORKSPACE_SUBDIR)
-        path = Path(config.workspace_path).expanduser()
-        if path.is_absolute():
-            return StoreDirectory.at(path)
-        return StoreDirectory(workspaces_root(), config.workspace_path)
-
     def _open(self, name: str, record: CollectionRecord, *, fresh: bool) -> CollectionBackend:
-        config = record.config
-        if config.backend == "weaviate":
-            from akgentic.tool.vector_store.weaviate import WeaviateBackend
-
-            return WeaviateBackend.connect(
-                name,
-                record,
-                team_id=self.team_id,
-                url=self.config.weaviate_url,
-                api_key=self.config.weaviate_api_key,
-            )
-        if config.backend == "qdrant":
-            from akgentic.tool.vector_store.qdrant import QdrantBackend, QdrantSettings
-
-            settings = QdrantSettings.for_store(
-                self.config,
-                lambda: resolve_workspace_dir(str(self.team_id)) / WORKSPACE_SUBDIR / "qdrant",
-            )
-            return QdrantBackend.connect(name, record, team_id=self.team_id, settings=settings)
-        directory = self._workspace_directory(config) if config.persistence == "workspace" else None
-        if fresh and directory is None:
-            return InMemoryBackend(name, config)
-        try:
-            return InMemoryBackend.from_record(name, record, directory)
-        except StorePathError as exc:
-            # A link planted where the store keeps its files: nothing is read from it.
-            # The collection works in memory; flushes keep being refused (with one
-            # warning) until the link is gone.
-            logger.warning(
-                "%s: collection %r is not loaded from its file: %s; it starts empty, in memory",
-                self.config.name,
-                name,
-                exc,
-            )
+        opener = CollectionOpener(self.config.name, self.team_id, self.config)
+        opened = opener.open(name, record, fresh=fresh)
+        if opened.unsafe_path:
             self._unsafe_paths.add(name)
-            return InMemoryBackend(name, config, directory)
-        except CorruptCollectionError as exc:
-            return self._salvage(name, record, directory, exc)
-
-    def _salvage(
-        self,
-        name: str,
-        record: CollectionRecord,
-        directory: StoreDirectory | None,
-        error: CorruptCollectionError,
-    ) -> CollectionBackend:
-        """A collection whose stored record cannot be read back whole.
-
-        When only the vectors are damaged, the documents are kept without them (they are
-        embedded again). Otherwise the record is kept aside in the state under
-        ``<name>.corrupt-<timestamp>`` (never overwritten) and the collection starts empty.
-        """
-        consistent = len(record.refs) == len(record.texts) == len(record.metadata)
-        if consistent:
-            logger.warning(
-                "%s: %s; its %d document(s) are kept and embedded again",
-                self.config.name,
-                error,
-                len(record.refs),
-            )
-            salvaged = record.model_copy(update={"vector_refs": [], "vectors": b""})
-            self._mark_dirty(name)  # the damaged record is replaced at the next flush
-            return InMemoryBackend.from_record(name, salvaged, directory)
-        aside = f"{name}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:4]}"
-        self.state.set_aside(aside, record)
-        logger.warning(
-            "%s: %s; the record is kept aside as %r and the collection starts empty",
-            self.config.name,
-            error,
-            aside,
-        )
-        self._mark_dirty(name)
-        return InMemoryBackend(name, record.config, directory)
+        if opened.set_aside is not None:
+            self.state.set_aside(*opened.set_aside)
+        if opened.rewrite:
+            self._mark_dirty(name)  # the damaged record is replaced at the next snapshot
+        return opened.backend
 
     def _rebuild(self) -> None:
         for backend in getattr(self, "_backends", {}).values():

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # annotations only (postponed by ``from __future__ import ann
 
 __all__ = ["VectorStoreState"]
 
-logger = logging.getLogger("akgentic.tool.vector_store.actor")
+logger = logging.getLogger(__name__)
 
 
 class VectorStoreState(TrackedState):
