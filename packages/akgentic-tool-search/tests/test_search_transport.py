@@ -5,22 +5,29 @@
   read as a truncated document;
 - behind an HTTP proxy (tavily-python's ``TAVILY_HTTP_PROXY``) the connections come from
   another pool, which must be watched by the deadline too;
+- over HTTPS the connections come from the TLS pool, also watched (the certificate in
+  fixtures/ is a self-signed one for 127.0.0.1, made for these tests only);
 - a 200 answer that is JSON but not an object is named by its kind.
 """
 
 from __future__ import annotations
 
 import json
+import ssl
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
-from tavily_standin import FakeTavily
+from tavily_standin import API_KEY, FakeTavily, make_handler
 
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.search import SearchTool
 
+FIXTURES = Path(__file__).parent / "fixtures"
 SLOW_PAGE = json.dumps({"results": [{"url": "https://e.com/a", "raw_content": "x" * 150}]})
 
 
@@ -70,6 +77,45 @@ def test_the_deadline_holds_through_a_proxy(behind_proxy: FakeTavily) -> None:
     assert time.monotonic() - started < 5.0
 
 
+@pytest.fixture
+def over_tls(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeTavily]:
+    """The stand-in serving HTTPS, with a certificate the client is told to trust."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(FIXTURES / "tls-127.0.0.1.pem", FIXTURES / "tls-127.0.0.1.key")
+    fake = FakeTavily()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(fake))
+    server.daemon_threads = True
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    fake.url = f"https://127.0.0.1:{server.server_address[1]}"
+    monkeypatch.setenv("TAVILY_API_KEY", API_KEY)
+    monkeypatch.setenv("TAVILY_API_BASE_URL", fake.url)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(FIXTURES / "tls-127.0.0.1.pem"))
+    try:
+        yield fake
+    finally:
+        fake.stop.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_calls_over_https_work(over_tls: FakeTavily) -> None:
+    over_tls.pages["https://e.com/a"] = "over TLS"
+    assert fetch_tool()(url="https://e.com/a").content == "over TLS"
+
+
+def test_the_deadline_holds_over_https(over_tls: FakeTavily) -> None:
+    # The headers trickle: only the connection (not yet a response) can be shut.
+    over_tls.trickle_next(SLOW_PAGE.encode(), every=0.2, headers=True)
+    fetch = fetch_tool()
+    started = time.monotonic()
+    with pytest.raises(RetriableError, match=r"did not answer within 1 s"):
+        fetch(url="https://e.com/a")
+    assert time.monotonic() - started < 5.0
+
+
 @pytest.mark.parametrize(
     ("body", "kind"), [(b"true", "boolean"), (b"3.5", "number")], ids=["boolean", "number"]
 )
@@ -83,4 +129,30 @@ def test_a_json_answer_that_is_not_an_object_is_named(
     assert str(caught.value) == (
         f"web_search failed: Tavily's answer could not be read: it is a JSON {kind}, not an "
         "object. Retry once; if it fails again, continue without web results."
+    )
+
+
+def search_refusal(fake: FakeTavily, body: bytes, card: SearchTool) -> str:
+    fake.fail_next(200, body)
+    search = {fn.__name__: fn for fn in card.get_tools()}["web_search"]
+    with pytest.raises(RetriableError) as caught:
+        search(query="q")
+    return str(caught.value)
+
+
+def test_an_answer_cut_outside_any_text_cannot_be_read(fake_tavily: FakeTavily) -> None:
+    body = json.dumps({"results": [], "scores": [1] * 5_000}).encode()
+    message = search_refusal(fake_tavily, body, SearchTool(max_download_bytes=1_000))
+    assert message == (
+        "web_search failed: Tavily's answer could not be read: it passed the 1,000-byte "
+        "download limit and the part that arrived cannot be read. Retry once; if it fails "
+        "again, continue without web results."
+    )
+
+
+def test_an_answer_nested_too_deeply_is_named(fake_tavily: FakeTavily) -> None:
+    deep = b"[" * 200_000 + b"]" * 200_000
+    assert search_refusal(fake_tavily, deep, SearchTool()) == (
+        "web_search failed: Tavily's answer could not be read: it is JSON nested too deeply "
+        "to read. Retry once; if it fails again, continue without web results."
     )

@@ -1,1 +1,0 @@
-"""Fixtures come from the root conftest (the tool-core testing kit)."""
