@@ -37,7 +37,7 @@ def test_root_and_core_surfaces_are_pinned() -> None:
         "CardDependencyError", "Channels", "CommandArg", "CommandDescriptor",
         "CommandNotRecognized", "CommandRegistry", "CommandsAnnouncedEvent", "RetriableError",
         "ToolCard", "ToolFactory", "ToolObserver", "ToolObserverGone", "ToolStateEvent",
-        "order_cards", "resolve_param",
+        "order_cards", "resolve_param", "Capability",
         # approval gates
         "ApprovalDecidedEvent", "ApprovalDecision", "ApprovalGate", "ApprovalRequestedEvent",
         "PendingApproval",

@@ -3,9 +3,9 @@
 Names are loaded on first use (PEP 562), so ``import akgentic.tool.core`` costs next to
 nothing and a program pays for akgentic-core and pydantic only when it touches a contract.
 
-The names below come from ``card``, ``params``, ``channels``, ``factory``, ``commands``,
-``dependencies``, ``event``, ``observer`` and ``approval``. The other modules are imported
-directly, by what they are for:
+The names below come from ``card``, ``capability``, ``params``, ``channels``, ``factory``,
+``commands``, ``dependencies``, ``event``, ``observer`` and ``approval``. The other modules
+are imported directly, by what they are for:
 
 - writing a tool: ``tagged`` (the serialization base of cards and params), ``output_cap``
   (the bound on what a tool answers), ``deferred`` (slow work off a tool actor's thread);
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         ApprovalRequestedEvent,
         PendingApproval,
     )
+    from akgentic.tool.core.capability import Capability
     from akgentic.tool.core.card import ToolCard
     from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
     from akgentic.tool.core.commands import CommandRegistry
@@ -70,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     "ToolStateEvent": "akgentic.tool.core.event",
     "CommandRegistry": "akgentic.tool.core.commands",
     "ToolCard": "akgentic.tool.core.card",
+    "Capability": "akgentic.tool.core.capability",
     "ToolFactory": "akgentic.tool.core.factory",
     "ApprovalDecidedEvent": "akgentic.tool.core.approval",
     "ApprovalDecision": "akgentic.tool.core.approval",
@@ -91,6 +93,7 @@ __all__ = [
     "ApprovalGate",
     "ApprovalRequestedEvent",
     "BaseToolParam",
+    "Capability",
     "CardDependencyError",
     "Channels",
     "CommandArg",

@@ -11,10 +11,12 @@ from __future__ import annotations
 import weakref
 from abc import ABC
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from pydantic import Field, PrivateAttr
 
+from akgentic.tool.core.capability import Capability, CapabilityTable
+from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.core.tagged import TaggedModel
@@ -41,7 +43,16 @@ class ToolCard(TaggedModel, ABC):
     ``approval_required`` names capabilities whose model calls wait for a person's decision
     (see :mod:`akgentic.tool.core.approval`); like ``max_output_chars`` it is dumped only
     when set.
+
+    ``capabilities`` is the card's capability table (see :mod:`akgentic.tool.core.capability`):
+    one :class:`Capability` row per ``bool | Param`` field, built by ``_build_<field>``.
+    ``get_tools``, ``get_system_prompts`` and ``get_commands`` are derived from it; a card
+    may still override them (or ``get_toolsets``) for what no row describes.
     """
+
+    capabilities: ClassVar[tuple[Capability, ...]] = ()
+    # The rows checked and resolved for this class (set when each subclass is defined).
+    __capability_table__: ClassVar[CapabilityTable] = CapabilityTable(rows=(), with_context=False)
 
     declared_dependencies: list[str] | None = Field(
         default=None,
@@ -97,6 +108,8 @@ class ToolCard(TaggedModel, ABC):
                 f"{cls.__name__}: depends_on is a property of ToolCard, not a field; override "
                 "the property, or assign self.depends_on in model_post_init"
             )
+        with_context = cls._capability_context is not ToolCard._capability_context
+        cls.__capability_table__ = CapabilityTable.of(cls, with_context=with_context)
 
     @property
     def depends_on(self) -> list[str]:
@@ -159,17 +172,34 @@ class ToolCard(TaggedModel, ABC):
         return found
 
     def get_tools(self) -> list[Callable[..., Any]]:
-        """Callables the model may call (TOOL_CALL channel)."""
-        return []
+        """Callables the model may call (TOOL_CALL channel); from the rows by default."""
+        return [fn for _, fn in self.__capability_table__.bind(self, TOOL_CALL)]
 
     def get_system_prompts(self) -> list[Callable[..., Any]]:
         """Callables rendered into the model's context before each call (SYSTEM_PROMPT)."""
-        return []
+        return [fn for _, fn in self.__capability_table__.bind(self, SYSTEM_PROMPT)]
 
     def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
         """Callables for agents, the orchestrator and humans (COMMAND), keyed by param type."""
-        return {}
+        return {row.param: fn for row, fn in self.__capability_table__.bind(self, COMMAND)}
 
     def get_toolsets(self) -> list[Any]:
         """pydantic-ai toolset objects (for example an MCP server connection)."""
         return []
+
+    def capability_param(self, field: str) -> BaseToolParam | None:
+        """The param of the capability in ``field`` as the rows resolve it: ``None`` when it
+        is switched off (``False``, or a writing capability of a ``read_only`` card)."""
+        for row, param in self.__capability_table__.params(self):
+            if row.field == field:
+                return param
+        return None
+
+    def _capability_context(self) -> Any:
+        """What every builder of this card shares within one ``get_*`` call.
+
+        Override it when building needs something costly (an open workspace, an API
+        client): it then runs at most once per ``get_*`` call, only when a builder runs,
+        and each ``_build_<field>`` takes its result as a second argument.
+        """
+        return None

@@ -72,6 +72,9 @@ class ToolFactory:
             for card in self.tool_cards:
                 card.observer(observer)
         self._commands: CommandRegistry | None = None
+        # The tool names get_tools() found per card (by id; the cards live as long as the
+        # factory), so get_toolsets() need not build a card's tools again to learn them.
+        self._tool_names: dict[int, set[str]] = {}
         self.approvals = ApprovalGate(observer, ttl=approval_ttl)
 
     def get_tools(self) -> list[Callable[..., Any]]:
@@ -81,6 +84,7 @@ class ToolFactory:
         for card in self.tool_cards:
             card_tools = card.get_tools()
             gated_names = _card_gated_names(card, card_tools)
+            self._tool_names[id(card)] = {getattr(t, "__name__", "") for t in card_tools}
             for tool in card_tools:
                 name = getattr(tool, "__name__", repr(tool))
                 if name in owners:
@@ -122,7 +126,7 @@ class ToolFactory:
         toolsets: list[Any] = []
         for card in self.tool_cards:
             card_toolsets = card.get_toolsets()
-            gated = _toolset_gated_names(card)
+            gated = self._toolset_gated_names(card)
             for toolset in card_toolsets:
                 held = gate_toolset(
                     toolset,
@@ -162,6 +166,18 @@ class ToolFactory:
             self._commands = self.get_command_registry()
         return self._commands
 
+    def _toolset_gated_names(self, card: ToolCard) -> set[str]:
+        """The names in ``card.approval_required`` that are not the card's own tools or
+        fields: those its toolsets' tools must answer to."""
+        wanted = set(card.approval_required or ())
+        if not wanted:
+            return wanted
+        own = self._tool_names.get(id(card))
+        if own is None:  # get_toolsets() before get_tools(): learn the names once
+            own = {getattr(tool, "__name__", "") for tool in card.get_tools()}
+            self._tool_names[id(card)] = own
+        return wanted - own - set(type(card).model_fields)
+
     def _limit(self, card: ToolCard) -> int | None:
         own = card.max_output_chars
         if own is None:
@@ -199,16 +215,6 @@ def _has_toolsets(card: ToolCard) -> bool:
     """Whether ``card`` offers toolsets, whose tool names are known only when a run lists
     them; their gated names are checked then (see :func:`gate_toolset`)."""
     return type(card).get_toolsets is not ToolCard.get_toolsets
-
-
-def _toolset_gated_names(card: ToolCard) -> set[str]:
-    """The names in ``card.approval_required`` that are not the card's own tools or fields:
-    those its toolsets' tools must answer to."""
-    wanted = set(card.approval_required or ())
-    if not wanted:
-        return wanted
-    own = {getattr(tool, "__name__", "") for tool in card.get_tools()}
-    return wanted - own - set(type(card).model_fields)
 
 
 def _declares_approval(card: ToolCard) -> bool:

@@ -1,0 +1,206 @@
+"""A card's capability table: each capability declared once, as a row.
+
+A row names a card field typed ``bool | SomeParam`` and the param class it holds. Its
+builder is the card method ``_build_<field>``: given the resolved param, it returns the
+callable (a model tool, a system prompt or a command). From the rows ``ToolCard`` derives
+``get_tools``, ``get_system_prompts`` and ``get_commands``: a capability switched off
+(``False``) is built for no channel; one switched on is built once for each channel in its
+param's ``expose``, and nowhere else; every callable goes through ``param.describe``, which
+appends the param's ``instructions`` and flags it ``requires_approval`` when gated (by the
+param, or by the field's name in the card's ``approval_required``).
+
+Three variations cover the cards of this repository:
+
+* a command that differs from the tool (the team's ``hire_member`` beside ``hire_members``):
+  the card defines ``_build_<field>_command`` too, which builds the ``COMMAND`` callable;
+* something costly that every builder shares (an open workspace, an API client): the card
+  overrides ``_capability_context()``; it runs at most once per ``get_*`` call, only when a
+  builder is about to run, and each builder then takes it as a second argument;
+* a capability that changes the team's data: its row says ``writes=True`` and it is left
+  out on every channel while the card's ``read_only`` field is true.
+
+The table is checked and resolved once per class, when the class is defined: a row naming
+a missing field, a field whose type does not hold the row's param class, or a missing
+builder raises ``TypeError`` naming the card and the field. A ``get_*`` call then costs one
+attribute read and one ``resolve_param`` per row.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import types
+import typing
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from akgentic.tool.core.channels import COMMAND, Channels
+from akgentic.tool.core.params import BaseToolParam, resolve_param
+
+if TYPE_CHECKING:
+    from akgentic.tool.core.card import ToolCard
+
+__all__ = ["Capability", "insert_before_args"]
+
+Builder = Callable[..., Callable[..., Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """One row of a card's capability table.
+
+    Args:
+        field: The card field (typed ``bool | param``) that switches and configures it.
+        param: The param class the field holds.
+        writes: Left out on every channel while the card's ``read_only`` field is true.
+    """
+
+    field: str
+    param: type[BaseToolParam]
+    writes: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """A row resolved against its card class: the builders are the functions themselves."""
+
+    field: str
+    param: type[BaseToolParam]
+    writes: bool
+    build: Builder
+    build_command: Builder
+
+
+@dataclass(frozen=True, slots=True)
+class CapabilityTable:
+    """The resolved rows of one card class, and whether its builders take a context."""
+
+    rows: tuple[_Row, ...]
+    with_context: bool
+
+    @classmethod
+    def of(cls, card: type[ToolCard], *, with_context: bool) -> CapabilityTable:
+        """Check ``card.capabilities`` against the class and resolve its builders.
+
+        Raises ``TypeError`` naming the card and the field at fault.
+        """
+        rows: list[_Row] = []
+        seen: set[str] = set()
+        for row in card.capabilities:
+            where = f"{card.__name__}.capabilities row {row.field!r}"
+            if row.field in seen:
+                raise TypeError(f"{where}: the field is listed twice; give each one row")
+            seen.add(row.field)
+            _check_field(card, row, where)
+            build = _builder(card, f"_build_{row.field}", where, with_context)
+            command = getattr(card, f"_build_{row.field}_command", None)
+            rows.append(
+                _Row(
+                    field=row.field,
+                    param=row.param,
+                    writes=row.writes,
+                    build=build,
+                    build_command=build
+                    if command is None
+                    else _builder(card, f"_build_{row.field}_command", where, with_context),
+                )
+            )
+        return cls(rows=tuple(rows), with_context=with_context)
+
+    def params(self, card: ToolCard) -> Iterator[tuple[_Row, BaseToolParam]]:
+        """Each switched-on capability of ``card`` with its resolved param, in row order."""
+        read_only = bool(getattr(card, "read_only", False))
+        for row in self.rows:
+            if row.writes and read_only:
+                continue
+            param = resolve_param(getattr(card, row.field), row.param)
+            if param is not None:
+                yield row, param
+
+    def bind(self, card: ToolCard, channel: Channels) -> list[tuple[_Row, Callable[..., Any]]]:
+        """The callables ``card`` exposes on ``channel``, each built once and described."""
+        bound: list[tuple[_Row, Callable[..., Any]]] = []
+        gated = card.approval_required or ()
+        context: Any = _UNSET
+        for row, param in self.params(card):
+            if channel not in param.expose:
+                continue  # no closure for a channel the capability is not on
+            build = row.build_command if channel is COMMAND else row.build
+            if not self.with_context:
+                fn = build(card, param)
+            else:
+                if context is _UNSET:
+                    context = card._capability_context()
+                fn = build(card, param, context)
+            fn = param.describe(fn)
+            if row.field in gated:
+                # Gated by the field's name (its tool may be named otherwise). Imported here:
+                # the approval module pulls in the command machinery.
+                from akgentic.tool.core.approval import flag_requires_approval
+
+                fn = flag_requires_approval(fn)
+            bound.append((row, fn))
+        return bound
+
+
+_UNSET: Any = object()
+
+
+def _check_field(card: type[ToolCard], row: Capability, where: str) -> None:
+    if not (isinstance(row.param, type) and issubclass(row.param, BaseToolParam)):
+        raise TypeError(f"{where}: {row.param!r} is not a BaseToolParam subclass")
+    info = card.model_fields.get(row.field)
+    if info is None:
+        raise TypeError(
+            f"{where}: {card.__name__} has no field {row.field!r}; declare "
+            f"`{row.field}: bool | {row.param.__name__} = True`"
+        )
+    held = _params_in(info.annotation)
+    if row.param not in held:
+        shown = ", ".join(p.__name__ for p in held) or "no param class"
+        raise TypeError(
+            f"{where}: the row names {row.param.__name__}, but the field holds {shown}; "
+            f"type it `bool | {row.param.__name__}` or fix the row"
+        )
+    if row.writes and "read_only" not in card.model_fields:
+        raise TypeError(f"{where}: writes=True needs a read_only field on {card.__name__}")
+
+
+def _params_in(annotation: Any) -> list[type[BaseToolParam]]:
+    """The param classes a field's annotation admits (``bool | P`` gives ``[P]``)."""
+    if isinstance(annotation, type):
+        return [annotation] if issubclass(annotation, BaseToolParam) else []
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return [p for arg in typing.get_args(annotation) for p in _params_in(arg)]
+    return []
+
+
+def _builder(card: type[ToolCard], name: str, where: str, with_context: bool) -> Builder:
+    found = getattr(card, name, None)
+    if not callable(found):
+        raise TypeError(f"{where}: {card.__name__} has no builder method {name}(self, param)")
+    wanted = 2 if with_context else 1
+    try:
+        params = list(inspect.signature(found).parameters.values())[1:]  # after self
+    except (TypeError, ValueError):
+        return cast(Builder, found)  # not introspectable: trust it
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) != wanted and not any(p.kind is p.VAR_POSITIONAL for p in params):
+        shape = "(self, param, context)" if with_context else "(self, param)"
+        raise TypeError(f"{where}: {card.__name__}.{name} must take {shape}")
+    return cast(Builder, found)
+
+
+_ARGS = re.compile(r"\n\n([ \t]*)Args:")
+
+
+def insert_before_args[F: Callable[..., Any]](fn: F, sentence: str | None) -> F:
+    """``fn`` with ``sentence`` as a paragraph of its docstring, just before ``Args:``.
+
+    For a builder to state its card's own limits in the tool's description. Nothing
+    changes without a sentence, a docstring or an ``Args:`` section.
+    """
+    if sentence and fn.__doc__:
+        fn.__doc__ = _ARGS.sub(lambda m: f"\n\n{m[1]}{sentence}\n\n{m[1]}Args:", fn.__doc__, 1)
+    return fn

@@ -1,0 +1,288 @@
+"""The capability table: a card declares each capability once, ToolCard derives its channels.
+
+The cards here are real ``ToolCard`` subclasses whose builders count their calls, so a test
+sees which closures were built, not only which came back.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import pytest
+
+from akgentic.tool import (
+    COMMAND,
+    SYSTEM_PROMPT,
+    TOOL_CALL,
+    BaseToolParam,
+    Channels,
+    ToolCard,
+    ToolFactory,
+)
+from akgentic.tool.core import Capability
+from akgentic.tool.core.capability import insert_before_args
+
+
+class Note(BaseToolParam):
+    """Writing a note: tool and command by default."""
+
+    expose: set[Channels] = {TOOL_CALL, COMMAND}
+    max_chars: int = 100
+
+
+class Notes(BaseToolParam):
+    """The notes, in the system prompt."""
+
+    expose: set[Channels] = {SYSTEM_PROMPT}
+
+
+class Erase(BaseToolParam):
+    """Erasing the notes (a writing capability)."""
+
+
+class Notebook(ToolCard):
+    """A card built on rows; ``built`` counts every builder call by capability."""
+
+    capabilities: ClassVar[tuple[Capability, ...]] = (
+        Capability("note", Note),
+        Capability("notes", Notes),
+        Capability("erase", Erase, writes=True),
+    )
+    built: ClassVar[Counter[str]] = Counter()
+
+    note: bool | Note = True
+    notes: bool | Notes = True
+    erase: bool | Erase = True
+    read_only: bool = False
+
+    def _build_note(self, param: Note) -> Callable[[str], str]:
+        Notebook.built["note"] += 1
+        limit = param.max_chars
+
+        def write_note(text: str) -> str:
+            """Keep a note."""
+            return text[:limit]
+
+        return write_note
+
+    def _build_notes(self, param: Notes) -> Callable[[], str]:
+        Notebook.built["notes"] += 1
+
+        def show_notes() -> str:
+            """The notes kept so far."""
+            return "no notes"
+
+        return show_notes
+
+    def _build_erase(self, param: Erase) -> Callable[[], str]:
+        Notebook.built["erase"] += 1
+
+        def erase_notes() -> str:
+            """Erase every note."""
+            return "erased"
+
+        return erase_notes
+
+
+@pytest.fixture(autouse=True)
+def _fresh_counts() -> None:
+    Notebook.built.clear()
+
+
+def _names(fns: Any) -> list[str]:
+    return [fn.__name__ for fn in fns]
+
+
+def test_each_capability_is_on_exactly_its_params_channels() -> None:
+    card = Notebook()
+    assert _names(card.get_tools()) == ["write_note", "erase_notes"]
+    assert _names(card.get_system_prompts()) == ["show_notes"]
+    commands = card.get_commands()
+    assert list(commands) == [Note]
+    assert commands[Note].__name__ == "write_note"
+
+    moved = Notebook(note=Note(expose={COMMAND}), notes=Notes(expose={TOOL_CALL, SYSTEM_PROMPT}))
+    assert _names(moved.get_tools()) == ["show_notes", "erase_notes"]
+    assert _names(moved.get_system_prompts()) == ["show_notes"]
+    assert list(moved.get_commands()) == [Note]
+
+
+def test_param_fields_reach_the_builder_and_instructions_the_description() -> None:
+    card = Notebook(note=Note(max_chars=3, instructions="Keep it short."))
+    (write_note, _) = card.get_tools()
+    assert write_note("abcdef") == "abc"
+    assert (write_note.__doc__ or "").endswith("Keep it short.")
+
+
+def test_false_disables_a_capability_everywhere() -> None:
+    card = Notebook(note=False, notes=False)
+    assert _names(card.get_tools()) == ["erase_notes"]
+    assert card.get_system_prompts() == []
+    assert card.get_commands() == {}
+    assert card.capability_param("note") is None
+    assert Notebook.built["note"] == 0
+    assert Notebook.built["notes"] == 0
+
+
+def test_read_only_leaves_writing_rows_out() -> None:
+    card = Notebook(read_only=True)
+    assert _names(card.get_tools()) == ["write_note"]
+    assert card.capability_param("erase") is None
+    assert Notebook.built["erase"] == 0
+
+
+def test_a_builder_runs_once_per_call_and_never_for_a_channel_it_is_not_on() -> None:
+    card = Notebook()
+    card.get_tools()
+    assert Notebook.built == Counter({"note": 1, "erase": 1})  # notes is a prompt only
+    card.get_system_prompts()
+    assert Notebook.built == Counter({"note": 1, "erase": 1, "notes": 1})
+    card.get_commands()
+    assert Notebook.built == Counter({"note": 2, "erase": 1, "notes": 1})
+
+
+def test_requires_approval_gates_the_capability() -> None:
+    card = Notebook(erase=Erase(requires_approval=True))
+    tools = {fn.__name__: fn for fn in card.get_tools()}
+    assert getattr(tools["erase_notes"], "requires_approval", False) is True
+    assert not hasattr(tools["write_note"], "requires_approval")
+    factory = ToolFactory([Notebook(approval_required={"erase"})])
+    gated = {fn.__name__: getattr(fn, "requires_approval", False) for fn in factory.get_tools()}
+    assert gated == {"write_note": False, "erase_notes": True}
+
+
+class _Shared(BaseToolParam):
+    """A capability whose builder takes the card's shared context."""
+
+
+class Pooled(ToolCard):
+    """A card whose builders share something costly: the context is made once per call."""
+
+    capabilities: ClassVar[tuple[Capability, ...]] = (
+        Capability("first", _Shared),
+        Capability("second", _Shared),
+    )
+    contexts: ClassVar[list[str]] = []
+
+    first: bool | _Shared = True
+    second: bool | _Shared = True
+
+    def _capability_context(self) -> str:
+        Pooled.contexts.append("opened")
+        return "pool"
+
+    def _build_first(self, param: _Shared, pool: str) -> Callable[[], str]:
+        def first() -> str:
+            """The first."""
+            return pool
+
+        return first
+
+    def _build_second(self, param: _Shared, pool: str) -> Callable[[], str]:
+        def second() -> str:
+            """The second."""
+            return pool
+
+        return second
+
+    def _build_second_command(self, param: _Shared, pool: str) -> Callable[[], str]:
+        def second_command() -> str:
+            """The second, as a command."""
+            return pool.upper()
+
+        return second_command
+
+
+def test_the_context_is_made_once_per_call_and_only_when_something_is_built() -> None:
+    Pooled.contexts.clear()
+    assert [fn() for fn in Pooled().get_tools()] == ["pool", "pool"]
+    assert Pooled.contexts == ["opened"]
+    assert Pooled(first=False, second=False).get_tools() == []
+    assert Pooled().get_system_prompts() == []
+    assert Pooled.contexts == ["opened"]
+
+
+def test_a_command_builder_replaces_the_tool_builder_on_the_command_channel() -> None:
+    card = Pooled(second=_Shared(expose={TOOL_CALL, COMMAND}))
+    assert _names(card.get_tools()) == ["first", "second"]
+    assert card.get_commands()[_Shared]() == "POOL"
+
+
+def test_a_row_naming_a_missing_field_fails_at_class_definition() -> None:
+    with pytest.raises(TypeError, match=r"Broken\.capabilities row 'nope'.*no field 'nope'"):
+
+        class Broken(ToolCard):
+            capabilities: ClassVar[tuple[Capability, ...]] = (Capability("nope", Note),)
+
+            def _build_nope(self, param: Note) -> Callable[[], str]:
+                raise AssertionError("never built")
+
+
+def test_a_param_class_mismatch_fails_at_class_definition() -> None:
+    with pytest.raises(TypeError, match=r"Mismatched\.capabilities row 'note'.*names Notes"):
+
+        class Mismatched(ToolCard):
+            capabilities: ClassVar[tuple[Capability, ...]] = (Capability("note", Notes),)
+            note: bool | Note = True
+
+            def _build_note(self, param: Notes) -> Callable[[], str]:
+                raise AssertionError("never built")
+
+
+def test_a_missing_builder_or_a_wrong_signature_fails_at_class_definition() -> None:
+    with pytest.raises(TypeError, match=r"NoBuilder\.capabilities row 'note'.*_build_note"):
+
+        class NoBuilder(ToolCard):
+            capabilities: ClassVar[tuple[Capability, ...]] = (Capability("note", Note),)
+            note: bool | Note = True
+
+    with pytest.raises(TypeError, match=r"TwoArgs\.capabilities row 'note'.*\(self, param\)"):
+
+        class TwoArgs(ToolCard):
+            capabilities: ClassVar[tuple[Capability, ...]] = (Capability("note", Note),)
+            note: bool | Note = True
+
+            def _build_note(self, param: Note, extra: str) -> Callable[[], str]:
+                raise AssertionError("never built")
+
+
+def test_writes_needs_a_read_only_field() -> None:
+    with pytest.raises(TypeError, match=r"Loose\.capabilities row 'erase'.*read_only"):
+
+        class Loose(ToolCard):
+            capabilities: ClassVar[tuple[Capability, ...]] = (
+                Capability("erase", Erase, writes=True),
+            )
+            erase: bool | Erase = True
+
+            def _build_erase(self, param: Erase) -> Callable[[], str]:
+                raise AssertionError("never built")
+
+
+def test_a_subclass_inherits_the_rows_and_its_overridden_builders() -> None:
+    class Louder(Notebook):
+        def _build_notes(self, param: Notes) -> Callable[[], str]:
+            def show_notes() -> str:
+                """Loud notes."""
+                return "NO NOTES"
+
+            return show_notes
+
+    (prompt,) = Louder().get_system_prompts()
+    assert prompt() == "NO NOTES"
+
+
+def test_insert_before_args_adds_a_paragraph_before_the_arguments() -> None:
+    def tool(x: int) -> int:
+        """Do it.
+
+        Args:
+            x: A number.
+        """
+        return x
+
+    insert_before_args(tool, "This team allows 3.")
+    assert (tool.__doc__ or "").split("\n\n")[1].strip() == "This team allows 3."
+    assert insert_before_args(tool, None) is tool
