@@ -9,14 +9,15 @@ not kept alive by its tools.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, ValidationError
 
+from akgentic.tool.core.capability import Capability, insert_before_args
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ToolObserver
-from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.core.team_actor import ask_team_actor, bind_team_actor
 from akgentic.tool.core.vector_binding import (
     VectorHits,
@@ -106,6 +107,12 @@ class KnowledgeGraphTool(ToolCard):
     whatever ``update_graph`` says: the agent reads the team's graph but cannot change it.
     """
 
+    capabilities: ClassVar[tuple[Capability, ...]] = (
+        Capability("get_graph", GetGraph),
+        Capability("update_graph", UpdateGraph, writes=True),
+        Capability("search", SearchGraph),
+    )
+
     get_graph: bool | GetGraph = True
     update_graph: bool | UpdateGraph = True
     search: bool | SearchGraph = Field(
@@ -157,44 +164,12 @@ class KnowledgeGraphTool(ToolCard):
             raise RuntimeError("KnowledgeGraphTool is not bound: build it through ToolFactory")
         return self._actor
 
-    # -- callables ----------------------------------------------------------------------
+    # -- callables: one _build_<capability> per row of `capabilities` --------------------
 
-    def _update_param(self) -> UpdateGraph | None:
-        return None if self.read_only else resolve_param(self.update_graph, UpdateGraph)
-
-    def get_tools(self) -> list[Callable[..., Any]]:
-        tools: list[Callable[..., Any]] = []
-        update = self._update_param()
-        if update is not None and update.exposes(TOOL_CALL):
-            tools.append(update.describe(self._make_update_graph()))
-        search = resolve_param(self.search, SearchGraph)
-        if search is not None and search.exposes(TOOL_CALL):
-            tools.append(search.describe(self._make_search_graph()))
-        return tools
-
-    def get_system_prompts(self) -> list[Callable[..., Any]]:
-        get = resolve_param(self.get_graph, GetGraph)
-        if get is not None and get.exposes(SYSTEM_PROMPT):
-            return [get.describe(self._make_get_graph(get))]
-        return []
-
-    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
-        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
-        get = resolve_param(self.get_graph, GetGraph)
-        if get is not None and get.exposes(COMMAND):
-            commands[GetGraph] = get.describe(self._make_get_graph(get))
-        update = self._update_param()
-        if update is not None and update.exposes(COMMAND):
-            commands[UpdateGraph] = update.describe(self._make_update_graph())
-        search = resolve_param(self.search, SearchGraph)
-        if search is not None and search.exposes(COMMAND):
-            commands[SearchGraph] = search.describe(self._make_search_graph())
-        return commands
-
-    def _make_get_graph(self, param: GetGraph) -> Callable[[], str]:
+    def _build_get_graph(self, param: GetGraph) -> Callable[[], str]:
         card = self
         schema, roots = param.prompt_include_schema, param.prompt_include_roots
-        read_only = self.read_only or self._update_param() is None
+        read_only = self.capability_param("update_graph") is None  # read_only, or switched off
 
         def get_graph() -> str:
             """The team knowledge graph: entity and relation types, and root entities."""
@@ -202,7 +177,7 @@ class KnowledgeGraphTool(ToolCard):
 
         return get_graph
 
-    def _make_update_graph(self) -> Callable[..., str]:
+    def _build_update_graph(self, param: UpdateGraph) -> Callable[..., str]:
         card = self
 
         def update_graph(
@@ -265,9 +240,9 @@ class KnowledgeGraphTool(ToolCard):
                 )
             return f"Knowledge graph updated: {report.summary}."
 
-        return _with_limits(update_graph, card.input_limits.describe_update())
+        return insert_before_args(update_graph, card.input_limits.describe_update())
 
-    def _make_search_graph(self) -> Callable[..., GraphSearchResult]:
+    def _build_search(self, param: SearchGraph) -> Callable[..., GraphSearchResult]:
         card = self
 
         def search_graph(
@@ -317,7 +292,7 @@ class KnowledgeGraphTool(ToolCard):
             )
             return card._search(search)
 
-        return _with_limits(search_graph, card.input_limits.describe_query())
+        return insert_before_args(search_graph, card.input_limits.describe_query())
 
     def _search(self, search: SearchQuery) -> GraphSearchResult:
         check_query(search.query, self.input_limits)
@@ -357,15 +332,6 @@ class KnowledgeGraphTool(ToolCard):
             threshold=threshold,
             disabled_note="semantic search is disabled for this tool",
         )
-
-
-def _with_limits[F: Callable[..., Any]](fn: F, sentence: str | None) -> F:
-    """``fn`` with ``sentence`` (this card's tighter limits) before its ``Args:``."""
-    if sentence and fn.__doc__:
-        fn.__doc__ = fn.__doc__.replace(
-            "\n\n            Args:", f"\n\n            {sentence}\n\n            Args:", 1
-        )
-    return fn
 
 
 def _validate[M: BaseModel](model: type[M], data: dict[str, Any]) -> M:

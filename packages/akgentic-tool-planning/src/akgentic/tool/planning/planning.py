@@ -9,14 +9,15 @@ agent weakly, so tools never keep a stopped agent alive.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Self, cast
+from typing import Any, ClassVar, Self, cast
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
+from akgentic.tool.core.capability import Capability, insert_before_args
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
-from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.core.team_actor import ask_team_actor, bind_team_actor
 from akgentic.tool.core.vector_binding import (
     VectorHits,
@@ -100,6 +101,13 @@ class PlanningTool(ToolCard):
     without a store).
     """
 
+    capabilities: ClassVar[tuple[Capability, ...]] = (
+        Capability("get_planning", GetPlanning),
+        Capability("get_planning_task", GetPlanningTask),
+        Capability("update_planning", UpdatePlanning),
+        Capability("search_planning", SearchPlanning),
+    )
+
     get_planning: bool | GetPlanning = True
     get_planning_task: bool | GetPlanningTask = True
     update_planning: bool | UpdatePlanning = True
@@ -144,47 +152,9 @@ class PlanningTool(ToolCard):
     def _agent_name(self) -> str:
         return str(self._actor_observer().myAddress.name)
 
-    # -- callables ----------------------------------------------------------------------
+    # -- callables: one _build_<capability> per row of `capabilities` --------------------
 
-    def get_tools(self) -> list[Callable[..., Any]]:
-        tools: list[Callable[..., Any]] = []
-        task = resolve_param(self.get_planning_task, GetPlanningTask)
-        if task is not None and task.exposes(TOOL_CALL):
-            tools.append(task.describe(self._make_get_planning_task()))
-        update = resolve_param(self.update_planning, UpdatePlanning)
-        if update is not None and update.exposes(TOOL_CALL):
-            tools.append(update.describe(self._make_update_planning()))
-        search = resolve_param(self.search_planning, SearchPlanning)
-        if search is not None and search.exposes(TOOL_CALL):
-            tools.append(search.describe(self._make_search_planning()))
-        get = resolve_param(self.get_planning, GetPlanning)
-        if get is not None and get.exposes(TOOL_CALL):
-            tools.append(get.describe(self._make_get_planning(get)))
-        return tools
-
-    def get_system_prompts(self) -> list[Callable[..., Any]]:
-        get = resolve_param(self.get_planning, GetPlanning)
-        if get is not None and get.exposes(SYSTEM_PROMPT):
-            return [get.describe(self._make_get_planning(get))]
-        return []
-
-    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
-        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
-        get = resolve_param(self.get_planning, GetPlanning)
-        if get is not None and get.exposes(COMMAND):
-            commands[GetPlanning] = get.describe(self._make_get_planning(get))
-        task = resolve_param(self.get_planning_task, GetPlanningTask)
-        if task is not None and task.exposes(COMMAND):
-            commands[GetPlanningTask] = task.describe(self._make_get_planning_task())
-        update = resolve_param(self.update_planning, UpdatePlanning)
-        if update is not None and update.exposes(COMMAND):
-            commands[UpdatePlanning] = update.describe(self._make_update_planning())
-        search = resolve_param(self.search_planning, SearchPlanning)
-        if search is not None and search.exposes(COMMAND):
-            commands[SearchPlanning] = search.describe(self._make_search_planning())
-        return commands
-
-    def _make_get_planning(self, param: GetPlanning) -> Callable[[], str]:
+    def _build_get_planning(self, param: GetPlanning) -> Callable[[], str]:
         card = self
         filter_by_agent, max_listed = param.filter_by_agent, param.max_listed
 
@@ -196,7 +166,7 @@ class PlanningTool(ToolCard):
 
         return get_planning
 
-    def _make_get_planning_task(self) -> Callable[[int], Task]:
+    def _build_get_planning_task(self, param: GetPlanningTask) -> Callable[[int], Task]:
         card = self
 
         def get_planning_task(task_id: int) -> Task:
@@ -218,7 +188,7 @@ class PlanningTool(ToolCard):
 
         return get_planning_task
 
-    def _make_update_planning(self) -> Callable[..., str]:
+    def _build_update_planning(self, param: UpdatePlanning) -> Callable[..., str]:
         card = self
 
         def update_planning(
@@ -278,9 +248,9 @@ class PlanningTool(ToolCard):
                 )
             return f"Planning updated: {report.summary}."
 
-        return _with_sentence(update_planning, card.input_limits.describe())
+        return insert_before_args(update_planning, card.input_limits.describe())
 
-    def _make_search_planning(self) -> Callable[..., PlanSearchResult]:
+    def _build_search_planning(self, param: SearchPlanning) -> Callable[..., PlanSearchResult]:
         card = self
 
         def search_planning(
@@ -340,7 +310,9 @@ class PlanningTool(ToolCard):
 
         query_limit = card.input_limits.query_max_chars
         lowered = f"This team limits the query to {query_limit} characters."
-        return _with_sentence(search_planning, lowered if query_limit < QUERY_MAX_CHARS else None)
+        return insert_before_args(
+            search_planning, lowered if query_limit < QUERY_MAX_CHARS else None
+        )
 
     def _semantic(self, text: str, top_k: int, threshold: float) -> VectorHits:
         """Vector hits for ``text``, searched on this (the caller's) thread."""
@@ -354,15 +326,6 @@ class PlanningTool(ToolCard):
             top_k=top_k,
             threshold=threshold,
         )
-
-
-def _with_sentence[F: Callable[..., Any]](fn: F, sentence: str | None) -> F:
-    """``fn`` with ``sentence`` (this card's tighter limits) before its ``Args:``."""
-    if sentence and fn.__doc__:
-        fn.__doc__ = fn.__doc__.replace(
-            "\n\n            Args:", f"\n\n            {sentence}\n\n            Args:", 1
-        )
-    return fn
 
 
 def _nested_update(update: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Self, cast
+from typing import Any, ClassVar, Self, cast
 
 from pydantic import AliasChoices, Field, PrivateAttr
 
@@ -21,10 +21,11 @@ from akgentic.core.agent_card import AgentCard
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages.message import StopRecursively
 from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.capability import Capability
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ToolObserver
-from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.team._names import NameRules, check_new_name, normalise_name, shown
 from akgentic.tool.team.activity import (
@@ -140,6 +141,16 @@ class TeamTool(ToolCard):
     which also creates the ``#TeamActivity`` cache actor.
     """
 
+    # Each row is built by _build_<field>; hire and fire offer another callable as a
+    # command (one member at a time, the address back): their _build_<field>_command.
+    capabilities: ClassVar[tuple[Capability, ...]] = (
+        Capability("get_team_roster", GetTeamRoster),
+        Capability("get_role_profiles", GetRoleProfiles),
+        Capability("hire_team_members", HireTeamMember),
+        Capability("fire_team_members", FireTeamMember),
+        Capability("get_team_activity", GetTeamActivity),
+    )
+
     get_team_roster: bool | GetTeamRoster = True
     get_role_profiles: bool | GetRoleProfiles = True
     hire_team_members: bool | HireTeamMember = Field(
@@ -170,9 +181,7 @@ class TeamTool(ToolCard):
             raise ValueError(
                 "TeamTool needs an agent that belongs to a team: its observer has no orchestrator"
             )
-        if resolve_param(self.hire_team_members, HireTeamMember) or resolve_param(
-            self.fire_team_members, FireTeamMember
-        ):
+        if self.capability_param("hire_team_members") or self.capability_param("fire_team_members"):
             missing = [
                 name
                 for name in ("createActor", "on_hire", "on_fire")
@@ -184,8 +193,8 @@ class TeamTool(ToolCard):
                     f"{type(observer).__name__} lacks {', '.join(missing)} "
                     "(or disable hire_team_members and fire_team_members)"
                 )
-        activity = resolve_param(self.get_team_activity, GetTeamActivity)
-        if activity is not None and activity.summarizer is not None:
+        activity = self.capability_param("get_team_activity")
+        if isinstance(activity, GetTeamActivity) and activity.summarizer is not None:
             orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
             address = orchestrator.getChildrenOrCreate(
                 TeamActivityActor,
@@ -208,53 +217,9 @@ class TeamTool(ToolCard):
         orchestrator: Orchestrator = obs.proxy_ask(obs.orchestrator, Orchestrator)
         return orchestrator
 
-    # -- channels ------------------------------------------------------------------------
-
-    def get_system_prompts(self) -> list[Callable[..., Any]]:
-        prompts: list[Callable[..., Any]] = []
-        roster = resolve_param(self.get_team_roster, GetTeamRoster)
-        if roster is not None and roster.exposes(SYSTEM_PROMPT):
-            prompts.append(roster.describe(self._roster_fn()))
-        profiles = resolve_param(self.get_role_profiles, GetRoleProfiles)
-        if profiles is not None and profiles.exposes(SYSTEM_PROMPT):
-            prompts.append(profiles.describe(self._profiles_fn()))
-        return prompts
-
-    def get_tools(self) -> list[Callable[..., Any]]:
-        tools: list[Callable[..., Any]] = []
-        hire = resolve_param(self.hire_team_members, HireTeamMember)
-        if hire is not None and hire.exposes(TOOL_CALL):
-            tools.append(hire.describe(self._hire_members_fn(hire)))
-        fire = resolve_param(self.fire_team_members, FireTeamMember)
-        if fire is not None and fire.exposes(TOOL_CALL):
-            tools.append(fire.describe(self._fire_members_fn()))
-        activity = resolve_param(self.get_team_activity, GetTeamActivity)
-        if activity is not None and activity.exposes(TOOL_CALL):
-            tools.append(activity.describe(self._activity_fn(activity)))
-        return tools
-
-    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
-        commands: dict[type[BaseToolParam], Callable[..., Any]] = {}
-        roster = resolve_param(self.get_team_roster, GetTeamRoster)
-        if roster is not None and roster.exposes(COMMAND):
-            commands[GetTeamRoster] = roster.describe(self._roster_fn())
-        profiles = resolve_param(self.get_role_profiles, GetRoleProfiles)
-        if profiles is not None and profiles.exposes(COMMAND):
-            commands[GetRoleProfiles] = profiles.describe(self._profiles_fn())
-        hire = resolve_param(self.hire_team_members, HireTeamMember)
-        if hire is not None and hire.exposes(COMMAND):
-            commands[HireTeamMember] = hire.describe(self._hire_member_fn(hire))
-        fire = resolve_param(self.fire_team_members, FireTeamMember)
-        if fire is not None and fire.exposes(COMMAND):
-            commands[FireTeamMember] = fire.describe(self._fire_member_fn())
-        activity = resolve_param(self.get_team_activity, GetTeamActivity)
-        if activity is not None and activity.exposes(COMMAND):
-            commands[GetTeamActivity] = activity.describe(self._activity_fn(activity))
-        return commands
-
     # -- roster --------------------------------------------------------------------------
 
-    def _roster_fn(self) -> Callable[[], str]:
+    def _build_get_team_roster(self, param: GetTeamRoster) -> Callable[[], str]:
         card = self
 
         def team_roster() -> str:
@@ -265,7 +230,7 @@ class TeamTool(ToolCard):
 
         return team_roster
 
-    def _profiles_fn(self) -> Callable[[], str]:
+    def _build_get_role_profiles(self, param: GetRoleProfiles) -> Callable[[], str]:
         card = self
 
         def role_profiles() -> str:
@@ -359,7 +324,7 @@ class TeamTool(ToolCard):
             addresses.append((address, hired[-1]))
         return addresses
 
-    def _hire_members_fn(self, param: HireTeamMember) -> Callable[[list[str]], str]:
+    def _build_hire_team_members(self, param: HireTeamMember) -> Callable[[list[str]], str]:
         card = self
 
         def hire_members(roles: list[str]) -> str:
@@ -378,7 +343,9 @@ class TeamTool(ToolCard):
 
         return hire_members
 
-    def _hire_member_fn(self, param: HireTeamMember) -> Callable[..., ActorAddress]:
+    def _build_hire_team_members_command(
+        self, param: HireTeamMember
+    ) -> Callable[..., ActorAddress]:
         card = self
 
         def hire_member(role: str, name: str | None = None) -> ActorAddress:
@@ -444,7 +411,7 @@ class TeamTool(ToolCard):
             answer += f" {', '.join(still)} will stop once {verb} the message in hand."
         return answer
 
-    def _fire_members_fn(self) -> Callable[[list[str]], str]:
+    def _build_fire_team_members(self, param: FireTeamMember) -> Callable[[list[str]], str]:
         card = self
 
         def fire_members(names: list[str]) -> str:
@@ -457,7 +424,7 @@ class TeamTool(ToolCard):
 
         return fire_members
 
-    def _fire_member_fn(self) -> Callable[[str], str]:
+    def _build_fire_team_members_command(self, param: FireTeamMember) -> Callable[[str], str]:
         card = self
 
         def fire_member(name: str) -> str:
@@ -492,7 +459,7 @@ class TeamTool(ToolCard):
             generated_at=snapshot.generated_at, members=members, pending_summaries=pending
         )
 
-    def _activity_fn(self, param: GetTeamActivity) -> Callable[..., TeamActivityReport]:
+    def _build_get_team_activity(self, param: GetTeamActivity) -> Callable[..., TeamActivityReport]:
         card = self
         if param.summarizer is None:
             # No summarizer: `summarize_over` must not even appear in the tool's schema.

@@ -19,16 +19,18 @@ import weakref
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, ParamSpec, Self, TypeVar, cast
+from typing import Any, ClassVar, NamedTuple, ParamSpec, Self, TypeVar, cast
 
 from pydantic import Field, PrivateAttr, model_validator
 from pydantic_ai.messages import BinaryContent
 
 from akgentic.core.utils.serializer import SerializableBaseModel
+from akgentic.tool.core.capability import Capability
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.channels import COMMAND, TOOL_CALL, Channels
+from akgentic.tool.core.channels import COMMAND, Channels
+from akgentic.tool.core.channels import TOOL_CALL as TOOL_CALL  # importable here, as it was
 from akgentic.tool.core.observer import ToolObserver
-from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace._files import printable
 from akgentic.tool.workspace._media import MediaExpander, Part
@@ -336,6 +338,23 @@ class WorkspaceTool(ToolCard):
         description="Largest file that write, edit, patch, documents and images take on.",
     )
 
+    # Read, list, glob, grep, view and the media command read; the other six write, and a
+    # read_only card leaves them out.
+    capabilities: ClassVar[tuple[Capability, ...]] = (
+        Capability("workspace_read", WorkspaceRead),
+        Capability("workspace_list", WorkspaceList),
+        Capability("workspace_glob", WorkspaceGlob),
+        Capability("workspace_grep", WorkspaceGrep),
+        Capability("workspace_view", WorkspaceView),
+        Capability("expand_media_refs", ExpandMediaRefs),
+        Capability("workspace_write", WorkspaceWrite, writes=True),
+        Capability("workspace_edit", WorkspaceEdit, writes=True),
+        Capability("workspace_multi_edit", WorkspaceMultiEdit, writes=True),
+        Capability("workspace_patch", WorkspacePatch, writes=True),
+        Capability("workspace_delete", WorkspaceDelete, writes=True),
+        Capability("workspace_mkdir", WorkspaceMkdir, writes=True),
+    )
+
     workspace_read: bool | WorkspaceRead = True
     workspace_list: bool | WorkspaceList = True
     workspace_glob: bool | WorkspaceGlob = True
@@ -416,59 +435,290 @@ class WorkspaceTool(ToolCard):
             return None
         return seen_files_of(self.agent_identity(), self.max_seen_files)
 
-    def get_tools(self) -> list[Callable[..., Any]]:
-        return [fn for _, fn in self._capabilities(TOOL_CALL)]
+    def _capability_context(self) -> _Bound:
+        # Opened once per get_* call and shared by every builder: opening the workspace
+        # costs a directory check, and the stale-write memory is the agent's.
+        return _Bound(self.get_workspace(), self.seen_files())
 
-    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
-        return {type(param): fn for param, fn in self._capabilities(COMMAND)}
+    # -- the model-facing callables ---------------------------------------------------------
+    # One _build_<capability> per row: it reads every field of its param at bind time and
+    # closes over the workspace. Every callable goes through _guarded, the tools' one exit.
 
-    # -- wiring -----------------------------------------------------------------------------
+    def _build_workspace_read(self, param: WorkspaceRead, bound: _Bound) -> Callable[..., str]:
+        ws = bound.workspace
+        seen = bound.seen
+        converter = _document_reader(param)
+        page, max_chars = param.page_lines, param.max_line_chars
+        always_regenerate = param.force_document_regeneration
 
-    def _capabilities(self, channel: Channels) -> list[tuple[BaseToolParam, Callable[..., Any]]]:
-        workspace = self.get_workspace()
-        # Bound once: the memory outlives each call (the closures hold it) and is the agent's.
-        seen = self.seen_files()
-        builders: list[tuple[BaseToolParam | None, Callable[[Any, Filesystem], Any]]] = [
-            (
-                resolve_param(self.workspace_read, WorkspaceRead),
-                functools.partial(_read_tool, seen=seen),
-            ),
-            (resolve_param(self.workspace_list, WorkspaceList), _list_tool),
-            (resolve_param(self.workspace_glob, WorkspaceGlob), _glob_tool),
-            (resolve_param(self.workspace_grep, WorkspaceGrep), _grep_tool),
-            (resolve_param(self.workspace_view, WorkspaceView), _view_tool),
-            (resolve_param(self.expand_media_refs, ExpandMediaRefs), _expand_media_command),
-        ]
-        if not self.read_only:
-            builders += [
-                (
-                    resolve_param(self.workspace_write, WorkspaceWrite),
-                    functools.partial(_write_tool, seen=seen),
-                ),
-                (
-                    resolve_param(self.workspace_edit, WorkspaceEdit),
-                    functools.partial(_edit_tool, seen=seen),
-                ),
-                (
-                    resolve_param(self.workspace_multi_edit, WorkspaceMultiEdit),
-                    functools.partial(_multi_edit_tool, seen=seen),
-                ),
-                (
-                    resolve_param(self.workspace_patch, WorkspacePatch),
-                    functools.partial(_patch_tool, seen=seen),
-                ),
-                (resolve_param(self.workspace_delete, WorkspaceDelete), _delete_tool),
-                (resolve_param(self.workspace_mkdir, WorkspaceMkdir), _mkdir_tool),
-            ]
-        out: list[tuple[BaseToolParam, Callable[..., Any]]] = []
-        for param, build in builders:
-            if param is not None and param.exposes(channel):
-                out.append((param, param.describe(_guarded(build(param, workspace)))))
-        return out
+        @_guarded
+        def workspace_read(
+            path: str,
+            offset: int = 0,
+            limit: int | None = None,
+            force_document_regeneration: bool = False,
+        ) -> str:
+            """Read a file from the workspace, with line numbers.
+
+            PDF, Word, Excel, PowerPoint and image files are returned as Markdown text.
+            Long files come in pages: the footer says which offset to ask for next.
+
+            Args:
+                path: File path relative to the workspace root, e.g. 'src/app.py'.
+                offset: Number of lines to skip (0 starts at the first line).
+                limit: Maximum number of lines to return (default: one page).
+                force_document_regeneration: Convert a document again instead of using the
+                    Markdown cached from an earlier read.
+            """
+            return ws.read(
+                path,
+                offset,
+                limit or page,
+                max_line_chars=max_chars,
+                reader=converter,
+                regenerate=always_regenerate or force_document_regeneration,
+                seen=seen,
+            )
+
+        return workspace_read
+
+    def _build_workspace_list(self, param: WorkspaceList, bound: _Bound) -> Callable[..., str]:
+        ws = bound.workspace
+        max_entries, default_depth = param.max_entries, param.max_depth
+
+        @_guarded
+        def workspace_list(path: str = ".", depth: int = default_depth) -> str:
+            """List a workspace directory: directories end with '/', files show their size.
+
+            Args:
+                path: Directory relative to the workspace root ('.' is the root).
+                depth: 1 lists the directory itself; 2 or more draws a tree that many levels deep.
+            """
+            return ws.list_dir(path, depth, max_entries=max_entries)
+
+        return workspace_list
+
+    def _build_workspace_glob(self, param: WorkspaceGlob, bound: _Bound) -> Callable[..., str]:
+        ws = bound.workspace
+        max_results = param.max_results
+
+        @_guarded
+        def workspace_glob(pattern: str, path: str = ".") -> str:
+            """Find files by name pattern; the most recently modified come first.
+
+            Supports '**' (any number of directories), '*', '?', '[abc]' and braces:
+            '**/*.{py,ts}' finds Python and TypeScript files at any depth.
+
+            Args:
+                pattern: Glob relative to `path`, e.g. '**/*.py' or 'docs/*.md'.
+                path: Directory to search from ('.' is the workspace root).
+            """
+            return ws.glob(pattern, path, max_results=max_results)
+
+        return workspace_glob
+
+    def _build_workspace_grep(self, param: WorkspaceGrep, bound: _Bound) -> Callable[..., str]:
+        ws = bound.workspace
+        max_matches, timeout = param.max_matches, param.timeout_seconds
+        max_line_length = param.max_line_length
+        engine: GrepEngine = "auto" if param.use_ripgrep else "python"
+
+        @_guarded
+        def workspace_grep(
+            pattern: str, path: str = ".", include: str | None = None, ignore_case: bool = False
+        ) -> str:
+            """Search file contents with a regular expression (Python `re` syntax).
+
+            Returns 'path:line:text' for every matching line, sorted by path. Hidden files
+            (names starting with '.') and binary files are skipped.
+
+            Args:
+                pattern: Regular expression matched against each line, e.g. 'def \\w+_total'.
+                path: File or directory to search ('.' is the workspace root).
+                include: Only search files whose name matches this glob, e.g. '*.py' or '*.{ts,tsx}'.
+                ignore_case: Match letters regardless of case.
+            """  # noqa: E501 (the model reads each argument's description as one line)
+            return ws.grep(
+                pattern,
+                path,
+                include,
+                ignore_case,
+                max_matches=max_matches,
+                engine=engine,
+                timeout_seconds=timeout,
+                max_line_chars=max_line_length,
+            )
+
+        return workspace_grep
+
+    def _build_workspace_view(
+        self, param: WorkspaceView, bound: _Bound
+    ) -> Callable[..., BinaryContent]:
+        ws = bound.workspace
+        max_dimension = param.max_dimension
+
+        @_guarded
+        def workspace_view(path: str) -> BinaryContent:
+            """Look at an image (PNG, JPEG, WebP, GIF or BMP) from the workspace.
+
+            Args:
+                path: Image path relative to the workspace root, e.g. 'screens/home.png'.
+            """
+            return ws.view(path, max_dimension=max_dimension)
+
+        return workspace_view
+
+    def _build_workspace_write(self, param: WorkspaceWrite, bound: _Bound) -> Callable[..., str]:
+        ws = bound.workspace
+        seen = bound.seen
+
+        @_guarded
+        def workspace_write(path: str, content: str) -> str:
+            """Create a file, or replace the whole content of an existing one.
+
+            Missing parent directories are created. An existing file keeps its line endings
+            (CRLF or LF). Prefer workspace_edit to change part of a file. Replacing a file that
+            someone changed since you last read it is refused: read it again first.
+
+            Args:
+                path: File path relative to the workspace root.
+                content: The complete new content of the file.
+            """
+            return ws.write(path, content=content, seen=seen)
+
+        return workspace_write
+
+    def _build_workspace_edit(self, param: WorkspaceEdit, bound: _Bound) -> Callable[..., str]:
+        ws = bound.workspace
+        seen = bound.seen
+        matcher = EditMatcher(param.fuzzy_threshold)
+
+        @_guarded
+        def workspace_edit(
+            path: str, old_string: str, new_string: str, replace_all: bool = False
+        ) -> str:
+            """Replace a piece of text in a file.
+
+            `old_string` must identify one place: copy it from workspace_read (without the line
+            numbers) and include a few surrounding lines if it could appear more than once.
+            Small differences in indentation, whitespace or a typo are tolerated.
+
+            Args:
+                path: File path relative to the workspace root.
+                old_string: The text to replace.
+                new_string: The replacement text.
+                replace_all: Replace every occurrence instead of requiring a unique one.
+            """
+            return ws.edit(path, old_string, new_string, replace_all, matcher=matcher, seen=seen)
+
+        return workspace_edit
+
+    def _build_workspace_multi_edit(
+        self, param: WorkspaceMultiEdit, bound: _Bound
+    ) -> Callable[..., str]:
+        ws = bound.workspace
+        seen = bound.seen
+        matcher = EditMatcher(param.fuzzy_threshold)
+
+        @_guarded
+        def workspace_multi_edit(edits: list[EditItem]) -> str:
+            """Apply several replacements, in one or more files, as a single change.
+
+            Edits run in order (later edits see the result of earlier ones in the same file).
+            If any edit fails, no file is changed and the error names the failing edit.
+
+            Args:
+                edits: The edits, each with path, old_string, new_string and replace_all.
+            """
+            return ws.multi_edit(edits, matcher=matcher, seen=seen)
+
+        return workspace_multi_edit
+
+    def _build_workspace_patch(self, param: WorkspacePatch, bound: _Bound) -> Callable[..., str]:
+        ws = bound.workspace
+        seen = bound.seen
+
+        @_guarded
+        def workspace_patch(patch_text: str) -> str:
+            """Apply a unified diff (the format of `diff -u` and `git diff`) to the workspace.
+
+            The patch may touch several files and have several hunks per file; '--- /dev/null'
+            creates a file and '+++ /dev/null' deletes one. Either the whole patch applies or
+            nothing changes, and the error names the hunk that did not fit.
+
+            Args:
+                patch_text: The unified diff text, with '--- a/file' / '+++ b/file' headers.
+            """
+            return ws.patch(patch_text, seen=seen)
+
+        return workspace_patch
+
+    def _build_workspace_delete(self, param: WorkspaceDelete, bound: _Bound) -> Callable[..., str]:
+        ws = bound.workspace
+
+        @_guarded
+        def workspace_delete(path: str) -> str:
+            """Delete a file (or an empty directory) from the workspace.
+
+            Args:
+                path: Path relative to the workspace root.
+            """
+            return ws.delete(path)
+
+        return workspace_delete
+
+    def _build_workspace_mkdir(self, param: WorkspaceMkdir, bound: _Bound) -> Callable[..., str]:
+        ws = bound.workspace
+
+        @_guarded
+        def workspace_mkdir(path: str) -> str:
+            """Create a directory, including missing parents; an existing one is left as is.
+
+            Args:
+                path: Directory path relative to the workspace root, e.g. 'src/utils'.
+            """
+            return ws.mkdir(path)
+
+        return workspace_mkdir
+
+    def _build_expand_media_refs(
+        self, param: ExpandMediaRefs, bound: _Bound
+    ) -> Callable[[str], list[Part]]:
+        ws = bound.workspace
+        max_dimension = param.max_dimension
+
+        def load(path: str) -> tuple[bytes, str]:
+            data, media_type, _ = ws.image(path, max_dimension=max_dimension)
+            return data, media_type
+
+        def find(pattern: str, limit: int) -> tuple[list[str], int, int]:
+            return ws.find_images(pattern, limit=limit)
+
+        expander = MediaExpander(
+            find, load, max_images=param.max_images, max_image_bytes=param.max_image_bytes
+        )
+
+        @_guarded
+        def _expand_media_refs(text: str) -> list[Part]:
+            """Attach the workspace images a message names with `!!<glob>` (e.g. `!!shots/*.png`).
+
+            Returns the message as parts: text, and a `MediaContent` after each reference for
+            every image it matched. A message without references comes back as `[text]`;
+            references that attach nothing keep a note saying why.
+
+            Args:
+                text: The message text.
+            """
+            return expander.expand(text)
+
+        return _expand_media_refs
 
 
-# -- the model-facing callables ---------------------------------------------------------------
-# Each builder reads every field of its param at bind time and closes over the workspace.
+class _Bound(NamedTuple):
+    """What the builders of one get_* call share: the workspace and the agent's memory."""
+
+    workspace: Filesystem
+    seen: SeenFiles | None
 
 
 def _document_reader(param: WorkspaceRead) -> DocumentReader | None:
@@ -480,255 +730,3 @@ def _document_reader(param: WorkspaceRead) -> DocumentReader | None:
     if param.cache_conversions:
         return param.document_reader
     return param.document_reader.model_copy(update={"use_sidecar": False})
-
-
-def _read_tool(
-    param: WorkspaceRead, ws: Filesystem, *, seen: SeenFiles | None
-) -> Callable[..., str]:
-    converter = _document_reader(param)
-    page, max_chars = param.page_lines, param.max_line_chars
-    always_regenerate = param.force_document_regeneration
-
-    def workspace_read(
-        path: str,
-        offset: int = 0,
-        limit: int | None = None,
-        force_document_regeneration: bool = False,
-    ) -> str:
-        """Read a file from the workspace, with line numbers.
-
-        PDF, Word, Excel, PowerPoint and image files are returned as Markdown text.
-        Long files come in pages: the footer says which offset to ask for next.
-
-        Args:
-            path: File path relative to the workspace root, e.g. 'src/app.py'.
-            offset: Number of lines to skip (0 starts at the first line).
-            limit: Maximum number of lines to return (default: one page).
-            force_document_regeneration: Convert a document again instead of using the
-                Markdown cached from an earlier read.
-        """
-        return ws.read(
-            path,
-            offset,
-            limit or page,
-            max_line_chars=max_chars,
-            reader=converter,
-            regenerate=always_regenerate or force_document_regeneration,
-            seen=seen,
-        )
-
-    return workspace_read
-
-
-def _list_tool(param: WorkspaceList, ws: Filesystem) -> Callable[..., str]:
-    max_entries, default_depth = param.max_entries, param.max_depth
-
-    def workspace_list(path: str = ".", depth: int = default_depth) -> str:
-        """List a workspace directory: directories end with '/', files show their size.
-
-        Args:
-            path: Directory relative to the workspace root ('.' is the root).
-            depth: 1 lists the directory itself; 2 or more draws a tree that many levels deep.
-        """
-        return ws.list_dir(path, depth, max_entries=max_entries)
-
-    return workspace_list
-
-
-def _glob_tool(param: WorkspaceGlob, ws: Filesystem) -> Callable[..., str]:
-    max_results = param.max_results
-
-    def workspace_glob(pattern: str, path: str = ".") -> str:
-        """Find files by name pattern; the most recently modified come first.
-
-        Supports '**' (any number of directories), '*', '?', '[abc]' and braces:
-        '**/*.{py,ts}' finds Python and TypeScript files at any depth.
-
-        Args:
-            pattern: Glob relative to `path`, e.g. '**/*.py' or 'docs/*.md'.
-            path: Directory to search from ('.' is the workspace root).
-        """
-        return ws.glob(pattern, path, max_results=max_results)
-
-    return workspace_glob
-
-
-def _grep_tool(param: WorkspaceGrep, ws: Filesystem) -> Callable[..., str]:
-    max_matches, timeout = param.max_matches, param.timeout_seconds
-    max_line_length = param.max_line_length
-    engine: GrepEngine = "auto" if param.use_ripgrep else "python"
-
-    def workspace_grep(
-        pattern: str, path: str = ".", include: str | None = None, ignore_case: bool = False
-    ) -> str:
-        """Search file contents with a regular expression (Python `re` syntax).
-
-        Returns 'path:line:text' for every matching line, sorted by path. Hidden files
-        (names starting with '.') and binary files are skipped.
-
-        Args:
-            pattern: Regular expression matched against each line, e.g. 'def \\w+_total'.
-            path: File or directory to search ('.' is the workspace root).
-            include: Only search files whose name matches this glob, e.g. '*.py' or '*.{ts,tsx}'.
-            ignore_case: Match letters regardless of case.
-        """
-        return ws.grep(
-            pattern,
-            path,
-            include,
-            ignore_case,
-            max_matches=max_matches,
-            engine=engine,
-            timeout_seconds=timeout,
-            max_line_chars=max_line_length,
-        )
-
-    return workspace_grep
-
-
-def _view_tool(param: WorkspaceView, ws: Filesystem) -> Callable[..., BinaryContent]:
-    max_dimension = param.max_dimension
-
-    def workspace_view(path: str) -> BinaryContent:
-        """Look at an image (PNG, JPEG, WebP, GIF or BMP) from the workspace.
-
-        Args:
-            path: Image path relative to the workspace root, e.g. 'screens/home.png'.
-        """
-        return ws.view(path, max_dimension=max_dimension)
-
-    return workspace_view
-
-
-def _write_tool(
-    param: WorkspaceWrite, ws: Filesystem, *, seen: SeenFiles | None
-) -> Callable[..., str]:
-    def workspace_write(path: str, content: str) -> str:
-        """Create a file, or replace the whole content of an existing one.
-
-        Missing parent directories are created. An existing file keeps its line endings
-        (CRLF or LF). Prefer workspace_edit to change part of a file. Replacing a file that
-        someone changed since you last read it is refused: read it again first.
-
-        Args:
-            path: File path relative to the workspace root.
-            content: The complete new content of the file.
-        """
-        return ws.write(path, content=content, seen=seen)
-
-    return workspace_write
-
-
-def _edit_tool(
-    param: WorkspaceEdit, ws: Filesystem, *, seen: SeenFiles | None
-) -> Callable[..., str]:
-    matcher = EditMatcher(param.fuzzy_threshold)
-
-    def workspace_edit(
-        path: str, old_string: str, new_string: str, replace_all: bool = False
-    ) -> str:
-        """Replace a piece of text in a file.
-
-        `old_string` must identify one place: copy it from workspace_read (without the line
-        numbers) and include a few surrounding lines if it could appear more than once.
-        Small differences in indentation, whitespace or a typo are tolerated.
-
-        Args:
-            path: File path relative to the workspace root.
-            old_string: The text to replace.
-            new_string: The replacement text.
-            replace_all: Replace every occurrence instead of requiring a unique one.
-        """
-        return ws.edit(path, old_string, new_string, replace_all, matcher=matcher, seen=seen)
-
-    return workspace_edit
-
-
-def _multi_edit_tool(
-    param: WorkspaceMultiEdit, ws: Filesystem, *, seen: SeenFiles | None
-) -> Callable[..., str]:
-    matcher = EditMatcher(param.fuzzy_threshold)
-
-    def workspace_multi_edit(edits: list[EditItem]) -> str:
-        """Apply several replacements, in one or more files, as a single change.
-
-        Edits run in order (later edits see the result of earlier ones in the same file).
-        If any edit fails, no file is changed and the error names the failing edit.
-
-        Args:
-            edits: The edits, each with path, old_string, new_string and replace_all.
-        """
-        return ws.multi_edit(edits, matcher=matcher, seen=seen)
-
-    return workspace_multi_edit
-
-
-def _patch_tool(
-    param: WorkspacePatch, ws: Filesystem, *, seen: SeenFiles | None
-) -> Callable[..., str]:
-    def workspace_patch(patch_text: str) -> str:
-        """Apply a unified diff (the format of `diff -u` and `git diff`) to the workspace.
-
-        The patch may touch several files and have several hunks per file; '--- /dev/null'
-        creates a file and '+++ /dev/null' deletes one. Either the whole patch applies or
-        nothing changes, and the error names the hunk that did not fit.
-
-        Args:
-            patch_text: The unified diff text, with '--- a/file' / '+++ b/file' headers.
-        """
-        return ws.patch(patch_text, seen=seen)
-
-    return workspace_patch
-
-
-def _delete_tool(param: WorkspaceDelete, ws: Filesystem) -> Callable[..., str]:
-    def workspace_delete(path: str) -> str:
-        """Delete a file (or an empty directory) from the workspace.
-
-        Args:
-            path: Path relative to the workspace root.
-        """
-        return ws.delete(path)
-
-    return workspace_delete
-
-
-def _mkdir_tool(param: WorkspaceMkdir, ws: Filesystem) -> Callable[..., str]:
-    def workspace_mkdir(path: str) -> str:
-        """Create a directory, including missing parents; an existing one is left as is.
-
-        Args:
-            path: Directory path relative to the workspace root, e.g. 'src/utils'.
-        """
-        return ws.mkdir(path)
-
-    return workspace_mkdir
-
-
-def _expand_media_command(param: ExpandMediaRefs, ws: Filesystem) -> Callable[[str], list[Part]]:
-    max_dimension = param.max_dimension
-
-    def load(path: str) -> tuple[bytes, str]:
-        data, media_type, _ = ws.image(path, max_dimension=max_dimension)
-        return data, media_type
-
-    def find(pattern: str, limit: int) -> tuple[list[str], int, int]:
-        return ws.find_images(pattern, limit=limit)
-
-    expander = MediaExpander(
-        find, load, max_images=param.max_images, max_image_bytes=param.max_image_bytes
-    )
-
-    def _expand_media_refs(text: str) -> list[Part]:
-        """Attach the workspace images a message names with `!!<glob>` (e.g. `!!shots/*.png`).
-
-        Returns the message as parts: text, and a `MediaContent` after each reference for
-        every image it matched. A message without references comes back as `[text]`;
-        references that attach nothing keep a note saying why.
-
-        Args:
-            text: The message text.
-        """
-        return expander.expand(text)
-
-    return _expand_media_refs
