@@ -224,10 +224,22 @@ def test_a_misshapen_answer_names_the_path_of_each_fault(own_key: FakeTavily) ->
     )
 
 
-def test_three_faults_are_all_shown() -> None:
+@pytest.mark.parametrize(("faults", "end"), [(3, "string). Retry"), (4, "string (and 1 more)).")])
+def test_three_faults_are_shown_and_the_rest_counted(faults: int, end: str) -> None:
+    answer = {"results": [{"url": i} for i in range(faults)]}
     with pytest.raises(RetriableError) as caught:
-        parse_answer("web_search", SearchAnswer, {"results": [{"url": i} for i in range(3)]})
-    assert "results[2].url: Input should be a valid string). Retry" in str(caught.value)
+        parse_answer("web_search", SearchAnswer, answer)
+    assert f"results[2].url: Input should be a valid {end}" in str(caught.value)
+
+
+def test_a_misshapen_crawl_answer_is_named_as_one(own_key: FakeTavily) -> None:
+    own_key.fail_next(200, {"results": [{"raw_content": "x"}]})
+    with pytest.raises(RetriableError) as caught:
+        tools_of(SearchTool())["web_crawl"](url="https://site.example")
+    assert str(caught.value) == (
+        "web_crawl failed: Tavily's answer did not have the expected shape (results[0].url: "
+        "Field required). Retry once; if it fails again, continue without web results."
+    )
 
 
 def test_a_fault_in_the_whole_answer_is_named_as_such() -> None:
