@@ -35,7 +35,6 @@ import logging
 import threading
 import time
 import uuid
-from collections import OrderedDict
 from typing import TYPE_CHECKING, ClassVar, overload
 
 import numpy as np
@@ -58,8 +57,10 @@ from akgentic.tool.core.vector_store import (
     embed_worker_name,
     validate_collection_name,
 )
+from akgentic.tool.vector_store._episodes import FailureEpisodes
 from akgentic.tool.vector_store._opening import WORKSPACE_SUBDIR as WORKSPACE_SUBDIR  # its old home
 from akgentic.tool.vector_store._opening import CollectionOpener
+from akgentic.tool.vector_store._queries import QueryEmbeddings, QueryKey
 from akgentic.tool.vector_store._replay import ReplayPlan, plan_replay
 from akgentic.tool.vector_store._store_dir import StorePathError
 from akgentic.tool.vector_store.backend import (
@@ -87,7 +88,6 @@ __all__ = ["VS_ACTOR_NAME", "VS_ACTOR_ROLE", "VectorStoreActor", "VectorStoreSta
 
 logger = logging.getLogger(__name__)
 
-QueryKey = tuple[str, str]
 
 _QUEUED = "queued"
 """Pending mark of a document waiting for a free worker (no request id yet)."""
@@ -132,14 +132,10 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         self._jobs: dict[str, tuple[str, list[str]]] = {}
         self._queued: dict[str, dict[str, str]] = {}
         self._needs_retry: set[str] = set()
-        self._query_cache: OrderedDict[QueryKey, npt.NDArray[np.float32]] = OrderedDict()
-        self._refused_queries: OrderedDict[QueryKey, str] = OrderedDict()
+        self._queries = QueryEmbeddings(self.query_cache_size)
         self._quarantined: dict[str, set[str]] = {}
-        self._query_jobs: dict[str, QueryKey] = {}
-        self._query_in_flight: set[QueryKey] = set()
         self._deadlines: dict[str, tuple[float, EmbedKey]] = {}
-        self._episodes: dict[str, tuple[float, str]] = {}
-        self._failing: set[str] = set()
+        self._failures = FailureEpisodes()
         self._dirty: set[str] = set()
         self._unsafe_paths: set[str] = set()
         self._service: EmbeddingService | None = None
@@ -419,15 +415,14 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
             )
         self._maybe_retry(collection)
         key: QueryKey = (collection, text)
-        cached = self._query_cache.get(key)
+        cached = self._queries.vector(key)
         if cached is not None:
-            self._query_cache.move_to_end(key)
             if not np.any(cached):
                 # A text made only of words a (local) model does not know embeds to
                 # zeros: it is similar to nothing, which is no error.
                 return VectorSearchResult(status="ok", hits=[])
             return self._vector_result(backend, cached, query)
-        refused = self._refused_queries.get(key)
+        refused = self._queries.refusal(key)
         if refused is not None:
             return VectorSearchResult(
                 status="degraded",
@@ -446,7 +441,7 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
                 hits=keyword,
                 reason=f"embeddings unavailable, keyword matches only: {error}",
             )
-        if key not in self._query_in_flight:
+        if not self._queries.in_flight(key):
             self._spawn_query(key)
         return VectorSearchResult(
             status="pending", hits=keyword, reason="the query text is being embedded"
@@ -498,19 +493,14 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         """A worker's vectors, one row per text of its job."""
         self._deadlines.pop(key.request_id, None)
         if key.kind == "query":
-            query_key = self._query_jobs.pop(key.request_id, None)
-            if query_key is None:
-                return
-            self._query_in_flight.discard(query_key)
-            if key.collection not in self._backends:
+            query_key = self._queries.finish(key.request_id)
+            if query_key is None or key.collection not in self._backends:
                 return
             row = np.asarray(value[0], dtype=np.float32)
             if _usable(row):
-                self._query_cache[query_key] = row
-                while len(self._query_cache) > self.query_cache_size:
-                    self._query_cache.popitem(last=False)
+                self._queries.keep(query_key, row)
             else:
-                self._refuse_query(query_key)
+                self._queries.refuse(query_key)
         else:
             job = self._jobs.pop(key.request_id, None)
             backend = self._backends.get(key.collection)
@@ -528,9 +518,7 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
                 self._mark_dirty(key.collection)
                 self._emit(VectorStoreStateEvent(collection=key.collection, embedded=embedded))
             self._drain_queue()
-        self._episodes.pop(key.collection, None)
-        if key.collection in self._failing:
-            self._failing.discard(key.collection)
+        if self._failures.close(key.collection):
             logger.info("embeddings for collection %r work again", key.collection)
 
     # -- the predecessor's worker messages ----------------------------------------------
@@ -543,7 +531,7 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         result that lacks a vector for one of the request's documents, or carries one of
         the wrong length, counts as a failed request (:meth:`fail`)."""
         request_id = msg.request_id
-        query = self._query_jobs.get(request_id)
+        query = self._queries.request(request_id)
         job = self._jobs.get(request_id)
         vectors: list[list[float] | None]
         if query is not None and query[0] == msg.collection:
@@ -577,7 +565,7 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         ``negative_ttl_seconds`` and the documents are embedded again afterwards). A
         report for a request the store does not wait for is ignored."""
         request_id = msg.request_id
-        query = self._query_jobs.get(request_id)
+        query = self._queries.request(request_id)
         job = self._jobs.get(request_id)
         if query is not None and query[0] == msg.collection:
             self.fail(EmbedKey(msg.collection, request_id, "query"), msg.error)
@@ -589,15 +577,13 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
     def fail(self, key: EmbedKey, error: str) -> None:
         """A worker could not embed its job."""
         self._deadlines.pop(key.request_id, None)
-        known = key.collection in self._backends
-        if known:
-            # Opened first, so that queued documents of this collection are not sent out
-            # by the drain below while the provider is failing.
-            self._episodes[key.collection] = (self._now() + self.negative_ttl_seconds, error)
+        # Opened first, so that queued documents of this collection are not sent out by
+        # the drain below while the provider is failing.
+        starting = key.collection in self._backends and self._failures.open(
+            key.collection, self._now() + self.negative_ttl_seconds, error
+        )
         if key.kind == "query":
-            query_key = self._query_jobs.pop(key.request_id, None)
-            if query_key is not None:
-                self._query_in_flight.discard(query_key)
+            self._queries.finish(key.request_id)
         else:
             job = self._jobs.pop(key.request_id, None)
             if job is not None:
@@ -607,10 +593,7 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
                         del pending[ref]
                 self._needs_retry.add(key.collection)
                 self._drain_queue()
-        if not known:
-            return
-        if key.collection not in self._failing:
-            self._failing.add(key.collection)
+        if starting:
             logger.warning(
                 "%s: embedding failed for collection %r (%s); searches are keyword-only "
                 "and new documents stay unembedded; retrying in %g s",
@@ -653,12 +636,6 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         )
         return [i for i in current if i not in set(bad)]
 
-    def _refuse_query(self, key: QueryKey) -> None:
-        """Remember (LRU, ``query_cache_size``) a query text the provider refused."""
-        self._refused_queries[key] = "it is too long or unusable for the embedding model"
-        while len(self._refused_queries) > self.query_cache_size:
-            self._refused_queries.popitem(last=False)
-
     def _now(self) -> float:
         return time.monotonic()
 
@@ -683,13 +660,7 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         unavailable = self._service_instance().unavailable
         if unavailable is not None:  # nothing can embed: keyword-only for good
             return unavailable
-        episode = self._episodes.get(collection)
-        if episode is None:
-            return None
-        if episode[0] <= self._now():
-            del self._episodes[collection]
-            return None
-        return episode[1]
+        return self._failures.error(collection, self._now())
 
     def _service_instance(self) -> EmbeddingService:
         if self._service is None:
@@ -775,8 +746,7 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
 
     def _spawn_query(self, key: QueryKey) -> None:
         request_id = uuid.uuid4().hex[:12]
-        self._query_in_flight.add(key)
-        self._query_jobs[request_id] = key
+        self._queries.start(request_id, key)
         self._spawn(EmbedKey(key[0], request_id, "query"), [key[1]])
 
     def _expire_jobs(self) -> None:
@@ -810,20 +780,14 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
     def _forget(self, name: str) -> None:
         self._pending.pop(name, None)
         self._quarantined.pop(name, None)
-        for key in [key for key in self._refused_queries if key[0] == name]:
-            del self._refused_queries[key]
         self._queued.pop(name, None)
         self._needs_retry.discard(name)
-        self._episodes.pop(name, None)
-        self._failing.discard(name)
+        self._failures.forget(name)
         for request_id in [rid for rid, job in self._jobs.items() if job[0] == name]:
             del self._jobs[request_id]
             self._deadlines.pop(request_id, None)
-        for request_id in [rid for rid, key in self._query_jobs.items() if key[0] == name]:
-            self._query_in_flight.discard(self._query_jobs.pop(request_id))
+        for request_id in self._queries.forget(name):
             self._deadlines.pop(request_id, None)
-        for key in [key for key in self._query_cache if key[0] == name]:
-            del self._query_cache[key]
 
     def _open(self, name: str, record: CollectionRecord, *, fresh: bool) -> CollectionBackend:
         opener = CollectionOpener(self.config.name, self.team_id, self.config)
@@ -843,15 +807,11 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         self._pending = {}
         self._jobs = {}
         self._queued = {}
-        self._query_jobs = {}
         self._deadlines = {}
-        self._query_in_flight = set()
-        self._query_cache.clear()
-        self._refused_queries.clear()
+        self._queries.clear()
         self._quarantined = {}
         self._needs_retry = set()
-        self._episodes = {}
-        self._failing = set()
+        self._failures.clear()
         self._unsafe_paths = set()
         for name, record in list(self.state.collections.items()):
             try:
