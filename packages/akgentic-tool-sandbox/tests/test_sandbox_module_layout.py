@@ -7,6 +7,8 @@ still be, and must still load back, now that they live in modules of their own.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -71,3 +73,23 @@ def test_a_refused_command_still_raises_the_predecessor_exception_class() -> Non
     assert refusal is not None
     assert refusal.startswith("CommandNotAllowedError: Command 'nc'")
     assert actor.CommandNotAllowedError.__module__ == "akgentic.tool.sandbox.actor"
+
+
+_NEW_HOMES = {
+    "SandboxConfig": "config",
+    "ExecResult": "result",
+    "ExecTicket": "result",
+    "ExecWorker": "worker",
+    "CommandNotAllowedError": "allowlist",
+}
+
+
+def test_classes_imported_from_their_new_homes_first_report_the_recorded_path() -> None:
+    # The paths are kept in one place (actor.py); a fresh interpreter that imports only each
+    # class's new module must still see the recorded path, without naming actor itself.
+    imports = "; ".join(f"from akgentic.tool.sandbox.{m} import {n}" for n, m in _NEW_HOMES.items())
+    probe = f"{imports}; print(' '.join(c.__module__ for c in ({', '.join(_NEW_HOMES)},)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["akgentic.tool.sandbox.actor"] * len(_NEW_HOMES)

@@ -66,6 +66,16 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+# These classes lived in this module before the split by concept, and they keep reporting it.
+# akgentic-core records a class as "<__module__>.<__name__>" (the `__model__` tag of stored
+# configurations, results and tickets; a worker's class path in the team) and resolves that
+# string back with `import_module` + `getattr` alone: it has no table of aliases for a class
+# that moved. So the recorded path must stay this module, which re-exports every one of them.
+# Any import of a sandbox module runs the package's __init__, which imports this module, so
+# no code sees them under their new homes' names.
+for _moved in (SandboxConfig, ExecResult, ExecTicket, ExecWorker, CommandNotAllowedError):
+    _moved.__module__ = __name__
+
 # Time the caller keeps polling past the command's own timeout: the worker needs a moment
 # to start, to kill the group at the deadline and to drain the pipes.
 _RESULT_MARGIN_SECONDS = 5.0

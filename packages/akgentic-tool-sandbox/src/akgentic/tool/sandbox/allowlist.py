@@ -27,10 +27,6 @@ class CommandNotAllowedError(Exception):
     """
 
 
-# The predecessor defined this class in ``actor.py``; keep the name it reports under.
-CommandNotAllowedError.__module__ = "akgentic.tool.sandbox.actor"
-
-
 def check_command(command: str, allowed: Collection[str]) -> str | None:
     """Return the ``CommandNotAllowedError: ...`` text for ``command``, or ``None`` if allowed.
 

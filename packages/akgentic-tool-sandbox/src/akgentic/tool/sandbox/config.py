@@ -158,8 +158,3 @@ class SandboxConfig(BaseConfig, SandboxSettings):
             # actor creates the directory when it starts.
             self.workspace_dir = str(resolve_workspace_dir(name, create=False))
         return self
-
-
-# Stored teams record a configuration by its class path (``__model__``): keep the path
-# the predecessor and earlier versions wrote, which ``actor.py`` still resolves.
-SandboxConfig.__module__ = "akgentic.tool.sandbox.actor"

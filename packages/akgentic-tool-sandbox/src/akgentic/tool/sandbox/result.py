@@ -77,12 +77,6 @@ class ExecResult(BaseModel):
         return "\n".join(parts)
 
 
-# Results and tickets travel between actors, recorded by their class path: keep the path
-# they had when they lived in ``actor.py`` (which still resolves it).
-ExecTicket.__module__ = "akgentic.tool.sandbox.actor"
-ExecResult.__module__ = "akgentic.tool.sandbox.actor"
-
-
 def cancelled_result(command: str) -> ExecResult:
     """The result of a command killed because its sandbox stopped."""
     return ExecResult(

@@ -35,10 +35,6 @@ class ExecWorker(DeferredWorker[str, ExecResult]):
         return run_launch(key, payload)
 
 
-# Workers are recorded in the team by their class path: keep the one of ``actor.py``.
-ExecWorker.__module__ = "akgentic.tool.sandbox.actor"
-
-
 def run_launch(key: str, payload: Any) -> ExecResult:
     """Run a ``LaunchSpec`` under ``key`` (tracked, so a stopping sandbox can kill it)."""
     spec = LaunchSpec.model_validate(payload)
