@@ -1,4 +1,4 @@
-"""Fixtures for the MCP tests: demo MCP servers in subprocesses, core's testing kit."""
+"""Fixtures for the MCP tests: demo MCP servers in subprocesses."""
 
 from __future__ import annotations
 
@@ -14,13 +14,6 @@ import pytest
 sys.path.append(str(Path(__file__).parent))
 
 from mcp_harness import ServerProcess, StartServer, start_http_server
-
-# Core's testing-kit fixtures, imported rather than declared through `pytest_plugins`: pytest
-# refuses `pytest_plugins` in a conftest that is not at the top of the run, which this one
-# is not when the whole repository is tested at once.
-from akgentic.tool.core.testing import actor_system, orchestrator, tool_agent
-
-__all__ = ["actor_system", "orchestrator", "tool_agent"]
 
 
 @pytest.fixture

@@ -1,4 +1,8 @@
-"""Fixtures of this package's tests: core's testing kit plus a vector store in the team."""
+"""Fixtures of this package's tests: a vector store in the team.
+
+The team itself (``actor_system``, ``orchestrator``, ``tool_agent``) comes from core's
+testing kit, a pytest plugin installed with akgentic-tool-core.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +11,6 @@ import pytest
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.testing import LocalVectorStore, spawn_local_vector_store
-
-_KIT = "akgentic.tool.core.testing"
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Load core's testing kit (fixtures actor_system, orchestrator, tool_agent).
-
-    Registered here rather than through ``pytest_plugins``, which pytest accepts only in
-    the rootdir's conftest: this suite runs on its own and as part of the whole repository.
-    """
-    if not config.pluginmanager.has_plugin(_KIT):
-        config.pluginmanager.import_plugin(_KIT)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Shared fixtures: core's testing kit (real actor system, orchestrator, agent) and sandboxes."""
+"""Shared fixtures: sandboxes and their workspaces (the team comes from core's testing kit)."""
 
 from __future__ import annotations
 
@@ -11,18 +11,11 @@ from typing import Any
 
 import pytest
 
-from akgentic.tool.core import testing as _kit
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.testing import ConformanceRetry, ToolTestAgent
 from akgentic.tool.core.workspace_dir import WORKSPACES_ROOT_ENV
 from akgentic.tool.sandbox.bwrap import BwrapSandboxActor
 from akgentic.tool.sandbox.tool import ExecTool
-
-# Core's testing kit fixtures, re-exported rather than declared with `pytest_plugins`:
-# pytest refuses `pytest_plugins` in a conftest below the rootdir when the workspace runs.
-actor_system = _kit.actor_system
-orchestrator = _kit.orchestrator
-tool_agent = _kit.tool_agent
 
 # An otherwise unused uid: commands run under it when the tests run as root, because Linux
 # never applies RLIMIT_NPROC to root (see the fork-bomb test).

@@ -1,4 +1,4 @@
-"""Fixtures: the local Tavily stand-in (see tavily_standin.py) and core's testing kit."""
+"""Fixtures: the local Tavily stand-in (see tavily_standin.py)."""
 
 from __future__ import annotations
 
@@ -16,13 +16,6 @@ import pytest
 sys.path.append(str(Path(__file__).parent))
 
 from tavily_standin import API_KEY, FakeTavily, make_handler
-
-# Core's testing-kit fixtures, imported rather than declared through `pytest_plugins`: pytest
-# refuses `pytest_plugins` in a conftest that is not at the top of the run, which this one
-# is not when the whole repository is tested at once.
-from akgentic.tool.core.testing import actor_system, orchestrator, tool_agent
-
-__all__ = ["actor_system", "orchestrator", "tool_agent"]
 
 
 @pytest.fixture

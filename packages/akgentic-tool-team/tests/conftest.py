@@ -5,7 +5,6 @@ files import their helpers from it (pytest's importlib mode puts no test directo
 sys.path), and agent profiles name the agent classes below by dotted path through it.
 """
 
-# ruff: noqa: F811
 from __future__ import annotations
 
 import sys
@@ -26,17 +25,7 @@ from akgentic.core.agent_state import BaseState
 from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.user_proxy import UserProxy
-
-# Core's testing kit fixtures, imported rather than declared with `pytest_plugins`: pytest
-# refuses `pytest_plugins` in a conftest below the rootdir when the whole workspace runs.
-# Fixture parameters below reuse these names, as pytest requires (hence F811 off here).
-from akgentic.tool.core.testing import (  # noqa: F401
-    ToolTestAgent,
-    actor_system,
-    eventually,
-    orchestrator,
-    tool_agent,
-)
+from akgentic.tool.core.testing import ToolTestAgent
 
 KIT_MODULE = "akgentic_team_testkit"
 
