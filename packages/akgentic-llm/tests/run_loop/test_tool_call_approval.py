@@ -168,9 +168,10 @@ def test_a_new_prompt_refuses_the_open_calls(gated: ReactAgent) -> None:
     assert dangling_tool_calls(gated.context.messages) == []
 
 
-def test_ungated_tools_are_untouched(make_agent: Any) -> None:
+def test_ungated_tools_are_not_gated(make_agent: Any) -> None:
     tools, gated_any = registered_tools([read_note])
-    assert tools == [read_note]
+    # A plain callable is registered as a Tool (its schema shared), calling it, not gated.
+    assert [(tool.function, tool.requires_approval) for tool in tools] == [(read_note, False)]
     assert gated_any is False
     explicit = Tool(read_note, requires_approval=True)
     tools, gated_any = registered_tools([explicit])

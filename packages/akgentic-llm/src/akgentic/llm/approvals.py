@@ -22,6 +22,8 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_ai import DeferredToolRequests, DeferredToolResults, Tool, ToolApproved, ToolDenied
 
+from akgentic.llm._tool_schemas import shared_schema_tool
+
 __all__ = [
     "SUPERSEDED_CALL_MESSAGE",
     "ApprovalMismatchError",
@@ -94,8 +96,9 @@ class ApprovalMismatchError(ValueError):
 def registered_tools(tools: Iterable[Any]) -> tuple[list[Any], bool]:
     """``tools`` ready for ``Agent(tools=...)``, and whether any of them requires approval.
 
-    A plain callable whose ``requires_approval`` attribute is true becomes
-    ``Tool(fn, requires_approval=True)``; a ``Tool`` (or anything else) is kept as given.
+    A plain callable becomes a ``Tool`` whose schema is shared with every equal tool of the
+    process (see ``_tool_schemas``); it requires approval when its ``requires_approval``
+    attribute is true. A ``Tool`` (or anything else) is kept as given.
     """
     out: list[Any] = []
     gated = False
@@ -103,9 +106,10 @@ def registered_tools(tools: Iterable[Any]) -> tuple[list[Any], bool]:
         if isinstance(tool, Tool):
             gated = gated or tool.requires_approval
             out.append(tool)
-        elif callable(tool) and getattr(tool, "requires_approval", False) is True:
-            gated = True
-            out.append(Tool(tool, requires_approval=True))
+        elif callable(tool):
+            flagged = getattr(tool, "requires_approval", False) is True
+            gated = gated or flagged
+            out.append(shared_schema_tool(tool, requires_approval=flagged))
         else:
             out.append(tool)
     return out, gated
