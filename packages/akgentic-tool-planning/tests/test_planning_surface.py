@@ -1,66 +1,14 @@
-"""Public names, spec module paths, card conformance and pure plan logic."""
+"""Card defaults and pure plan logic (public names and conformance: test_standard.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 import akgentic.tool.planning as planning
-from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance, bind_card
-from akgentic.tool.planning import PlanningTool, PlanState, Task, TaskCreate, TaskUpdate
+from akgentic.tool.core.testing import ToolTestAgent, bind_card
+from akgentic.tool.planning import PlanConfig, PlanningTool, PlanState, TaskCreate, TaskUpdate
 from akgentic.tool.planning._update import apply_plan_update
 from akgentic.tool.planning.models import normalize_agent, truncate_output
-
-
-def test_public_names_are_pinned() -> None:
-    assert sorted(planning.__all__) == [
-        "BATCH_MAX_ITEMS",
-        "DEFAULT_PLANNING_SCORE_THRESHOLD",
-        "DEFAULT_PLANNING_TOP_K",
-        "DEPENDENCIES_MAX",
-        "DESCRIPTION_MAX_CHARS",
-        "GetPlanning",
-        "GetPlanningTask",
-        "OUTPUT_MAX_CHARS",
-        "OWNER_MAX_CHARS",
-        "PLANNING_ACTOR_NAME",
-        "PLANNING_ACTOR_ROLE",
-        "PLANNING_COLLECTION",
-        "PLAN_COLLECTION",
-        "PLAN_MAX_TASKS",
-        "PROMPT_MAX_OWNERS",
-        "PlanActor",
-        "PlanConfig",
-        "PlanInputLimits",
-        "PlanManagerState",
-        "PlanSearchResult",
-        "PlanState",
-        "PlanUpdateReport",
-        "PlanningStateEvent",
-        "PlanningTool",
-        "QUERY_MAX_CHARS",
-        "SearchPlanning",
-        "TASK_STATUSES",
-        "Task",
-        "TaskCreate",
-        "TaskStatus",
-        "TaskUpdate",
-        "UpdatePlan",
-        "UpdatePlanning",
-        "VS_ACTOR_NAME",
-    ]
-    for name in planning.__all__:
-        assert getattr(planning, name) is not None
-
-
-def test_spec_module_paths() -> None:
-    from akgentic.tool.planning.planning import PlanningTool as FromCard
-    from akgentic.tool.planning.planning_actor import PlanActor, PlanConfig
-    from akgentic.tool.planning.planning_actor import Task as FromActorModule
-
-    assert FromCard is PlanningTool
-    assert FromActorModule is Task
-    assert PlanConfig().name == "#PlanningTool"
-    assert PlanActor.__name__ == "PlanActor"
 
 
 def test_defaults() -> None:
@@ -68,27 +16,10 @@ def test_defaults() -> None:
     assert card.search_top_k == 10
     assert card.search_score_threshold == 0.5
     assert card.vector_store is True
+    assert PlanConfig().name == "#PlanningTool"
     assert "VectorStoreTool" not in PlanningTool(vector_store=False).depends_on
     with pytest.raises(ValueError, match="starts with '#'"):
         PlanningTool(vector_store="store")
-
-
-def test_card_conformance(tool_agent: ToolTestAgent) -> None:
-    assert_card_conformance(
-        PlanningTool(search_top_k=3, vector_store="#Elsewhere"),
-        observer=tool_agent,
-        bad_calls={
-            "update_planning": [
-                {},
-                {"create_tasks": [{"owner": "@A"}]},
-                {"create_tasks": "nope"},
-                {"delete_tasks": ["x"]},
-                {"update_tasks": [{"id": 3}]},
-            ],
-            "get_planning_task": [{"task_id": 7}, {"task_id": None}],
-            "search_planning": [{"status": "bogus"}],
-        },
-    )
 
 
 def test_instructions_reach_the_description(tool_agent: ToolTestAgent) -> None:

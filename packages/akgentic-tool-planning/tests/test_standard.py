@@ -1,0 +1,209 @@
+"""Core's standard tests, applied to planning: the card, its stored forms, its public
+names, bad input, and the plan actor's delta persistence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import yaml
+from pydantic import BaseModel
+
+import akgentic.tool.planning as planning
+from akgentic.core.agent_config import BaseConfig
+from akgentic.tool.core.card import ToolCard
+from akgentic.tool.core.delta_state import TrackedState
+from akgentic.tool.core.testing import (
+    BadInputTests,
+    CardStandardTests,
+    DeltaPersistenceTests,
+    PublicSurfaceTests,
+    StoredFormTests,
+)
+from akgentic.tool.planning import (
+    PlanActor,
+    PlanConfig,
+    PlanInputLimits,
+    PlanManagerState,
+    PlanningTool,
+    PlanState,
+)
+
+Tools = dict[str, Callable[..., Any]]
+Calls = Mapping[str, Sequence[Mapping[str, Any]]]
+
+STORED: list[dict[str, Any]] = yaml.safe_load(
+    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text()
+)
+MODELS: dict[str, type[BaseModel]] = {
+    "PlanningTool": PlanningTool,
+    "PlanConfig": PlanConfig,
+    "PlanManagerState": PlanManagerState,
+}
+
+
+class TestPlanningCard(CardStandardTests):
+    bad_calls: ClassVar[Calls] = {
+        "update_planning": [
+            {},
+            {"create_tasks": [{"owner": "@A"}]},
+            {"create_tasks": "nope"},
+            {"delete_tasks": ["x"]},
+            {"update_tasks": [{"id": 3}]},
+        ],
+        "get_planning_task": [{"task_id": 7}, {"task_id": None}],
+        "search_planning": [{"status": "bogus"}],
+    }
+
+    def make_card(self) -> ToolCard:
+        return PlanningTool(search_top_k=3, vector_store="#Elsewhere")
+
+
+class TestPlanningBadInput(BadInputTests):
+    bad_calls: ClassVar[Calls] = {
+        "update_planning": [
+            {},
+            {"create_tasks": [{"description": "ok"}, {"owner": "@A"}]},
+            # A batch mixing valid and invalid items applies the valid ones (documented):
+            # only calls with nothing valid in them belong here.
+            {"update_tasks": [{"id": 99}]},
+            {"delete_tasks": [42]},
+            {"update_tasks": [{"id": 1, "status": "bogus"}]},
+        ],
+        "get_planning_task": [{"task_id": 7}],
+        "search_planning": [{"status": "bogus"}, {"query": "q" * 5000}],
+    }
+
+    def make_card(self) -> ToolCard:
+        return PlanningTool(vector_store=False)
+
+    def seed(self, tools: Tools) -> None:
+        tools["update_planning"](create_tasks=[{"description": "write the report"}])
+
+    def read_state(self, tools: Tools) -> Any:
+        return tools["get_planning"]()
+
+
+class TestPlanningTightLimits(TestPlanningBadInput):
+    """Lowered ``input_limits`` refuse a call whole: nothing of it is applied."""
+
+    bad_calls: ClassVar[Calls] = {
+        "update_planning": [
+            {"create_tasks": [{"description": "d" * 25}]},
+            {"create_tasks": [{"description": "short", "owner": "@Bartholomew"}]},
+            {"update_tasks": [{"id": 1, "description": "e" * 21}]},
+            {"delete_tasks": [1, 2, 3, 4]},
+        ],
+        "search_planning": [{"query": "q" * 16}],
+    }
+
+    def make_card(self) -> ToolCard:
+        limits = PlanInputLimits(
+            description_max_chars=20, owner_max_chars=8, query_max_chars=15, tasks_per_call=3
+        )
+        return PlanningTool(vector_store=False, input_limits=limits)
+
+
+class TestPlanPersistence(DeltaPersistenceTests):
+    actor_class = PlanActor
+
+    def make_card(self) -> ToolCard:
+        return PlanningTool(vector_store=False)
+
+    def actor_config(self) -> BaseConfig:
+        return PlanConfig(vector_store=False)
+
+    def add_batch(self, tools: Tools, index: int, size: int) -> None:
+        tools["update_planning"](
+            create_tasks=[
+                {"description": f"task {index}-{i}", "owner": "@Tester"} for i in range(size)
+            ]
+        )
+
+    def edit(self, tools: Tools) -> None:
+        tools["update_planning"](
+            update_tasks=[
+                {"id": 2, "status": "completed", "output": "done well"},
+                {"id": 1, "owner": ""},
+                {"id": 4, "description": "reworded", "status": "blocked"},
+            ],
+            delete_tasks=[3, 5],
+        )
+
+    def live_state(self, actor: Any) -> TrackedState:
+        state: PlanState = actor.plan()
+        return state
+
+    def empty_state(self) -> TrackedState:
+        return PlanState()
+
+    def same_state(self, left: TrackedState, right: TrackedState) -> bool:
+        assert isinstance(left, PlanState)
+        assert isinstance(right, PlanState)
+        # Ids keep counting after a replay too (issue 21: next_id past every replayed task).
+        return left.same_plan(right) and left.next_id == right.next_id
+
+    def check_resumed(self, tools: Tools, expected: TrackedState) -> None:
+        assert isinstance(expected, PlanState)
+        assert tools["get_planning_task"](2).output == "done well"
+        assert tools["get_planning_task"](4).status == "blocked"
+        created = tools["update_planning"](create_tasks=[{"description": "after resume"}])
+        assert created == f"Planning updated: created #{expected.next_id}."
+
+
+class TestPlanningStoredForms(StoredFormTests):
+    stored_models: ClassVar[Sequence[BaseModel]] = [
+        MODELS[entry["card"]].model_validate(entry["config"]) for entry in STORED
+    ]
+    model_paths: ClassVar[Mapping[type[BaseModel], str]] = {
+        # The predecessor's snapshots name this path: it must never move.
+        PlanManagerState: "akgentic.tool.planning.planning_actor.PlanManagerState",
+        PlanningTool: "akgentic.tool.planning.planning.PlanningTool",
+    }
+
+
+class TestPlanningSurface(PublicSurfaceTests):
+    module = planning
+    public_names: ClassVar[Sequence[str]] = [
+        "BATCH_MAX_ITEMS",
+        "DEFAULT_PLANNING_SCORE_THRESHOLD",
+        "DEFAULT_PLANNING_TOP_K",
+        "DEPENDENCIES_MAX",
+        "DESCRIPTION_MAX_CHARS",
+        "GetPlanning",
+        "GetPlanningTask",
+        "OUTPUT_MAX_CHARS",
+        "OWNER_MAX_CHARS",
+        "PLANNING_ACTOR_NAME",
+        "PLANNING_ACTOR_ROLE",
+        "PLANNING_COLLECTION",
+        "PLAN_COLLECTION",
+        "PLAN_MAX_TASKS",
+        "PROMPT_MAX_OWNERS",
+        "PlanActor",
+        "PlanConfig",
+        "PlanInputLimits",
+        "PlanManagerState",
+        "PlanSearchResult",
+        "PlanState",
+        "PlanUpdateReport",
+        "PlanningStateEvent",
+        "PlanningTool",
+        "QUERY_MAX_CHARS",
+        "SearchPlanning",
+        "TASK_STATUSES",
+        "Task",
+        "TaskCreate",
+        "TaskStatus",
+        "TaskUpdate",
+        "UpdatePlan",
+        "UpdatePlanning",
+        "VS_ACTOR_NAME",
+    ]
+    aliases: ClassVar[Mapping[str, object]] = {
+        "akgentic.tool.planning.planning:PlanningTool": PlanningTool,
+        "akgentic.tool.planning.planning_actor:PlanActor": PlanActor,
+        "akgentic.tool.planning.planning_actor:PlanConfig": PlanConfig,
+        "akgentic.tool.planning.planning_actor:Task": planning.Task,
+    }
