@@ -1,11 +1,11 @@
-"""The package's public names, the card's conformance, and pure graph logic."""
+"""Card settings and pure graph logic (public names and conformance: test_standard.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 import akgentic.tool.knowledge_graph as kg
-from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance, bind_card
+from akgentic.tool.core.testing import ToolTestAgent, bind_card
 from akgentic.tool.knowledge_graph import (
     Entity,
     KnowledgeGraphState,
@@ -17,96 +17,6 @@ from akgentic.tool.knowledge_graph import (
 )
 from akgentic.tool.knowledge_graph._search import KeywordIndex, shortest_paths
 from akgentic.tool.knowledge_graph._update import apply_update
-
-
-def test_public_names_are_pinned() -> None:
-    assert sorted(kg.__all__) == [
-        "BATCH_MAX_ITEMS",
-        "DEFAULT_KG_SCORE_THRESHOLD",
-        "DEFAULT_KG_TOP_K",
-        "DEFAULT_OBSERVATIONS_PER_HIT",
-        "DEFAULT_PATH_MAX_HOPS",
-        "DEFAULT_RESULT_MAX_CHARS",
-        "ENTITY_DESCRIPTION_MAX_CHARS",
-        "ENTITY_NAME_MAX_CHARS",
-        "ENTITY_TYPE_MAX_CHARS",
-        "Entity",
-        "EntityCreate",
-        "EntityUpdate",
-        "GetGraph",
-        "GetGraphQuery",
-        "GraphPath",
-        "GraphSearchHit",
-        "GraphSearchResult",
-        "GraphUpdateReport",
-        "GraphView",
-        "InputLimits",
-        "KG_ACTOR_NAME",
-        "KG_ACTOR_ROLE",
-        "KG_COLLECTION",
-        "KnowledgeGraph",
-        "KnowledgeGraphActor",
-        "KnowledgeGraphConfig",
-        "KnowledgeGraphState",
-        "KnowledgeGraphStateEvent",
-        "KnowledgeGraphTool",
-        "ManageGraph",
-        "MatchKind",
-        "OBSERVATIONS_PER_CALL_MAX",
-        "OBSERVATIONS_PER_ENTITY_MAX",
-        "OBSERVATION_MAX_CHARS",
-        "PathStep",
-        "QUERY_MAX_CHARS",
-        "RELATION_DESCRIPTION_MAX_CHARS",
-        "RELATION_TYPE_MAX_CHARS",
-        "ReadLimits",
-        "Relation",
-        "RelationCreate",
-        "RelationDelete",
-        "SearchGraph",
-        "SearchHit",
-        "SearchMode",
-        "SearchQuery",
-        "SearchResult",
-        "UpdateGraph",
-        "VS_ACTOR_NAME",
-        "relation_key",
-    ]
-    for name in kg.__all__:
-        assert getattr(kg, name) is not None
-
-
-def test_spec_module_paths() -> None:
-    from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent as FromEvent
-    from akgentic.tool.knowledge_graph.kg_actor import KnowledgeGraphActor
-    from akgentic.tool.knowledge_graph.kg_tool import KnowledgeGraphTool as FromTool
-    from akgentic.tool.knowledge_graph.models import Entity as FromModels
-
-    assert FromEvent is KnowledgeGraphStateEvent
-    assert FromTool is KnowledgeGraphTool
-    assert FromModels is Entity
-    assert KnowledgeGraphActor.__name__ == "KnowledgeGraphActor"
-
-
-def test_card_conformance(tool_agent: ToolTestAgent) -> None:
-    assert_card_conformance(
-        KnowledgeGraphTool(search_top_k=5, vector_store="#OtherStore"),
-        observer=tool_agent,
-        bad_calls={
-            "update_graph": [
-                {},
-                {"create_entities": [{"name": "x"}]},
-                {"create_entities": "not a list"},
-                {"delete_entities": ["missing"]},
-                {
-                    "create_relations": [
-                        {"from_entity": "a", "to_entity": "b", "relation_type": "r"}
-                    ]
-                },
-            ],
-            "search_graph": [{"query": ""}, {"query": "x", "score_threshold": 2}],
-        },
-    )
 
 
 def test_bad_vector_store_name_is_refused() -> None:

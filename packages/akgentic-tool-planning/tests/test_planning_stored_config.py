@@ -1,9 +1,9 @@
 """Stored planning configurations of akgentic-tool 1.6 load and work.
 
 Each entry of ``fixtures/stored_config.yaml`` is validated (its round trip is a standard
-test, in test_standard.py), then put to work on a real team: a card through ``ToolFactory`` (its tools called), the
-actor configuration by creating the plan actor with it, the predecessor's state by
-restoring a plan actor from it.
+test, in test_standard.py), then put to work on a real team: a card through
+``ToolFactory`` (its tools called), the actor configuration by creating the plan actor
+with it, the predecessor's state by restoring a plan actor from it.
 """
 
 from __future__ import annotations

@@ -151,6 +151,8 @@ class DeltaPersistenceTests(ABC):
         assert snapshot.last_seq == emitted  # the stop published the final state
 
         new_orchestrator, members = resume_team(actor_system, persisted)
+        # The team layer recreates the tool actor as a member, with its agent id.
+        assert self._tool_id() in members
         tools = self._rebound(actor_system, members)
         after = self.live_state(self._actor(actor_system, new_orchestrator))
         assert self.same_state(after, before)

@@ -1,0 +1,263 @@
+"""Core's standard tests, applied to the knowledge graph: the card, its stored forms, its
+public names, bad input, and the graph actor's delta persistence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import yaml
+from pydantic import BaseModel
+
+import akgentic.tool.knowledge_graph as kg
+from akgentic.core.agent_config import BaseConfig
+from akgentic.tool.core.card import ToolCard
+from akgentic.tool.core.delta_state import TrackedState
+from akgentic.tool.core.testing import (
+    BadInputTests,
+    CardStandardTests,
+    DeltaPersistenceTests,
+    PublicSurfaceTests,
+    StoredFormTests,
+)
+from akgentic.tool.knowledge_graph import (
+    InputLimits,
+    KnowledgeGraphActor,
+    KnowledgeGraphConfig,
+    KnowledgeGraphState,
+    KnowledgeGraphStateEvent,
+    KnowledgeGraphTool,
+)
+
+Tools = dict[str, Callable[..., Any]]
+Calls = Mapping[str, Sequence[Mapping[str, Any]]]
+
+STORED: list[dict[str, Any]] = yaml.safe_load(
+    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text()
+)
+MODELS: dict[str, type[BaseModel]] = {
+    "KnowledgeGraphTool": KnowledgeGraphTool,
+    "KnowledgeGraphConfig": KnowledgeGraphConfig,
+    "KnowledgeGraphState": KnowledgeGraphState,
+    "KnowledgeGraphStateEvent": KnowledgeGraphStateEvent,
+}
+
+
+class TestGraphCard(CardStandardTests):
+    bad_calls: ClassVar[Calls] = {
+        "update_graph": [
+            {},
+            {"create_entities": [{"name": "x"}]},
+            {"create_entities": "not a list"},
+            {"delete_entities": ["missing"]},
+            {"create_relations": [{"from_entity": "a", "to_entity": "b", "relation_type": "r"}]},
+        ],
+        "search_graph": [{"query": ""}, {"query": "x", "score_threshold": 2}],
+    }
+
+    def make_card(self) -> ToolCard:
+        return KnowledgeGraphTool(search_top_k=5, vector_store="#OtherStore")
+
+
+class TestGraphBadInput(BadInputTests):
+    bad_calls: ClassVar[Calls] = {
+        "update_graph": [
+            {},
+            {"create_entities": [{"name": "x"}]},
+            {"create_entities": "not a list"},
+            {"delete_entities": ["missing"]},
+            {"update_entities": [{"name": "Nobody", "description": "?"}]},
+            {
+                "create_relations": [
+                    {"from_entity": "Ann", "to_entity": "Zed", "relation_type": "r"}
+                ]
+            },
+            {"update_entities": [{"name": "Ann", "remove_observations": ["never said"]}]},
+        ],
+        "search_graph": [{"query": ""}, {"query": "x", "score_threshold": 2}],
+    }
+
+    def make_card(self) -> ToolCard:
+        return KnowledgeGraphTool(vector_store=False)
+
+    def seed(self, tools: Tools) -> None:
+        tools["update_graph"](
+            create_entities=[{"name": "Ann", "entity_type": "P", "observations": ["a", "b"]}]
+        )
+
+    def read_state(self, tools: Tools) -> Any:
+        return tools["get_graph"]()
+
+
+class TestGraphTightLimits(TestGraphBadInput):
+    """Lowered ``input_limits`` refuse a call whole: nothing of it is applied."""
+
+    bad_calls: ClassVar[Calls] = {
+        "update_graph": [
+            {"create_entities": [{"name": "A" * 11, "entity_type": "P"}]},
+            {"update_entities": [{"name": "Ann", "add_observations": ["o" * 21]}]},
+            {"update_entities": [{"name": "Ann", "add_observations": ["c", "d"]}]},
+        ],
+        "search_graph": [{"query": "q" * 21}],
+    }
+
+    def make_card(self) -> ToolCard:
+        limits = InputLimits(
+            name_max_chars=10,
+            observation_max_chars=20,
+            observations_per_entity=3,
+            query_max_chars=20,
+        )
+        return KnowledgeGraphTool(vector_store=False, input_limits=limits)
+
+
+class TestGraphPersistence(DeltaPersistenceTests):
+    actor_class = KnowledgeGraphActor
+
+    def make_card(self) -> ToolCard:
+        return KnowledgeGraphTool(vector_store=False)
+
+    def actor_config(self) -> BaseConfig:
+        return KnowledgeGraphConfig(vector_store=False)
+
+    def add_batch(self, tools: Tools, index: int, size: int) -> None:
+        base = index * size
+        tools["update_graph"](
+            create_entities=[
+                {"name": f"E{base + i}", "entity_type": "Thing", "description": f"item {base + i}"}
+                for i in range(size)
+            ],
+            create_relations=[
+                {
+                    "from_entity": f"E{base + i}",
+                    "to_entity": f"E{base + i - 1}",
+                    "relation_type": "after",
+                }
+                for i in range(1, size)
+            ],
+        )
+
+    def edit(self, tools: Tools) -> None:
+        tools["update_graph"](
+            update_entities=[
+                {"name": "E1", "description": "renamed", "add_observations": ["x", "y"]},
+                {"name": "E2", "entity_type": "Other", "is_root": True},
+            ],
+            create_relations=[
+                {"from_entity": "E1", "to_entity": "E9", "relation_type": "jumps"},
+                # same key as an existing relation, new description: a replacement
+                {
+                    "from_entity": "E2",
+                    "to_entity": "E1",
+                    "relation_type": "after",
+                    "description": "d",
+                },
+            ],
+            delete_relations=[{"from_entity": "E4", "to_entity": "E3", "relation_type": "after"}],
+            delete_entities=["E5"],
+        )
+        # Created and deleted in one call: no delta carries it.
+        tools["update_graph"](
+            create_entities=[{"name": "Temp", "entity_type": "T"}],
+            delete_entities=["Temp", "E8"],
+        )
+
+    def live_state(self, actor: Any) -> TrackedState:
+        state: KnowledgeGraphState = actor.graph()
+        return state
+
+    def empty_state(self) -> TrackedState:
+        return KnowledgeGraphState()
+
+    def same_state(self, left: TrackedState, right: TrackedState) -> bool:
+        assert isinstance(left, KnowledgeGraphState)
+        assert isinstance(right, KnowledgeGraphState)
+        return left.same_graph(right)
+
+    def check_resumed(self, tools: Tools, expected: TrackedState) -> None:
+        assert isinstance(expected, KnowledgeGraphState)
+        assert "E5" not in expected.entities
+        assert expected.entities["E1"].observations == ("x", "y")
+        assert "- E2 (Other): item 2" in tools["get_graph"]()  # the root is shown
+        assert tools["search_graph"](query="item 7", mode="keyword").hits[0].entity.name == "E7"
+
+
+class TestGraphStoredForms(StoredFormTests):
+    # Deltas travel inside a ToolStateEvent, whose dump names their class: their own dump
+    # has no __model__ (test_kg_stored_config.py loads them by the predecessor's path).
+    stored_models: ClassVar[Sequence[BaseModel]] = [
+        MODELS[entry["card"]].model_validate(entry["config"])
+        for entry in STORED
+        if entry["card"] != "KnowledgeGraphStateEvent"
+    ]
+    model_paths: ClassVar[Mapping[type[BaseModel], str]] = {
+        KnowledgeGraphTool: "akgentic.tool.knowledge_graph.kg_tool.KnowledgeGraphTool",
+    }
+
+    def same_model(self, left: BaseModel, right: BaseModel) -> bool:
+        if isinstance(left, KnowledgeGraphState) and isinstance(right, KnowledgeGraphState):
+            return left.same_graph(right)
+        return left == right
+
+
+class TestGraphSurface(PublicSurfaceTests):
+    module = kg
+    public_names: ClassVar[Sequence[str]] = [
+        "BATCH_MAX_ITEMS",
+        "DEFAULT_KG_SCORE_THRESHOLD",
+        "DEFAULT_KG_TOP_K",
+        "DEFAULT_OBSERVATIONS_PER_HIT",
+        "DEFAULT_PATH_MAX_HOPS",
+        "DEFAULT_RESULT_MAX_CHARS",
+        "ENTITY_DESCRIPTION_MAX_CHARS",
+        "ENTITY_NAME_MAX_CHARS",
+        "ENTITY_TYPE_MAX_CHARS",
+        "Entity",
+        "EntityCreate",
+        "EntityUpdate",
+        "GetGraph",
+        "GetGraphQuery",
+        "GraphPath",
+        "GraphSearchHit",
+        "GraphSearchResult",
+        "GraphUpdateReport",
+        "GraphView",
+        "InputLimits",
+        "KG_ACTOR_NAME",
+        "KG_ACTOR_ROLE",
+        "KG_COLLECTION",
+        "KnowledgeGraph",
+        "KnowledgeGraphActor",
+        "KnowledgeGraphConfig",
+        "KnowledgeGraphState",
+        "KnowledgeGraphStateEvent",
+        "KnowledgeGraphTool",
+        "ManageGraph",
+        "MatchKind",
+        "OBSERVATIONS_PER_CALL_MAX",
+        "OBSERVATIONS_PER_ENTITY_MAX",
+        "OBSERVATION_MAX_CHARS",
+        "PathStep",
+        "QUERY_MAX_CHARS",
+        "RELATION_DESCRIPTION_MAX_CHARS",
+        "RELATION_TYPE_MAX_CHARS",
+        "ReadLimits",
+        "Relation",
+        "RelationCreate",
+        "RelationDelete",
+        "SearchGraph",
+        "SearchHit",
+        "SearchMode",
+        "SearchQuery",
+        "SearchResult",
+        "UpdateGraph",
+        "VS_ACTOR_NAME",
+        "relation_key",
+    ]
+    aliases: ClassVar[Mapping[str, object]] = {
+        "akgentic.tool.knowledge_graph.event:KnowledgeGraphStateEvent": KnowledgeGraphStateEvent,
+        "akgentic.tool.knowledge_graph.kg_tool:KnowledgeGraphTool": KnowledgeGraphTool,
+        "akgentic.tool.knowledge_graph.models:Entity": kg.Entity,
+        "akgentic.tool.knowledge_graph.kg_actor:KnowledgeGraphActor": KnowledgeGraphActor,
+    }
