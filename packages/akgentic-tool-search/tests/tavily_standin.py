@@ -49,6 +49,8 @@ class FakeTavily:
     pages: dict[str, str] = field(default_factory=dict)
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # Answers the client stopped reading before they were fully sent.
+    abandoned: int = 0
 
     def fail_next(self, status: int, body: Any = None, delay: float = 0.0) -> None:
         """Answer the next request with ``status``/``body`` (after ``delay`` seconds)."""
@@ -174,7 +176,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
-            # The client gave up (timeout) before the stalled answer was ready.
+            # The client gave up (timeout, size limit) before the answer was sent.
+            with fake.lock:
+                fake.abandoned += 1
             return
 
     def _trickle(self, data: bytes, scripted: Scripted) -> None:

@@ -26,6 +26,7 @@ from tavily_standin import API_KEY, FakeTavily, make_handler
 
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.search import SearchTool
+from akgentic.tool.search._transport import BoundedSession
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SLOW_PAGE = json.dumps({"results": [{"url": "https://e.com/a", "raw_content": "x" * 150}]})
@@ -156,3 +157,37 @@ def test_an_answer_nested_too_deeply_is_named(fake_tavily: FakeTavily) -> None:
         "web_search failed: Tavily's answer could not be read: it is JSON nested too deeply "
         "to read. Retry once; if it fails again, continue without web results."
     )
+
+
+def test_past_the_limit_the_rest_is_not_downloaded(fake_tavily: FakeTavily) -> None:
+    # 20 MB, far more than socket buffers hold: the stand-in can only finish sending it if
+    # the client reads it all.
+    fake_tavily.fail_next(200, {"results": [], "pad": "p" * 20_000_000})
+    search = {fn.__name__: fn for fn in SearchTool(max_download_bytes=100_000).get_tools()}
+    with pytest.raises(RetriableError, match="100,000-byte download limit"):
+        search["web_search"](query="q")
+    deadline = time.monotonic() + 5
+    while fake_tavily.abandoned == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert fake_tavily.abandoned == 1
+
+
+def test_a_session_outside_any_transfer_is_a_plain_session(fake_tavily: FakeTavily) -> None:
+    # Only requests made inside transfer_scope are bounded; the session works without one
+    # (from a thread that never opened a scope), with requests' own arguments.
+    answers: list[Any] = []
+
+    def post() -> None:
+        session = BoundedSession()
+        answer = session.post(
+            f"{fake_tavily.url}/search",
+            json={"query": "plain", "max_results": 1},
+            headers={"Authorization": f"Bearer {API_KEY}"},
+            timeout=5,
+        )
+        answers.append((answer.status_code, answer.json()["query"]))
+
+    worker = threading.Thread(target=post)
+    worker.start()
+    worker.join(timeout=10)
+    assert answers == [(200, "plain")]
