@@ -314,6 +314,10 @@ class MCPTool(ToolCard):
 
     For several servers, give the agent several ``MCPTool`` cards (set ``tool_prefix`` on
     their connections when their tool names could collide).
+
+    Its capability table is empty, so ``get_tools``, ``get_system_prompts`` and
+    ``get_commands`` give nothing: the server's tools come through :meth:`get_toolsets`,
+    the one channel no row describes.
     """
 
     connection: MCPConnectionConfig
@@ -327,10 +331,6 @@ class MCPTool(ToolCard):
                 "use one MCPTool per server"
             )
         return data
-
-    def get_tools(self) -> list[Any]:
-        """Always empty: the server's tools come through :meth:`get_toolsets`."""
-        return []
 
     def get_toolsets(self) -> list[Any]:
         """One fresh pydantic-ai toolset for the configured server.

@@ -10,16 +10,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Self, cast
+from typing import ClassVar, Self, cast
 
 from pydantic import Field, PrivateAttr
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.capability import Capability
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
-from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.notification._arguments import (
     check_bool,
@@ -103,6 +104,12 @@ class NotificationTool(ToolCard):
         ge=1,
         description="Largest delay an agent may schedule, in seconds.",
     )
+    capabilities: ClassVar[tuple[Capability, ...]] = (
+        Capability("register_notification", RegisterNotification),
+        Capability("pending_notification", PendingNotifications),
+        Capability("cancel_notification", CancelNotification),
+    )
+
     register_notification: bool | RegisterNotification = True
     pending_notification: bool | PendingNotifications = True
     cancel_notification: bool | CancelNotification = True
@@ -161,30 +168,9 @@ class NotificationTool(ToolCard):
             raise RuntimeError("NotificationTool used before observer() bound it to an agent")
         return self._actor, self._owner
 
-    # -- channels ------------------------------------------------------------------------
+    # -- the callables: one _build_<capability> per row of `capabilities` --------------
 
-    def _capabilities(self) -> list[tuple[BaseToolParam, Callable[..., Any]]]:
-        found: list[tuple[BaseToolParam, Callable[..., Any]]] = []
-        register = resolve_param(self.register_notification, RegisterNotification)
-        if register is not None:
-            found.append((register, self._register_fn()))
-        pending = resolve_param(self.pending_notification, PendingNotifications)
-        if pending is not None:
-            found.append((pending, self._pending_fn(pending.max_listed)))
-        cancel = resolve_param(self.cancel_notification, CancelNotification)
-        if cancel is not None:
-            found.append((cancel, self._cancel_fn()))
-        return [(param, param.describe(fn)) for param, fn in found]
-
-    def get_tools(self) -> list[Callable[..., Any]]:
-        return [fn for param, fn in self._capabilities() if param.exposes(TOOL_CALL)]
-
-    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
-        return {type(param): fn for param, fn in self._capabilities() if param.exposes(COMMAND)}
-
-    # -- the callables -------------------------------------------------------------------
-
-    def _register_fn(self) -> Callable[..., str]:
+    def _build_register_notification(self, param: RegisterNotification) -> Callable[..., str]:
         card = self
         max_delay = self.max_delay_seconds
 
@@ -219,8 +205,9 @@ class NotificationTool(ToolCard):
 
         return register_notification
 
-    def _pending_fn(self, max_listed: int) -> Callable[..., str]:
+    def _build_pending_notification(self, param: PendingNotifications) -> Callable[..., str]:
         card = self
+        max_listed = param.max_listed
 
         def pending_notification(all: bool = False) -> str:
             """List pending notifications with the time left on each.
@@ -236,7 +223,7 @@ class NotificationTool(ToolCard):
 
         return pending_notification
 
-    def _cancel_fn(self) -> Callable[..., str]:
+    def _build_cancel_notification(self, param: CancelNotification) -> Callable[..., str]:
         card = self
 
         def cancel_notification(notification_id: int) -> str:

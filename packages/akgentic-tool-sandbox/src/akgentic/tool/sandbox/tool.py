@@ -22,15 +22,17 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any, Self, TypeVar, cast
+from typing import Any, ClassVar, Self, TypeVar, cast
 
 from pydantic import PrivateAttr, field_validator
 
 from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.capability import Capability
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.channels import COMMAND, TOOL_CALL
+from akgentic.tool.core.channels import COMMAND as COMMAND  # importable here, as they were
+from akgentic.tool.core.channels import TOOL_CALL as TOOL_CALL
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
-from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.core.workspace_dir import resolve_workspace_dir
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.sandbox.actor import SandboxActor
@@ -147,6 +149,8 @@ class ExecTool(ToolCard, SandboxSettings):
 
     mode: str = AUTO_MODE
     workspace_id: str | None = None
+    capabilities: ClassVar[tuple[Capability, ...]] = (Capability("exec_command", ExecCommand),)
+
     exec_command: bool | ExecCommand = True
 
     _sandbox: Any = PrivateAttr(default=None)
@@ -199,22 +203,7 @@ class ExecTool(ToolCard, SandboxSettings):
             )
         return self
 
-    def _capability(self) -> ExecCommand | None:
-        return resolve_param(self.exec_command, ExecCommand)
-
-    def get_tools(self) -> list[Callable[..., Any]]:
-        param = self._capability()
-        if param is None or not param.exposes(TOOL_CALL):
-            return []
-        return [param.describe(self._exec_fn())]
-
-    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
-        param = self._capability()
-        if param is None or not param.exposes(COMMAND):
-            return {}
-        return {ExecCommand: param.describe(self._exec_fn())}
-
-    def _exec_fn(self) -> Callable[..., str]:
+    def _build_exec_command(self, param: ExecCommand) -> Callable[..., str]:
         card = self
 
         def exec_command(cmd: str, cwd: str = "") -> str:

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, Literal, cast
+from typing import Any, ClassVar, Literal, cast
 from urllib.parse import urlsplit
 
 from pydantic import Field
 
+from akgentic.tool.core.capability import Capability
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.channels import COMMAND, TOOL_CALL
-from akgentic.tool.core.params import BaseToolParam, resolve_param
+from akgentic.tool.core.channels import TOOL_CALL as TOOL_CALL  # importable here, as it was
+from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.search._answers import CrawlAnswer, ExtractAnswer, SearchAnswer, parse_answer
 from akgentic.tool.search._page_cache import FetchedPage, PageCache
@@ -205,6 +206,12 @@ class SearchTool(ToolCard):
     set, is a ceiling over all three.
     """
 
+    capabilities: ClassVar[tuple[Capability, ...]] = (
+        Capability("web_search", WebSearch),
+        Capability("web_fetch", WebFetch),
+        Capability("web_crawl", WebCrawl),
+    )
+
     web_search: bool | WebSearch = True
     web_fetch: bool | WebFetch = True
     web_crawl: bool | WebCrawl = True
@@ -221,11 +228,10 @@ class SearchTool(ToolCard):
         description="Most bytes read of one provider answer; past it the answer is cut.",
     )
 
-    def get_tools(self) -> list[Callable[..., Any]]:
-        return [fn for param, fn in self._bind() if param.exposes(TOOL_CALL)]
-
-    def get_commands(self) -> dict[type[BaseToolParam], Callable[..., Any]]:
-        return {type(param): fn for param, fn in self._bind() if param.exposes(COMMAND)}
+    def _capability_context(self) -> TavilyClients:
+        # Read when a builder is about to run, so a card whose capabilities are all off
+        # needs no key; one set of clients serves the three tools of one get_* call.
+        return _clients_from_environment()
 
     def _timeout(self, configured: float) -> float:
         """A capability's timeout under the card-wide ceiling."""
@@ -233,30 +239,9 @@ class SearchTool(ToolCard):
             return configured
         return min(configured, self.timeout_seconds)
 
-    def _bind(self) -> list[tuple[BaseToolParam, Callable[..., Any]]]:
-        params: list[BaseToolParam] = [
-            p
-            for p in (
-                resolve_param(self.web_search, WebSearch),
-                resolve_param(self.web_fetch, WebFetch),
-                resolve_param(self.web_crawl, WebCrawl),
-            )
-            if p is not None and p.expose & {TOOL_CALL, COMMAND}
-        ]
-        if not params:
-            return []
-        clients = _clients_from_environment()
-        bound: list[tuple[BaseToolParam, Callable[..., Any]]] = []
-        for param in params:
-            if isinstance(param, WebSearch):
-                bound.append((param, param.describe(self._search_tool(param, clients))))
-            elif isinstance(param, WebFetch):
-                bound.append((param, param.describe(self._fetch_tool(param, clients))))
-            elif isinstance(param, WebCrawl):
-                bound.append((param, param.describe(self._crawl_tool(param, clients))))
-        return bound
+    # -- callables: one _build_<capability> per row of `capabilities` --------------------
 
-    def _search_tool(self, param: WebSearch, clients: TavilyClients) -> Callable[..., Any]:
+    def _build_web_search(self, param: WebSearch, clients: TavilyClients) -> Callable[..., Any]:
         configured_timeout = self._timeout(param.timeout)
         cap = param.max_results
         snippet_chars = param.snippet_chars
@@ -332,7 +317,7 @@ class SearchTool(ToolCard):
 
         return web_search
 
-    def _fetch_tool(self, param: WebFetch, clients: TavilyClients) -> Callable[..., Any]:
+    def _build_web_fetch(self, param: WebFetch, clients: TavilyClients) -> Callable[..., Any]:
         configured_timeout = self._timeout(param.timeout)
         window = param.max_chars
         configured_depth = param.extract_depth
@@ -470,7 +455,7 @@ class SearchTool(ToolCard):
 
         return web_fetch
 
-    def _crawl_tool(self, param: WebCrawl, clients: TavilyClients) -> Callable[..., Any]:
+    def _build_web_crawl(self, param: WebCrawl, clients: TavilyClients) -> Callable[..., Any]:
         configured_timeout = self._timeout(param.timeout)
         page_cap = param.page_cap
         depth_cap = param.max_depth if param.max_depth is not None else _MAX_CRAWL_DEPTH
