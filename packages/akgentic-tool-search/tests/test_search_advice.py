@@ -224,7 +224,11 @@ def test_a_misshapen_answer_names_the_path_of_each_fault(own_key: FakeTavily) ->
     )
 
 
-@pytest.mark.parametrize(("faults", "end"), [(3, "string). Retry"), (4, "string (and 1 more)).")])
+@pytest.mark.parametrize(
+    ("faults", "end"),
+    [(3, "string). Retry"), (4, "string (and 1 more)).")],
+    ids=["three", "four"],
+)
 def test_three_faults_are_shown_and_the_rest_counted(faults: int, end: str) -> None:
     answer = {"results": [{"url": i} for i in range(faults)]}
     with pytest.raises(RetriableError) as caught:
