@@ -7,7 +7,8 @@ store differently, and this module gives each one its binding:
   exists (:func:`vector_store_dependencies`), and queries the store from the calling
   agent's thread with :class:`VectorSearchClient`, so a slow query embedding never holds
   the consumer's actor. Any failure becomes a note in the tool's answer: search carries on
-  by keyword.
+  by keyword. :class:`ConsumerBinding` holds both runtime handles of such a card once it is
+  bound: the team's shared actor and the search client.
 * the consumer's **tool actor** keeps its collection in the store in step with its state
   through :class:`CollectionMirror`: it looks the store up on first need (and again at most
   every ``retry_seconds`` while there is none), creates the collection (idempotent, so a
@@ -24,14 +25,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Final, cast
+from typing import Any, Final, Protocol, cast
 
 import pykka
 from pydantic import Field
 
+from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.dependencies import known_card_names
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
+from akgentic.tool.core.shared_actor import ask_shared_actor, bind_shared_actor
 from akgentic.tool.core.vector_store import (
     CollectionConfig,
     UnknownCollectionError,
@@ -48,9 +51,11 @@ __all__ = [
     "UPSERT_CHUNK",
     "VECTOR_STORE_CARD",
     "CollectionMirror",
+    "ConsumerBinding",
     "VectorConsumerConfig",
     "VectorHits",
     "VectorSearchClient",
+    "consumer_settings",
     "vector_store_dependencies",
 ]
 
@@ -166,6 +171,77 @@ class VectorSearchClient:
         ]
         note = None if result.status == "ok" else f"semantic search degraded: {result.reason}"
         return hits, note
+
+
+class _MirroringActor(Protocol):
+    def semantic_enabled(self) -> bool: ...
+
+
+class ConsumerBinding[A: Akgent[Any, Any]]:
+    """The card side of a consumer once bound: its team's shared actor, and semantic search
+    over the collection that actor mirrors.
+
+    ``card`` names the consumer in errors and logs; ``what`` names its state in the message
+    the model gets while the team stops (``"The team plan"``); ``disabled_note`` is the
+    note of a search when the card turned semantic search off. Make one in the card's
+    ``observer()`` (a card holding one compares unequal to its reloaded dump, so a fresh
+    card holds none) and :meth:`bind` it there.
+    """
+
+    def __init__(
+        self,
+        card: str,
+        actor_class: type[A],
+        *,
+        what: str,
+        collection: str,
+        disabled_note: str | None = None,
+    ) -> None:
+        self.card = card
+        self.actor_class = actor_class
+        self.what = what
+        self.disabled_note = disabled_note
+        self._actor: A | None = None
+        self._vectors = VectorSearchClient(card, collection)
+
+    def bind(self, observer: ToolObserver, config: BaseConfig) -> None:
+        """Get or create the team's actor configured by ``config`` (see ``bind_shared_actor``)."""
+        self._actor = bind_shared_actor(observer, self.actor_class, config, card=self.card)
+        self._vectors.reset()  # look the store up again on the next search
+
+    def ask[T](self, call: Callable[[A], T]) -> T:
+        """``call(actor)`` through the ask proxy; a stopped actor is a ``RetriableError``."""
+        actor = self._actor
+        if actor is None:
+            raise RuntimeError(f"{self.card} is not bound: build it through ToolFactory")
+        return ask_shared_actor(lambda: call(actor), what=self.what)
+
+    def vector_hits(
+        self,
+        observer: ToolObserver | None,
+        vector_store: bool | str,
+        text: str,
+        *,
+        top_k: int,
+        threshold: float,
+    ) -> VectorHits:
+        """Vector hits for ``text``, searched on the caller's thread (never raises)."""
+        return self._vectors.vector_hits(
+            observer,
+            vector_store,
+            lambda: self.ask(lambda actor: cast(_MirroringActor, actor).semantic_enabled()),
+            text,
+            top_k=top_k,
+            threshold=threshold,
+            disabled_note=self.disabled_note,
+        )
+
+
+def consumer_settings(card: Any) -> dict[str, Any]:
+    """The search settings a consumer card hands its actor's configuration: its
+    ``vector_store``, ``collection``, ``search_top_k`` and ``search_score_threshold``."""
+    names = ("vector_store", "collection", "search_top_k", "search_score_threshold")
+    return {name: getattr(card, name) for name in names}
 
 
 class VectorConsumerConfig(BaseConfig):

@@ -18,10 +18,10 @@ from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.params import BaseToolParam
-from akgentic.tool.core.team_actor import ask_team_actor, bind_team_actor
 from akgentic.tool.core.vector_binding import (
+    ConsumerBinding,
     VectorHits,
-    VectorSearchClient,
+    consumer_settings,
     vector_store_dependencies,
 )
 from akgentic.tool.core.vector_store import CollectionConfig
@@ -130,39 +130,38 @@ class KnowledgeGraphTool(ToolCard):
     )
     input_limits: InputLimits = Field(default_factory=InputLimits)
 
-    _actor: KnowledgeGraphActor | None = PrivateAttr(default=None)
-    # Made on the first search (a fresh card compares equal to its reloaded dump).
-    _vectors: VectorSearchClient | None = PrivateAttr(default=None)
+    # The graph actor and the vector search, made by observer(): a fresh card holds none,
+    # so it compares equal to its reloaded dump.
+    _shared: ConsumerBinding[KnowledgeGraphActor] | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
-        # Wire after the vector store card when there is one to wait for. The dependency is
-        # only declared when that card class is known here: where the vector-store package
-        # is not installed the name would be a configuration error, and the tool simply
-        # searches by keyword.
+        # After the store's card, where that card class is installed (keyword-only else).
         self.depends_on = vector_store_dependencies(self.vector_store, self.depends_on)
 
     def observer(self, observer: ToolObserver) -> Self:
         super().observer(observer)
         config = KnowledgeGraphConfig(
-            vector_store=self.vector_store,
-            collection=self.collection,
-            search_top_k=self.search_top_k,
-            search_score_threshold=self.search_score_threshold,
+            **consumer_settings(self),
             path_max_hops=self.path_max_hops,
             result_max_chars=self.result_max_chars,
             observations_per_hit=self.observations_per_hit,
         )
-        self._actor = bind_team_actor(
-            observer, KnowledgeGraphActor, config, card="KnowledgeGraphTool"
+        shared = ConsumerBinding(
+            "KnowledgeGraphTool",
+            KnowledgeGraphActor,
+            what="The team knowledge graph",
+            collection=KG_COLLECTION,
+            disabled_note="semantic search is disabled for this tool",
         )
-        self._vectors = None  # look the store up again on the next search
+        shared.bind(observer, config)
+        self._shared = shared
         return self
 
-    def _graph(self) -> KnowledgeGraphActor:
-        if self._actor is None:
+    def _graph(self) -> ConsumerBinding[KnowledgeGraphActor]:
+        if self._shared is None:
             raise RuntimeError("KnowledgeGraphTool is not bound: build it through ToolFactory")
-        return self._actor
+        return self._shared
 
     # -- callables: one _build_<capability> per row of `capabilities` --------------------
 
@@ -173,7 +172,7 @@ class KnowledgeGraphTool(ToolCard):
 
         def get_graph() -> str:
             """The team knowledge graph: entity and relation types, and root entities."""
-            return _call(lambda: card._graph().overview(schema, roots, read_only))
+            return card._graph().ask(lambda graph: graph.overview(schema, roots, read_only))
 
         return get_graph
 
@@ -229,8 +228,8 @@ class KnowledgeGraphTool(ToolCard):
             _check_observation_total(batch)
             limits = card.input_limits
             check_update(batch, limits)
-            report = _call(
-                lambda: card._graph().update_graph(batch, limits.observations_per_entity)
+            report = card._graph().ask(
+                lambda graph: graph.update_graph(batch, limits.observations_per_entity)
             )
             if report.errors:
                 raise RetriableError(
@@ -316,21 +315,19 @@ class KnowledgeGraphTool(ToolCard):
             result_max_chars=self.result_max_chars,
             observations_per_hit=self.observations_per_hit,
         )
-        return _call(lambda: self._graph().search(search, vector_hits, top_k, note, limits))
+        return self._graph().ask(
+            lambda graph: graph.search(search, vector_hits, top_k, note, limits)
+        )
 
     def _semantic(self, text: str, top_k: int, threshold: float) -> VectorHits:
         """Vector hits for ``text`` from the store, on this (the caller's) thread."""
-        if self._vectors is None:
-            self._vectors = VectorSearchClient("KnowledgeGraphTool", KG_COLLECTION)
-        return self._vectors.vector_hits(
+        return self._graph().vector_hits(
             self.get_observer_or_none(),
             self.vector_store,
-            lambda: _call(lambda: self._graph().semantic_enabled()),
             text,
             # Ask for more than top_k: some refs may point at items deleted since.
             top_k=min(2 * top_k, 1000),
             threshold=threshold,
-            disabled_note="semantic search is disabled for this tool",
         )
 
 
@@ -401,8 +398,3 @@ def _location(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text or "arguments"
-
-
-def _call[T](fn: Callable[[], T]) -> T:
-    """Run an ask on the graph actor; a stopped actor becomes a RetriableError."""
-    return ask_team_actor(fn, what="The team knowledge graph")

@@ -18,10 +18,10 @@ from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.params import BaseToolParam
-from akgentic.tool.core.team_actor import ask_team_actor, bind_team_actor
 from akgentic.tool.core.vector_binding import (
+    ConsumerBinding,
     VectorHits,
-    VectorSearchClient,
+    consumer_settings,
     vector_store_dependencies,
 )
 from akgentic.tool.core.vector_store import CollectionConfig
@@ -118,36 +118,31 @@ class PlanningTool(ToolCard):
     search_score_threshold: float = Field(default=DEFAULT_PLANNING_SCORE_THRESHOLD, ge=0.0, le=1.0)
     input_limits: PlanInputLimits = Field(default_factory=PlanInputLimits)
 
-    _actor: PlanActor | None = PrivateAttr(default=None)
-    # Made on the first search (a fresh card compares equal to its reloaded dump).
-    _vectors: VectorSearchClient | None = PrivateAttr(default=None)
+    # The plan actor and the vector search, made by observer(): a fresh card holds none,
+    # so it compares equal to its reloaded dump.
+    _shared: ConsumerBinding[PlanActor] | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
-        # Wire after the vector store card when one can exist. Where the vector-store
-        # package is not installed its card name would be a configuration error, so the
-        # dependency is declared only when the name is known; search is keyword-only then.
+        # After the store's card, where that card class is installed (keyword-only else).
         self.depends_on = vector_store_dependencies(self.vector_store, self.depends_on)
 
     def observer(self, observer: ToolObserver) -> Self:
         super().observer(observer)
-        config = PlanConfig(
-            vector_store=self.vector_store,
-            collection=self.collection,
-            search_top_k=self.search_top_k,
-            search_score_threshold=self.search_score_threshold,
+        shared = ConsumerBinding(
+            "PlanningTool", PlanActor, what="The team plan", collection=PLANNING_COLLECTION
         )
-        self._actor = bind_team_actor(observer, PlanActor, config, card="PlanningTool")
-        self._vectors = None  # look the store up again on the next search
+        shared.bind(observer, PlanConfig(**consumer_settings(self)))
+        self._shared = shared
         return self
 
     def _actor_observer(self) -> ActorToolObserver:
         return cast(ActorToolObserver, self.get_observer())
 
-    def _plan(self) -> PlanActor:
-        if self._actor is None:
+    def _plan(self) -> ConsumerBinding[PlanActor]:
+        if self._shared is None:
             raise RuntimeError("PlanningTool is not bound: build it through ToolFactory")
-        return self._actor
+        return self._shared
 
     def _agent_name(self) -> str:
         return str(self._actor_observer().myAddress.name)
@@ -162,7 +157,7 @@ class PlanningTool(ToolCard):
             """The team plan: task counts per owner and the tasks that concern you."""
             observer = card.get_observer_or_none()
             agent = str(cast(ActorToolObserver, observer).myAddress.name) if observer else ""
-            return _call(lambda: card._plan().render(agent, filter_by_agent, max_listed))
+            return card._plan().ask(lambda plan: plan.render(agent, filter_by_agent, max_listed))
 
         return get_planning
 
@@ -179,7 +174,7 @@ class PlanningTool(ToolCard):
                 raise RetriableError(
                     f"task_id must be an integer task id, got {_describe(task_id)}"
                 )
-            task = _call(lambda: card._plan().get_task(task_id))
+            task = card._plan().ask(lambda plan: plan.get_task(task_id))
             if task is None:
                 raise RetriableError(
                     f"unknown task id {task_id}: see the plan or use search_planning(...)"
@@ -237,7 +232,9 @@ class PlanningTool(ToolCard):
             creates = cut_outputs(creates, limits.output_max_chars)
             updates = cut_outputs(updates, limits.output_max_chars)
             agent = card._agent_name()
-            report = _call(lambda: card._plan().update_plan(creates, updates, deletes, agent))
+            report = card._plan().ask(
+                lambda plan: plan.update_plan(creates, updates, deletes, agent)
+            )
             if report.refused is not None:
                 raise RetriableError(report.refused)
             if report.errors:
@@ -302,8 +299,8 @@ class PlanningTool(ToolCard):
                     mode = "keyword"
                     note += "; keyword matches shown instead"
             search_mode = mode
-            return _call(
-                lambda: card._plan().search(
+            return card._plan().ask(
+                lambda plan: plan.search(
                     status, owner, creator, query, semantic, note, mode=search_mode
                 )
             )
@@ -316,15 +313,8 @@ class PlanningTool(ToolCard):
 
     def _semantic(self, text: str, top_k: int, threshold: float) -> VectorHits:
         """Vector hits for ``text``, searched on this (the caller's) thread."""
-        if self._vectors is None:
-            self._vectors = VectorSearchClient("PlanningTool", PLANNING_COLLECTION)
-        return self._vectors.vector_hits(
-            self.get_observer_or_none(),
-            self.vector_store,
-            lambda: _call(lambda: self._plan().semantic_enabled()),
-            text,
-            top_k=top_k,
-            threshold=threshold,
+        return self._plan().vector_hits(
+            self.get_observer_or_none(), self.vector_store, text, top_k=top_k, threshold=threshold
         )
 
 
@@ -444,8 +434,3 @@ def _describe(value: Any) -> str:
     """A short rendering of a bad argument: its type, and its text when that is short."""
     text = repr(value)
     return text if len(text) <= 80 else f"a {type(value).__name__} of {len(text)} characters"
-
-
-def _call[T](fn: Callable[[], T]) -> T:
-    """Run an ask on the plan actor; a stopped actor becomes a RetriableError."""
-    return ask_team_actor(fn, what="The team plan")
