@@ -14,7 +14,7 @@ from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RunUsage
 
-from akgentic.llm.capabilities._stack import InternalStack
+from akgentic.llm.capabilities._stack import InternalStack, _dispatch_plan
 
 
 class Tracing(AbstractCapability[Any]):
@@ -112,3 +112,24 @@ async def test_for_run_rebinds_members_with_per_run_instances() -> None:
     assert bound.members[1] is not per_run
     unchanged = InternalStack([shared])
     assert await unchanged.for_run(ctx) is unchanged
+
+
+def test_the_dispatch_plan_is_read_once_per_combination_of_classes() -> None:
+    log: list[str] = []
+    InternalStack([Tracing("a", log), Tracing("b", log)])
+    before = _dispatch_plan.cache_info()
+    for name in ("c", "d", "e"):
+        InternalStack([Tracing(name, log), Tracing(name, log)])
+    after = _dispatch_plan.cache_info()
+    assert (after.misses, after.hits) == (before.misses, before.hits + 3)
+
+
+def test_a_member_with_its_own_ordering_is_refused() -> None:
+    from pydantic_ai.capabilities.abstract import CapabilityOrdering
+
+    class Ordered(AbstractCapability[Any]):
+        def get_ordering(self) -> CapabilityOrdering:
+            return CapabilityOrdering(position="outermost")
+
+    with pytest.raises(TypeError, match=r"Ordered overrides \['get_ordering'\]"):
+        InternalStack([Ordered()])

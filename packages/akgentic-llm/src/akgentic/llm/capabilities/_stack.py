@@ -17,7 +17,9 @@ construction, so a new capability cannot be silently half-mounted.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
@@ -60,34 +62,71 @@ _NOT_FORWARDED = tuple(
 )
 
 
-def _overrides(member: AbstractCapability[Any], hook: str) -> bool:
-    return getattr(type(member), hook) is not getattr(AbstractCapability, hook)
+def _overrides(kind: type[AbstractCapability[Any]], hook: str) -> bool:
+    return getattr(kind, hook) is not getattr(AbstractCapability, hook)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Which members (by position) each forwarded hook goes to, in dispatch order."""
+
+    wrap_run: tuple[int, ...]
+    before_node: tuple[int, ...]
+    after_node: tuple[int, ...]
+    on_error: tuple[int, ...]
+    before_request: tuple[int, ...]
+    after_request: tuple[int, ...]
+
+
+@functools.lru_cache(maxsize=256)
+def _dispatch_plan(kinds: tuple[type[AbstractCapability[Any]], ...]) -> _Plan:
+    """The plan for members of these classes; read once per combination of classes, not per
+    agent and per run (``for_run`` rebuilds the stack each run: event sourcing is per run)."""
+    for kind in kinds:
+        unsupported = [hook for hook in _NOT_FORWARDED if _overrides(kind, hook)]
+        if unsupported:
+            raise _refused(kind, unsupported)
+
+    def forward(hook: str, *, reverse: bool = False) -> tuple[int, ...]:
+        order = range(len(kinds) - 1, -1, -1) if reverse else range(len(kinds))
+        return tuple(i for i in order if _overrides(kinds[i], hook))
+
+    return _Plan(
+        wrap_run=forward("wrap_run"),
+        before_node=forward("before_node_run"),
+        after_node=forward("after_node_run", reverse=True),
+        on_error=forward("on_run_error", reverse=True),
+        before_request=forward("before_model_request"),
+        after_request=forward("after_model_request", reverse=True),
+    )
+
+
+def _refused(kind: type[Any], hooks: list[str]) -> TypeError:
+    return TypeError(
+        f"{kind.__name__} overrides {hooks}, which InternalStack does not forward; "
+        "mount it as its own capability"
+    )
 
 
 class InternalStack(AbstractCapability[Any]):
     """Forward run-level and node-level hooks to ``members``, in ``CombinedCapability`` order."""
 
     def __init__(self, members: Sequence[AbstractCapability[Any]]) -> None:
+        plan = _dispatch_plan(tuple(type(member) for member in members))
         for member in members:
-            unsupported = [hook for hook in _NOT_FORWARDED if _overrides(member, hook)]
-            if unsupported or member.get_ordering() is not None:
-                raise TypeError(
-                    f"{type(member).__name__} overrides {unsupported or ['get_ordering']}, "
-                    "which InternalStack does not forward; mount it as its own capability"
-                )
+            if member.get_ordering() is not None:
+                raise _refused(type(member), ["get_ordering"])
         self.members = tuple(members)
-        self._wrap_run = tuple(m for m in self.members if _overrides(m, "wrap_run"))
-        self._before_node = tuple(m for m in self.members if _overrides(m, "before_node_run"))
-        self._after_node = tuple(
-            m for m in reversed(self.members) if _overrides(m, "after_node_run")
-        )
-        self._on_error = tuple(m for m in reversed(self.members) if _overrides(m, "on_run_error"))
-        self._before_request = tuple(
-            m for m in self.members if _overrides(m, "before_model_request")
-        )
-        self._after_request = tuple(
-            m for m in reversed(self.members) if _overrides(m, "after_model_request")
-        )
+
+        def pick(positions: tuple[int, ...]) -> tuple[AbstractCapability[Any], ...]:
+            return tuple(self.members[i] for i in positions)
+
+        self._wrap_run = pick(plan.wrap_run)
+        self._before_node = pick(plan.before_node)
+        self._after_node = pick(plan.after_node)
+        self._on_error = pick(plan.on_error)
+        self._before_request = pick(plan.before_request)
+        self._after_request = pick(plan.after_request)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
