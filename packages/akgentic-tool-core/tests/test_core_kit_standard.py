@@ -22,7 +22,7 @@ from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig
 from akgentic.tool.core.delta_state import DeltaPayload, DeltaState, TrackedState
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.params import BaseToolParam, resolve_param
-from akgentic.tool.core.shared_actor import bind_team_actor
+from akgentic.tool.core.shared_actor import ask_shared_actor, bind_team_actor
 from akgentic.tool.core.testing import (
     BadInputTests,
     CardStandardTests,
@@ -122,7 +122,9 @@ class NotesTool(ToolCard):
             """Write notes (key -> text) and erase notes by key."""
             if any(not key.strip() for key in notes):
                 raise RetriableError("notes: every key must be non-empty; name each note")
-            seq = self._actor.write(notes, list(erase or []))
+            seq = ask_shared_actor(
+                lambda: self._actor.write(notes, list(erase or [])), what="The notes"
+            )
             return f"saved (change {seq})"
 
         return write_notes
@@ -191,6 +193,12 @@ class TestNotesPersistence(DeltaPersistenceTests):
 
     def edit(self, tools: Tools) -> None:
         tools["write_notes"](notes={"n0-1": "rewritten"}, erase=["n0-2"])
+
+    def restate(self, tools: Tools) -> None:
+        tools["write_notes"](notes={"n0-1": "note 0/1"}, erase=["never-written"])
+
+    def calls_after_stop(self, tools: Tools) -> list[Callable[[], Any]]:
+        return [lambda: tools["write_notes"](notes={"late": "note"})]
 
     def live_state(self, actor: Any) -> TrackedState:
         state: NotesState = actor.snapshot()
@@ -303,9 +311,13 @@ class CarelessBadInput(TestNotesBadInput):
         return CarelessNotes()
 
 
-def test_a_bad_call_that_changes_the_state_fails(tool_agent: ToolTestAgent) -> None:
+def test_a_bad_call_that_changes_the_state_fails(
+    actor_system: Any, orchestrator: Any, tool_agent: ToolTestAgent
+) -> None:
     with pytest.raises(AssertionError, match=r"changed the state"):
-        CarelessBadInput().test_bad_calls_retry_and_change_nothing(tool_agent)
+        CarelessBadInput().test_bad_calls_retry_and_change_nothing(
+            actor_system, orchestrator, tool_agent
+        )
 
 
 class ForgetfulState(NotesState):

@@ -1,4 +1,5 @@
-"""KnowledgeGraphTool through ToolFactory, against a real actor system."""
+"""KnowledgeGraphTool through ToolFactory, against a real actor system (the event and
+retry rules every delta actor keeps are standard tests, in test_standard.py)."""
 
 from __future__ import annotations
 
@@ -55,22 +56,6 @@ def test_update_emits_one_delta_before_returning(
     assert isinstance(delta, KnowledgeGraphStateEvent)
     assert sorted(e.name for e in delta.entities_added) == ["Acme", "Alice"]
     assert [r.label() for r in delta.relations_added] == ["Alice -[works_at]-> Acme"]
-
-
-def test_no_change_emits_nothing_and_seq_stays_gap_free(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
-) -> None:
-    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    tools["update_graph"](create_entities=[_person("Alice")])
-    # Re-stating what is already there changes nothing: no event.
-    tools["update_graph"](update_entities=[{"name": "Alice", "entity_type": "Person"}])
-    # Entirely rejected batch: nothing changed, nothing emitted.
-    expect_retry(tools["update_graph"], delete_entities=["Nobody"])
-    tools["update_graph"](update_entities=[{"name": "Alice", "description": "engineer"}])
-    settle(actor_system, orchestrator)
-    events = _kg_events(actor_system, orchestrator)
-    assert [e.seq for e in events] == [1, 2]
-    assert [e.name for e in events[1].payload.entities_modified] == ["Alice"]
 
 
 def test_a_new_entity_type_is_applied_and_emitted(
@@ -221,15 +206,3 @@ def test_overview_stays_short_on_a_large_graph(tool_agent: ToolTestAgent) -> Non
     assert "... 50 more" in prompt
     assert "- ... and 30 more root entities" in prompt
     assert len(prompt.splitlines()) < 60
-
-
-def test_calls_after_the_team_stopped_are_retriable_not_raw(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
-) -> None:
-    from akgentic.core.orchestrator import Orchestrator
-
-    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    tools["update_graph"](create_entities=[_person("Alice")])
-    actor_system.proxy_ask(orchestrator, Orchestrator).stop().wait()
-    assert "not running" in expect_retry(tools["update_graph"], delete_entities=["Alice"])
-    assert "not running" in expect_retry(tools["search_graph"], query="Alice")

@@ -163,6 +163,15 @@ class TestGraphPersistence(DeltaPersistenceTests):
             delete_entities=["Temp", "E8"],
         )
 
+    def restate(self, tools: Tools) -> None:
+        tools["update_graph"](update_entities=[{"name": "E1", "entity_type": "Thing"}])
+
+    def calls_after_stop(self, tools: Tools) -> list[Callable[[], Any]]:
+        return [
+            lambda: tools["update_graph"](delete_entities=["E1"]),
+            lambda: tools["search_graph"](query="item"),
+        ]
+
     def live_state(self, actor: Any) -> TrackedState:
         state: KnowledgeGraphState = actor.graph()
         return state

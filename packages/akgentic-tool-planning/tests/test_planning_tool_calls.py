@@ -1,4 +1,5 @@
-"""PlanningTool through ToolFactory, against a real actor system."""
+"""PlanningTool through ToolFactory, against a real actor system (the event and
+retry rules every delta actor keeps are standard tests, in test_standard.py)."""
 
 from __future__ import annotations
 
@@ -119,19 +120,6 @@ def test_partial_batch_reports_each_bad_item_and_applies_the_rest(
     assert tools["get_planning_task"](1).status == "pending"
 
 
-def test_nothing_changed_means_no_event(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
-) -> None:
-    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
-    tools["update_planning"](create_tasks=[{"description": "a", "status": "started"}])
-    tools["update_planning"](update_tasks=[{"id": 1, "status": "started"}])  # same value
-    expect_retry(tools["update_planning"], delete_tasks=[5])
-    expect_retry(tools["update_planning"])
-    tools["update_planning"](update_tasks=[{"id": 1, "status": "completed"}])
-    settle(actor_system, orchestrator)
-    assert [e.seq for e in _events(actor_system, orchestrator)] == [1, 2]
-
-
 def test_get_planning_task_errors(tool_agent: ToolTestAgent) -> None:
     tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     assert "unknown task id 3" in expect_retry(tools["get_planning_task"], 3)
@@ -223,15 +211,3 @@ def test_commands_run_from_slash_lines(tool_agent: ToolTestAgent) -> None:
     assert [t.description for t in found.tasks] == ["ship it"]
     assert factory.commands.execute("/get_planning_task 1").status == "started"
     assert "1 tasks total" in factory.commands.execute("/get_planning")
-
-
-def test_calls_after_the_team_stopped_are_retriable_not_raw(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
-) -> None:
-    from akgentic.core.orchestrator import Orchestrator
-
-    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
-    tools["update_planning"](create_tasks=[{"description": "a"}])
-    actor_system.proxy_ask(orchestrator, Orchestrator).stop().wait()
-    assert "not running" in expect_retry(tools["get_planning_task"], 1)
-    assert "not running" in expect_retry(tools["search_planning"], query="a")

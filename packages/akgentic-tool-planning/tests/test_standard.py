@@ -131,6 +131,15 @@ class TestPlanPersistence(DeltaPersistenceTests):
             delete_tasks=[3, 5],
         )
 
+    def restate(self, tools: Tools) -> None:
+        tools["update_planning"](update_tasks=[{"id": 1, "owner": "@Tester"}])  # as it is
+
+    def calls_after_stop(self, tools: Tools) -> list[Callable[[], Any]]:
+        return [
+            lambda: tools["get_planning_task"](1),
+            lambda: tools["search_planning"](query="task"),
+        ]
+
     def live_state(self, actor: Any) -> TrackedState:
         state: PlanState = actor.plan()
         return state

@@ -24,7 +24,7 @@ from akgentic.tool.core.testing.actors import (
     spawn_tool_agent,
     team_tool_actor,
 )
-from akgentic.tool.core.testing.binding import bind_card
+from akgentic.tool.core.testing.binding import bind_card, expect_retry
 from akgentic.tool.core.testing.team import (
     RecordedTeam,
     record_team,
@@ -80,6 +80,15 @@ class DeltaPersistenceTests(ABC):
     def same_state(self, left: TrackedState, right: TrackedState) -> bool:
         """Whether two states hold the same data."""
 
+    @abstractmethod
+    def restate(self, tools: Tools) -> None:
+        """A successful call that re-states what batch 0 (of 3 items) wrote: no change."""
+
+    @abstractmethod
+    def calls_after_stop(self, tools: Tools) -> list[Callable[[], Any]]:
+        """Calls (reads and writes) to make once the team stopped; each must ask for a
+        retry, not crash. Build each as a ``lambda`` over ``tools``."""
+
     def check_resumed(self, tools: Tools, expected: TrackedState) -> None:
         """The package's own checks on a resumed team, through its tools (none by default)."""
         return
@@ -118,6 +127,36 @@ class DeltaPersistenceTests(ABC):
         return frozen, expected, len(recorded_tool_events(frozen, self._tool_id()))
 
     # -- the contract -----------------------------------------------------------------
+
+    def test_each_change_is_one_event_emitted_before_the_call_returns(
+        self, actor_system: ActorSystem, orchestrator: ActorAddress
+    ) -> None:
+        tools = self._bound(actor_system, orchestrator)
+
+        def seqs() -> list[int]:
+            # No settle: an event emitted before the call returned is there already.
+            events = orchestrator_events(actor_system, orchestrator, ToolStateEvent)
+            return [e.seq for e in events if e.tool_id == self._tool_id()]
+
+        self.add_batch(tools, 0, 3)
+        assert seqs() == [1]
+        self.restate(tools)  # nothing changes: no event, no number used
+        assert seqs() == [1]
+        self.add_batch(tools, 1, 3)
+        assert seqs() == [1, 2]
+        payloads = orchestrator_events(actor_system, orchestrator, ToolStateEvent)
+        assert all(isinstance(e.payload, self.actor_class.delta_type) for e in payloads)
+
+    def test_calls_after_the_team_stopped_ask_for_a_retry(
+        self, actor_system: ActorSystem, orchestrator: ActorAddress
+    ) -> None:
+        tools = self._bound(actor_system, orchestrator)
+        self.add_batch(tools, 0, 3)
+        stop_team(actor_system, orchestrator)
+        calls = self.calls_after_stop(tools)
+        assert calls, "list at least one call"
+        for call in calls:
+            assert expect_retry(call).strip()
 
     def test_snapshots_are_rare_and_deltas_proportional_to_the_change(
         self, actor_system: ActorSystem, orchestrator: ActorAddress
