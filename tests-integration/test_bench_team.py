@@ -33,12 +33,14 @@ def test_quick_mode_measures_both_flavours(tmp_path: Path) -> None:
         assert row.assembly_ms > 0
         assert row.turns_per_s > 0
         assert row.p95_ms > 0
+        assert row.turn_cpu_ms > 0  # the whole process's CPU over the burst, per turn
     ours = rows[0]
     assert ours.threads >= 3  # one thread per member actor (plus the team's own)
     assert len(logged) == 2
 
     table = bench_team.table(rows)
     assert table.splitlines()[2].startswith("| 3 | ")
+    assert "CPU ms/turn: ours / anchor" in table.splitlines()[0]
     targets = bench_team.targets_table(rows, at=3)
     assert "| assembly per member | ≤ 5 ms |" in targets
     chart = bench_team.chart(rows, tmp_path / "team.svg")

@@ -25,6 +25,7 @@ stdout as Markdown, the chart to ``scripts/benchmarks/team.svg``.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import os
@@ -64,6 +65,7 @@ class Row:
     p95_ms: float
     threads: int  # live threads once the team is assembled
     assembly_cpu_ms: float = 0.0  # per member: CPU time of the whole process (all threads)
+    turn_cpu_ms: float = 0.0  # per turn: CPU time of the whole process over the burst
     repeats: int = 1
 
 
@@ -152,11 +154,23 @@ class _Run:
 _RUN: _Run | None = None  # one measurement at a time per process
 
 
+@functools.cache
+def _task_class() -> type[Any]:
+    """The message handing a member its task (built lazily, like the member class)."""
+    from akgentic.core.messages.message import Message
+
+    class BenchTask(Message):
+        """Work for one member: the prompt of its turn."""
+
+        content: str
+
+    return BenchTask
+
+
 def _member_class() -> type[Any]:
     """The actor class; built lazily so that importing this module stays light."""
     import inspect
 
-    from akgentic_examples.demo_team import TaskMessage
     from pydantic_ai import ModelRetry
 
     from akgentic.core.agent import Akgent
@@ -194,11 +208,11 @@ def _member_class() -> type[Any]:
         def _equip(self, cards: Sequence[ToolCard], model: Any) -> Any:
             factory = ToolFactory(cards, observer=self, retry_exception=ModelRetry)
             extra = {"model": model} if takes_model else {}
-            # pydantic-ai Tools whose schemas every member shares, where the plain
-            # callables of get_tools() would make pydantic-ai build them for each member.
+            # The plain callables of get_tools(), as akgentic-agent's BaseAgent passes
+            # them: ReactAgent registers them over schemas shared by the whole process.
             react = ReactAgent(
                 config,
-                tools=factory.get_pydantic_ai_tools(),
+                tools=factory.get_tools(),
                 toolsets=factory.get_toolsets(),
                 observer=self,
                 **extra,
@@ -209,7 +223,7 @@ def _member_class() -> type[Any]:
                 react.pydantic_agent.model = model
             return react
 
-        def receiveMsg_TaskMessage(self, message: TaskMessage) -> None:
+        def receiveMsg_BenchTask(self, message: Any) -> None:
             self._react.run_sync(message.content)
             if _RUN is not None:
                 _RUN.done.record(self.config.name)
@@ -224,8 +238,6 @@ def _member_class() -> type[Any]:
 
 def measure_ours(size: int, root: Path) -> Row:
     """Assemble ``size`` members in one team, then send every one its task at once."""
-    from akgentic_examples.demo_team import TaskMessage
-
     from akgentic.core.actor_system_impl import ActorSystem
     from akgentic.core.agent_config import BaseConfig
     from akgentic.core.orchestrator import Orchestrator
@@ -237,7 +249,7 @@ def measure_ours(size: int, root: Path) -> Row:
     # The ReactAgents are configured for OpenAI, whose client needs some key to be built
     # (it is never contacted: the scripted model answers).
     os.environ.setdefault("OPENAI_API_KEY", "not-used-by-the-benchmark")
-    member_class = _member_class()
+    member_class, task = _member_class(), _task_class()
     global _RUN
     _RUN = _Run(cards=lambda: [WorkspaceTool(workspace_id="bench"), PlanningTool()])
     system = ActorSystem()
@@ -254,7 +266,7 @@ def measure_ours(size: int, root: Path) -> Row:
         # pydantic-ai's lazy set-up are one-time costs, not per-member ones.
         warm_up = join(WARM_UP)
         _RUN.ready.wait(1, TURN_TIMEOUT_S)
-        system.tell(warm_up, TaskMessage(content="warm up"))
+        system.tell(warm_up, task(content="warm up"))
         _RUN.done.wait(1, TURN_TIMEOUT_S)
         _RUN = _Run(cards=_RUN.cards)
         gc.collect()
@@ -267,17 +279,29 @@ def measure_ours(size: int, root: Path) -> Row:
         memory, threads = (rss_mb() - before) / size, threading.active_count()
 
         sent: dict[str, float] = {}
+        cpu = time.process_time()
         for name, address in members.items():
             sent[name] = time.perf_counter()
-            system.tell(address, TaskMessage(content=f"write your notes, {name}"))
+            system.tell(address, task(content=f"write your notes, {name}"))
         done = _RUN.done.wait(size, TURN_TIMEOUT_S)
+        turn_cpu = (time.process_time() - cpu) / size
     finally:
         system.shutdown(timeout=60)
         _RUN = None
     turns, p95 = _turn_figures(sent, done)
     if _written(root) != size:
         raise RuntimeError(f"ours: {_written(root)} notes written by {size} members")
-    return Row("ours", size, assembly * 1e3, memory, turns, p95, threads, assembly_cpu * 1e3)
+    return Row(
+        "ours",
+        size,
+        assembly * 1e3,
+        memory,
+        turns,
+        p95,
+        threads,
+        assembly_cpu * 1e3,
+        turn_cpu * 1e3,
+    )
 
 
 # ----------------------------------------------------------------------- the anchor
@@ -330,16 +354,28 @@ def measure_anchor(size: int, root: Path) -> Row:
         name: threading.Thread(target=turn, args=(name, agent)) for name, agent in agents.items()
     }
     sent: dict[str, float] = {}
+    cpu = time.process_time()
     for name, worker in workers.items():
         sent[name] = time.perf_counter()
         worker.start()
     done = finishes.wait(size, TURN_TIMEOUT_S)
+    turn_cpu = (time.process_time() - cpu) / size
     for worker in workers.values():
         worker.join()
     turns, p95 = _turn_figures(sent, done)
     if _written(root) != size:
         raise RuntimeError(f"anchor: {_written(root)} notes written by {size} agents")
-    return Row("anchor", size, assembly * 1e3, memory, turns, p95, threads, assembly_cpu * 1e3)
+    return Row(
+        "anchor",
+        size,
+        assembly * 1e3,
+        memory,
+        turns,
+        p95,
+        threads,
+        assembly_cpu * 1e3,
+        turn_cpu * 1e3,
+    )
 
 
 MEASURES: dict[str, Callable[[int, Path], Row]] = {"ours": measure_ours, "anchor": measure_anchor}
@@ -371,6 +407,7 @@ def _median(rows: list[Row]) -> Row:
         statistics.median(r.p95_ms for r in rows),
         max(r.threads for r in rows),
         statistics.median(r.assembly_cpu_ms for r in rows),
+        statistics.median(r.turn_cpu_ms for r in rows),
         len(rows),
     )
 
@@ -401,8 +438,8 @@ def table(rows: Sequence[Row]) -> str:
         "| members | assembly ms/member: ours / anchor (ratio) "
         "| assembly CPU ms/member: ours / anchor "
         "| RSS MB/member: ours / anchor | turns/s: ours / anchor (ratio) "
-        "| p95 turn ms: ours / anchor | threads (ours) |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "| CPU ms/turn: ours / anchor | p95 turn ms: ours / anchor | threads (ours) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for ours, anchor in _pairs(rows):
         lines.append(
@@ -413,6 +450,7 @@ def table(rows: Sequence[Row]) -> str:
             f"| {ours.rss_mb:.3f} / {anchor.rss_mb:.3f} "
             f"| {ours.turns_per_s:.0f} / {anchor.turns_per_s:.0f} "
             f"({ours.turns_per_s / anchor.turns_per_s:.2f}×) "
+            f"| {ours.turn_cpu_ms:.1f} / {anchor.turn_cpu_ms:.1f} "
             f"| {ours.p95_ms:.0f} / {anchor.p95_ms:.0f} | {ours.threads} |"
         )
     return "\n".join(lines)
