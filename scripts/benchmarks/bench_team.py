@@ -115,6 +115,28 @@ def _turn_figures(sent: dict[str, float], done: dict[str, float]) -> tuple[float
     return len(sent) / span, p95 * 1000.0
 
 
+def _row(
+    kind: str,
+    root: Path,
+    sent: dict[str, float],
+    done: dict[str, float],
+    figures: tuple[float, float, float, int, float],
+) -> Row:
+    """One measurement's row, once every member is known to have written its notes.
+
+    ``figures``: assembly and its CPU (s per member), RSS (MB per member), live threads,
+    and CPU per turn (s).
+    """
+    size = len(sent)
+    if _written(root) != size:
+        raise RuntimeError(f"{kind}: {_written(root)} notes written by {size} members")
+    assembly, assembly_cpu, memory, threads, turn_cpu = figures
+    turns, p95 = _turn_figures(sent, done)
+    return Row(
+        kind, size, assembly * 1e3, memory, turns, p95, threads, assembly_cpu * 1e3, turn_cpu * 1e3
+    )
+
+
 # ----------------------------------------------------------------------- the scripted model
 
 
@@ -288,20 +310,7 @@ def measure_ours(size: int, root: Path) -> Row:
     finally:
         system.shutdown(timeout=60)
         _RUN = None
-    turns, p95 = _turn_figures(sent, done)
-    if _written(root) != size:
-        raise RuntimeError(f"ours: {_written(root)} notes written by {size} members")
-    return Row(
-        "ours",
-        size,
-        assembly * 1e3,
-        memory,
-        turns,
-        p95,
-        threads,
-        assembly_cpu * 1e3,
-        turn_cpu * 1e3,
-    )
+    return _row("ours", root, sent, done, (assembly, assembly_cpu, memory, threads, turn_cpu))
 
 
 # ----------------------------------------------------------------------- the anchor
@@ -362,20 +371,7 @@ def measure_anchor(size: int, root: Path) -> Row:
     turn_cpu = (time.process_time() - cpu) / size
     for worker in workers.values():
         worker.join()
-    turns, p95 = _turn_figures(sent, done)
-    if _written(root) != size:
-        raise RuntimeError(f"anchor: {_written(root)} notes written by {size} agents")
-    return Row(
-        "anchor",
-        size,
-        assembly * 1e3,
-        memory,
-        turns,
-        p95,
-        threads,
-        assembly_cpu * 1e3,
-        turn_cpu * 1e3,
-    )
+    return _row("anchor", root, sent, done, (assembly, assembly_cpu, memory, threads, turn_cpu))
 
 
 MEASURES: dict[str, Callable[[int, Path], Row]] = {"ours": measure_ours, "anchor": measure_anchor}
