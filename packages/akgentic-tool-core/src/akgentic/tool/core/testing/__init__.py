@@ -45,6 +45,7 @@ from akgentic.tool.core.testing.standard import (
     DeltaPersistenceTests,
     PublicSurfaceTests,
     StoredFormTests,
+    VectorSearchTests,
 )
 from akgentic.tool.core.testing.team import (
     RecordedTeam,
@@ -75,6 +76,7 @@ __all__ = [
     "TeamRecorder",
     "ToolRetry",
     "ToolTestAgent",
+    "VectorSearchTests",
     "actor_system",
     "agent_at",
     "assert_callables_described",

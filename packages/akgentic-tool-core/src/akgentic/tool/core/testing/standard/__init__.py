@@ -13,14 +13,18 @@ are not named ``Test...`` so that importing one into a test module does not coll
 - :class:`PublicSurfaceTests`: the package's public names are pinned and resolve.
 - :class:`BadInputTests`: each bad call asks for a retry through a ``RetriableError`` and
   leaves the tool's state as it was.
-- :class:`DeltaPersistenceTests`: for a ``DeltaToolActor``: snapshot cadence, stop and
-  resume, restore after an abrupt end, and replay of the events.
+- :class:`DeltaPersistenceTests`: for a ``DeltaToolActor``: one event per change,
+  snapshot cadence, stop and resume, restore after an abrupt end, replay of the events,
+  retries once the team stopped.
+- :class:`VectorSearchTests`: for a consumer of the team's vector store: mirroring,
+  keyword-then-meaning answers, and each way the store can be missing or failing.
 """
 
 from akgentic.tool.core.testing.standard.bad_input import BadInputTests
 from akgentic.tool.core.testing.standard.card import CardStandardTests
 from akgentic.tool.core.testing.standard.delta import DeltaPersistenceTests
 from akgentic.tool.core.testing.standard.surface import PublicSurfaceTests, StoredFormTests
+from akgentic.tool.core.testing.standard.vector_search import VectorSearchTests
 
 __all__ = [
     "BadInputTests",
@@ -28,4 +32,5 @@ __all__ = [
     "DeltaPersistenceTests",
     "PublicSurfaceTests",
     "StoredFormTests",
+    "VectorSearchTests",
 ]
