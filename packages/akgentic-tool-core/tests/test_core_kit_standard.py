@@ -156,10 +156,6 @@ Tools = dict[str, Callable[..., Any]]
 
 
 class TestNotesCard(CardStandardTests):
-    bad_calls: ClassVar[Mapping[str, Sequence[Mapping[str, Any]]]] = {
-        "write_notes": [{"notes": {" ": "blank key"}}]
-    }
-
     def make_card(self) -> ToolCard:
         return NotesTool(write_notes=WriteNotes(instructions="Keep notes short."))
 

@@ -49,17 +49,6 @@ MODELS: dict[str, type[BaseModel]] = {
 
 
 class TestGraphCard(CardStandardTests):
-    bad_calls: ClassVar[Calls] = {
-        "update_graph": [
-            {},
-            {"create_entities": [{"name": "x"}]},
-            {"create_entities": "not a list"},
-            {"delete_entities": ["missing"]},
-            {"create_relations": [{"from_entity": "a", "to_entity": "b", "relation_type": "r"}]},
-        ],
-        "search_graph": [{"query": ""}, {"query": "x", "score_threshold": 2}],
-    }
-
     def make_card(self) -> ToolCard:
         return KnowledgeGraphTool(search_top_k=5, vector_store="#OtherStore")
 

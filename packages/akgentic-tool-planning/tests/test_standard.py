@@ -48,18 +48,6 @@ MODELS: dict[str, type[BaseModel]] = {
 
 
 class TestPlanningCard(CardStandardTests):
-    bad_calls: ClassVar[Calls] = {
-        "update_planning": [
-            {},
-            {"create_tasks": [{"owner": "@A"}]},
-            {"create_tasks": "nope"},
-            {"delete_tasks": ["x"]},
-            {"update_tasks": [{"id": 3}]},
-        ],
-        "get_planning_task": [{"task_id": 7}, {"task_id": None}],
-        "search_planning": [{"status": "bogus"}],
-    }
-
     def make_card(self) -> ToolCard:
         return PlanningTool(search_top_k=3, vector_store="#Elsewhere")
 
@@ -74,8 +62,12 @@ class TestPlanningBadInput(BadInputTests):
             {"update_tasks": [{"id": 99}]},
             {"delete_tasks": [42]},
             {"update_tasks": [{"id": 1, "status": "bogus"}]},
+            {"create_tasks": [{"owner": "@A"}]},
+            {"create_tasks": "nope"},
+            {"delete_tasks": ["x"]},
+            {"update_tasks": [{"id": 3}]},
         ],
-        "get_planning_task": [{"task_id": 7}],
+        "get_planning_task": [{"task_id": 7}, {"task_id": None}],
         "search_planning": [{"status": "bogus"}, {"query": "q" * 5000}],
     }
 

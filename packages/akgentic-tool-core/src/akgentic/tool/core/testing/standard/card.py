@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pytest
 
@@ -20,15 +18,14 @@ __all__ = ["CardStandardTests"]
 
 
 class CardStandardTests(ABC):
-    """Card conformance: round trip, described callables, unique names, channels, retries.
+    """Card conformance: round trip, described callables, unique names, channels.
 
-    Supply :meth:`make_card`; list calls that must ask the model to retry in
-    :attr:`bad_calls` (tool name -> keyword arguments of each call). Set
-    :attr:`check_channels` to ``False`` for a card whose variants cannot be bound in a test
-    (each variant is bound to the test agent once per capability and channel).
+    Supply :meth:`make_card`. Set :attr:`check_channels` to ``False`` for a card whose
+    variants cannot be bound in a test (each variant is bound to the test agent once per
+    capability and channel). Bad calls belong to :class:`BadInputTests`, which also checks
+    that they change nothing.
     """
 
-    bad_calls: Mapping[str, Sequence[Mapping[str, Any]]] = {}
     check_channels: bool = True
 
     @abstractmethod
@@ -47,8 +44,3 @@ class CardStandardTests(ABC):
         if not self.check_channels:
             pytest.skip("this card's variants are not bound in tests (check_channels=False)")
         assert_channels_honoured(self.make_card(), tool_agent)
-
-    def test_bad_calls_ask_for_a_retry(self, tool_agent: ToolTestAgent) -> None:
-        if not self.bad_calls:
-            pytest.skip("no bad_calls listed for this card")
-        assert_card_conformance(self.make_card(), observer=tool_agent, bad_calls=self.bad_calls)
