@@ -56,7 +56,6 @@ def test_readme_card_serves_every_channel() -> None:
 def test_readme_tool_and_its_test_run(tool_agent: ToolTestAgent) -> None:
     namespace = _namespace("akgentic_core_readme_example")
     exec(_block_with("class GlossaryTool(ToolCard)"), namespace)
-    assert "pytest_plugins" in _block_with("conftest.py")
     exec(_block_with("def test_glossary"), namespace)
     namespace["test_glossary"](tool_agent)
 
