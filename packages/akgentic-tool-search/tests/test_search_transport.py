@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import ssl
 import threading
 import time
@@ -26,7 +27,7 @@ from tavily_standin import API_KEY, FakeTavily, make_handler
 
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.search import SearchTool
-from akgentic.tool.search._transport import BoundedSession
+from akgentic.tool.search._transport import BoundedSession, Transfer, transfer_scope
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SLOW_PAGE = json.dumps({"results": [{"url": "https://e.com/a", "raw_content": "x" * 150}]})
@@ -191,3 +192,53 @@ def test_a_session_outside_any_transfer_is_a_plain_session(fake_tavily: FakeTavi
     worker.start()
     worker.join(timeout=10)
     assert answers == [(200, "plain")]
+
+
+def test_an_answer_of_exactly_the_limit_is_whole(fake_tavily: FakeTavily) -> None:
+    answer: dict[str, Any] = {"results": [], "pad": ""}
+    answer["pad"] = "p" * (1_000 - len(json.dumps(answer)))
+    assert len(json.dumps(answer)) == 1_000
+    fake_tavily.fail_next(200, answer)
+    search = {fn.__name__: fn for fn in SearchTool(max_download_bytes=1_000).get_tools()}
+    assert search["web_search"](query="q") == []
+
+
+def test_the_limit_counts_every_chunk_read(fake_tavily: FakeTavily) -> None:
+    # 150,000 bytes is past two full 64 KiB reads: the cut must fall in the third.
+    answer = {"results": [{"url": "https://e.com/big", "raw_content": "a" * 300_000}]}
+    fake_tavily.fail_next(200, answer)
+    card = SearchTool(max_download_bytes=150_000)
+    page = {fn.__name__: fn for fn in card.get_tools()}["web_fetch"](url="https://e.com/big")
+    assert page.total_chars == 150_000 - json.dumps(answer).index("aaa")
+
+
+def test_a_refused_connection_is_not_mistaken_for_a_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("TAVILY_API_KEY", API_KEY)
+    monkeypatch.setenv("TAVILY_API_BASE_URL", f"http://127.0.0.1:{port}")
+    # Well under a second of the deadline is left when the refusal comes back.
+    search = {fn.__name__: fn for fn in SearchTool(timeout_seconds=0.5).get_tools()}
+    with pytest.raises(RetriableError, match="could not be reached"):
+        search["web_search"](query="q")
+
+
+def test_an_answer_that_is_not_json_says_so(fake_tavily: FakeTavily) -> None:
+    assert search_refusal(fake_tavily, b"<html>busy</html>", SearchTool()) == (
+        "web_search failed: Tavily's answer could not be read: it is not JSON. Retry once; if "
+        "it fails again, continue without web results."
+    )
+
+
+def test_positional_request_arguments_are_passed_on(fake_tavily: FakeTavily) -> None:
+    body = json.dumps({"query": "positional", "max_results": 1})
+    headers = {"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"}
+    session = BoundedSession()
+    # requests' own order: method, url, params, data, headers.
+    plain = session.request("POST", f"{fake_tavily.url}/search", None, body, headers)
+    with transfer_scope(Transfer(timeout=5, max_bytes=100_000)):
+        bounded = session.request("POST", f"{fake_tavily.url}/search", None, body, headers)
+    assert [plain.json()["query"], bounded.json()["query"]] == ["positional", "positional"]
