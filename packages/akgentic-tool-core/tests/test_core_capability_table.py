@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from akgentic.core.agent import Akgent
 from akgentic.tool import (
     COMMAND,
     SYSTEM_PROMPT,
@@ -23,6 +24,7 @@ from akgentic.tool import (
 )
 from akgentic.tool.core import Capability
 from akgentic.tool.core.capability import insert_before_args
+from akgentic.tool.core.vector_binding import ConsumerBinding, consumer_settings
 
 
 class Note(BaseToolParam):
@@ -286,3 +288,24 @@ def test_insert_before_args_adds_a_paragraph_before_the_arguments() -> None:
     insert_before_args(tool, "This team allows 3.")
     assert (tool.__doc__ or "").split("\n\n")[1].strip() == "This team allows 3."
     assert insert_before_args(tool, None) is tool
+
+
+def test_a_consumer_binding_refuses_to_ask_before_it_is_bound() -> None:
+    binding: ConsumerBinding[Any] = ConsumerBinding(
+        "GlossaryTool", Akgent, what="The glossary", collection="glossary"
+    )
+    with pytest.raises(RuntimeError, match="GlossaryTool is not bound"):
+        binding.ask(lambda actor: actor)
+
+    class Consumer(ToolCard):
+        vector_store: bool | str = False
+        collection: str = "glossary"
+        search_top_k: int = 3
+        search_score_threshold: float = 0.4
+
+    assert consumer_settings(Consumer()) == {
+        "vector_store": False,
+        "collection": "glossary",
+        "search_top_k": 3,
+        "search_score_threshold": 0.4,
+    }

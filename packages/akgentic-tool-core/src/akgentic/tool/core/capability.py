@@ -70,6 +70,9 @@ class _Row:
     writes: bool
     build: Builder
     build_command: Builder
+    # The channels of the param's defaults, so that a field set to True costs no param
+    # for the channels it is not on (None: the param cannot be made from its defaults).
+    default_expose: frozenset[Channels] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,7 @@ class CapabilityTable:
 
     rows: tuple[_Row, ...]
     with_context: bool
+    has_writes: bool = False
 
     @classmethod
     def of(cls, card: type[ToolCard], *, with_context: bool) -> CapabilityTable:
@@ -104,17 +108,16 @@ class CapabilityTable:
                     build_command=build
                     if command is None
                     else _builder(card, f"_build_{row.field}_command", where, with_context),
+                    default_expose=_default_expose(row.param),
                 )
             )
-        return cls(rows=tuple(rows), with_context=with_context)
+        has_writes = any(row.writes for row in rows)
+        return cls(rows=tuple(rows), with_context=with_context, has_writes=has_writes)
 
     def params(self, card: ToolCard) -> Iterator[tuple[_Row, BaseToolParam]]:
         """Each switched-on capability of ``card`` with its resolved param, in row order."""
-        read_only = bool(getattr(card, "read_only", False))
-        for row in self.rows:
-            if row.writes and read_only:
-                continue
-            param = resolve_param(getattr(card, row.field), row.param)
+        for row, value in self._switched_on(card):
+            param = resolve_param(value, row.param)
             if param is not None:
                 yield row, param
 
@@ -123,8 +126,9 @@ class CapabilityTable:
         bound: list[tuple[_Row, Callable[..., Any]]] = []
         gated = card.approval_required or ()
         context: Any = _UNSET
-        for row, param in self.params(card):
-            if channel not in param.expose:
+        for row, value in self._switched_on(card):
+            param = _param_on(row, value, channel)
+            if param is None:
                 continue  # no closure for a channel the capability is not on
             build = row.build_command if channel is COMMAND else row.build
             if not self.with_context:
@@ -142,6 +146,32 @@ class CapabilityTable:
                 fn = flag_requires_approval(fn)
             bound.append((row, fn))
         return bound
+
+    def _switched_on(self, card: ToolCard) -> Iterator[tuple[_Row, Any]]:
+        """Each row whose field is not off, with the field's value (unresolved)."""
+        # read_only is read only when a row writes: a card without that field would pay
+        # for a failed attribute lookup on every call.
+        read_only = self.has_writes and bool(getattr(card, "read_only", False))
+        for row in self.rows:
+            value = getattr(card, row.field)
+            if value is False or value is None or (row.writes and read_only):
+                continue
+            yield row, value
+
+
+def _param_on(row: _Row, value: Any, channel: Channels) -> BaseToolParam | None:
+    """The param of a switched-on capability when it is exposed on ``channel``, else None."""
+    if value is True and row.default_expose is not None:
+        return row.param() if channel in row.default_expose else None
+    param = resolve_param(value, row.param)  # a value of the wrong type raises TypeError
+    return param if param is not None and channel in param.expose else None
+
+
+def _default_expose(param: type[BaseToolParam]) -> frozenset[Channels] | None:
+    try:
+        return frozenset(param().expose)
+    except ValueError:  # a param with required fields: resolved (and refused) per call
+        return None
 
 
 _UNSET: Any = object()
