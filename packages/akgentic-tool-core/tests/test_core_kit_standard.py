@@ -43,32 +43,38 @@ NOTES = "#KitNotes"
 
 
 class NotesDelta(DeltaPayload):
+    """One call's net change: notes set (key -> text) and keys dropped."""
+
     written: dict[str, str] = Field(default_factory=dict)
     erased: list[str] = Field(default_factory=list)
-
-    def is_empty(self) -> bool:
-        return not (self.written or self.erased)
 
     def change_count(self) -> int:
         return len(self.written) + len(self.erased)
 
+    def is_empty(self) -> bool:
+        return self.change_count() == 0
+
 
 class NotesState(DeltaState):
-    notes: dict[str, str] = Field(default_factory=dict)
+    """The notes, kept as (key, text) pairs in the order they were first written."""
+
+    pairs: list[tuple[str, str]] = Field(default_factory=list)
+
+    @property
+    def notes(self) -> dict[str, str]:
+        return dict(self.pairs)
 
     def size(self) -> int:
-        return len(self.notes)
+        return len(self.pairs)
 
     def apply(self, delta: NotesDelta, seq: int | None = None) -> None:
-        for key in delta.erased:
-            self.notes.pop(key, None)
-        self.notes.update(delta.written)
-        if seq is not None:
-            self.seq = seq
+        merged = {k: v for k, v in self.pairs if k not in delta.erased} | delta.written
+        self.pairs = list(merged.items())
+        self.seq = self.seq if seq is None else seq
         self._touch()
 
     def serializable_copy(self) -> NotesState:
-        return type(self).model_construct(notes=dict(self.notes), seq=self.seq)
+        return NotesState.model_construct(pairs=list(self.pairs), seq=self.seq)
 
 
 class NotesConfig(DeltaToolConfig):
@@ -218,7 +224,7 @@ class TestNotesStoredForms(StoredFormTests):
     stored_models: ClassVar[Sequence[BaseModel]] = [
         NotesTool(show_notes=False),
         NotesConfig(snapshot_min_changes=8),
-        NotesState(notes={"a": "b"}, seq=3),
+        NotesState(pairs=[("a", "b")], seq=3),
     ]
     model_paths: ClassVar[Mapping[type[BaseModel], str]] = {NotesConfig: f"{__name__}.NotesConfig"}
 

@@ -1,24 +1,32 @@
-"""search_graph: keyword, vector and hybrid scoring, graph context (the vector-store
-contract, from mirroring to every degraded store, is a standard test in test_standard.py)."""
+"""search_graph: keyword, vector and hybrid scoring, graph context, and core's standard
+vector-search tests (mirroring, words then meaning, every degraded store)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import pytest
 
+from akgentic.core.agent_config import BaseConfig
+from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.testing import (
     LocalVectorStore,
     ToolTestAgent,
+    VectorSearchTests,
     bind_card,
 )
 from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.knowledge_graph import (
+    KG_COLLECTION,
     GraphSearchResult,
+    KnowledgeGraphActor,
+    KnowledgeGraphConfig,
     KnowledgeGraphTool,
 )
 
 SMALL = CollectionConfig(dimension=64)
+Tools = dict[str, Callable[..., Any]]
 
 
 def _seed(tools: dict[str, Any]) -> None:
@@ -138,3 +146,29 @@ def test_multi_word_keyword_query_needs_every_word(tool_agent: ToolTestAgent) ->
     assert _names(tools["search_graph"](query="Bob knows", mode="keyword")) == [
         "Bob -[knows]-> Alice"
     ]
+
+
+class TestGraphVectorSearch(VectorSearchTests):
+    collection = KG_COLLECTION
+    keyword_hits: ClassVar[list[str]] = ["Rex", "Alice"]
+    meaning_only = "Fido"
+    seeded_refs = 9  # 6 entities and 3 relations
+    actor_class = KnowledgeGraphActor
+
+    def make_card(self, **fields: Any) -> ToolCard:
+        return KnowledgeGraphTool(**fields)
+
+    def seed(self, tools: Tools) -> None:
+        _seed(tools)
+
+    def search(self, tools: Tools, query: str, **options: Any) -> tuple[list[str], str | None]:
+        result = tools["search_graph"](query=query, **options)
+        names = [h.entity.name if h.entity else h.relation.label() for h in result.hits]
+        return names, result.note
+
+    def delete_one(self, tools: Tools) -> str:
+        tools["update_graph"](delete_entities=["Bob"])  # and his two relations
+        return "Bob"
+
+    def late_store_config(self) -> BaseConfig:
+        return KnowledgeGraphConfig(collection=SMALL, store_retry_seconds=0)

@@ -20,11 +20,8 @@ from akgentic.tool.core.testing import (
     DeltaPersistenceTests,
     PublicSurfaceTests,
     StoredFormTests,
-    VectorSearchTests,
 )
-from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.knowledge_graph import (
-    KG_COLLECTION,
     InputLimits,
     KnowledgeGraphActor,
     KnowledgeGraphConfig,
@@ -34,7 +31,6 @@ from akgentic.tool.knowledge_graph import (
 )
 
 Tools = dict[str, Callable[..., Any]]
-SMALL = CollectionConfig(dimension=64)
 Calls = Mapping[str, Sequence[Mapping[str, Any]]]
 
 STORED: list[dict[str, Any]] = yaml.safe_load(
@@ -263,43 +259,3 @@ class TestGraphSurface(PublicSurfaceTests):
         "akgentic.tool.knowledge_graph.models:Entity": kg.Entity,
         "akgentic.tool.knowledge_graph.kg_actor:KnowledgeGraphActor": KnowledgeGraphActor,
     }
-
-
-class TestGraphVectorSearch(VectorSearchTests):
-    collection = KG_COLLECTION
-    keyword_hits: ClassVar[list[str]] = ["Rex", "Alice"]
-    meaning_only = "Fido"
-    seeded_refs = 9  # 6 entities and 3 relations
-    actor_class = KnowledgeGraphActor
-
-    def make_card(self, **fields: Any) -> ToolCard:
-        return KnowledgeGraphTool(**fields)
-
-    def seed(self, tools: Tools) -> None:
-        tools["update_graph"](
-            create_entities=[
-                {"name": "Rex", "entity_type": "Animal", "description": "a loyal dog"},
-                {"name": "Fido", "entity_type": "Animal", "description": "a sleepy hound"},
-                {"name": "Tesla", "entity_type": "Company", "description": "builds cars"},
-                {"name": "Alice", "entity_type": "Person", "description": "owns a dog"},
-                {"name": "Bob", "entity_type": "Person", "description": "a neighbour"},
-                {"name": "Island", "entity_type": "Place", "description": "far away"},
-            ],
-            create_relations=[
-                {"from_entity": "Alice", "to_entity": "Rex", "relation_type": "owns"},
-                {"from_entity": "Bob", "to_entity": "Alice", "relation_type": "knows"},
-                {"from_entity": "Bob", "to_entity": "Fido", "relation_type": "walks"},
-            ],
-        )
-
-    def search(self, tools: Tools, query: str, **options: Any) -> tuple[list[str], str | None]:
-        result = tools["search_graph"](query=query, **options)
-        names = [h.entity.name if h.entity else h.relation.label() for h in result.hits]
-        return names, result.note
-
-    def delete_one(self, tools: Tools) -> str:
-        tools["update_graph"](delete_entities=["Bob"])  # and his two relations
-        return "Bob"
-
-    def late_store_config(self) -> BaseConfig:
-        return KnowledgeGraphConfig(collection=SMALL, store_retry_seconds=0)

@@ -1,25 +1,36 @@
-"""search_planning: filters, keyword matching, caps (the vector-store contract, from
-mirroring to every degraded store, is a standard test in test_standard.py)."""
+"""search_planning: filters, keyword matching, caps, and core's standard vector-search
+tests (mirroring, words then meaning, every degraded store)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.agent_config import BaseConfig
+from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.testing import (
     LocalVectorStore,
     ToolTestAgent,
+    VectorSearchTests,
     bind_card,
     expect_retry,
     spawn_tool_agent,
 )
 from akgentic.tool.core.vector_store import CollectionConfig
-from akgentic.tool.planning import PlanningTool, PlanSearchResult
+from akgentic.tool.planning import (
+    PLANNING_COLLECTION,
+    PlanActor,
+    PlanConfig,
+    PlanningTool,
+    PlanSearchResult,
+)
 
 SMALL = CollectionConfig(dimension=64)
+Tools = dict[str, Callable[..., Any]]
 
 
 def _seed(tools: dict[str, Any]) -> None:
@@ -91,3 +102,28 @@ def test_many_matches_are_capped_with_a_note(
     assert result.total == 60
     assert result.note is not None
     assert "50 of 60" in result.note
+
+
+class TestPlanningVectorSearch(VectorSearchTests):
+    collection = PLANNING_COLLECTION
+    keyword_hits: ClassVar[list[str]] = ["Walk the dog", "Write the report"]
+    meaning_only = "Feed the puppy"
+    seeded_refs = 5
+    actor_class = PlanActor
+
+    def make_card(self, **fields: Any) -> ToolCard:
+        return PlanningTool(**fields)
+
+    def seed(self, tools: Tools) -> None:
+        _seed(tools)
+
+    def search(self, tools: Tools, query: str, **options: Any) -> tuple[list[str], str | None]:
+        result = tools["search_planning"](query=query, **options)
+        return [task.description for task in result.tasks], result.note
+
+    def delete_one(self, tools: Tools) -> str:
+        tools["update_planning"](delete_tasks=[3])
+        return "task:3"
+
+    def late_store_config(self) -> BaseConfig:
+        return PlanConfig(collection=SMALL, store_retry_seconds=0)

@@ -20,11 +20,8 @@ from akgentic.tool.core.testing import (
     DeltaPersistenceTests,
     PublicSurfaceTests,
     StoredFormTests,
-    VectorSearchTests,
 )
-from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.planning import (
-    PLANNING_COLLECTION,
     PlanActor,
     PlanConfig,
     PlanInputLimits,
@@ -34,7 +31,6 @@ from akgentic.tool.planning import (
 )
 
 Tools = dict[str, Callable[..., Any]]
-SMALL = CollectionConfig(dimension=64)
 Calls = Mapping[str, Sequence[Mapping[str, Any]]]
 
 STORED: list[dict[str, Any]] = yaml.safe_load(
@@ -212,36 +208,3 @@ class TestPlanningSurface(PublicSurfaceTests):
         "akgentic.tool.planning.planning_actor:PlanConfig": PlanConfig,
         "akgentic.tool.planning.planning_actor:Task": planning.Task,
     }
-
-
-class TestPlanningVectorSearch(VectorSearchTests):
-    collection = PLANNING_COLLECTION
-    keyword_hits: ClassVar[list[str]] = ["Walk the dog", "Write the report"]
-    meaning_only = "Feed the puppy"
-    seeded_refs = 5
-    actor_class = PlanActor
-
-    def make_card(self, **fields: Any) -> ToolCard:
-        return PlanningTool(**fields)
-
-    def seed(self, tools: Tools) -> None:
-        tools["update_planning"](
-            create_tasks=[
-                {"description": "Walk the dog", "owner": "@Alice", "status": "started"},
-                {"description": "Feed the puppy", "owner": "@Bob"},
-                {"description": "Wash the car", "owner": "@Alice", "status": "completed"},
-                {"description": "Service the automobile", "owner": "@Bob"},
-                {"description": "Write the report", "output": "draft on the dog study"},
-            ]
-        )
-
-    def search(self, tools: Tools, query: str, **options: Any) -> tuple[list[str], str | None]:
-        result = tools["search_planning"](query=query, **options)
-        return [task.description for task in result.tasks], result.note
-
-    def delete_one(self, tools: Tools) -> str:
-        tools["update_planning"](delete_tasks=[3])
-        return "task:3"
-
-    def late_store_config(self) -> BaseConfig:
-        return PlanConfig(collection=SMALL, store_retry_seconds=0)
