@@ -10,9 +10,12 @@ goes through the real client library and a real socket.
 from __future__ import annotations
 
 import json
+import ssl
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -202,3 +205,23 @@ class _Handler(BaseHTTPRequestHandler):
 def make_handler(fake: FakeTavily) -> type[BaseHTTPRequestHandler]:
     """A request handler class bound to ``fake``'s state."""
     return type("TavilyHandler", (_Handler,), {"fake": fake})
+
+
+@contextmanager
+def serving(fake: FakeTavily, tls: ssl.SSLContext | None = None) -> Iterator[FakeTavily]:
+    """``fake`` served on a free port of 127.0.0.1 (over HTTPS with ``tls``) for the block."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(fake))
+    server.daemon_threads = True
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    scheme = "http" if tls is None else "https"
+    fake.url = f"{scheme}://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield fake
+    finally:
+        fake.stop.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
