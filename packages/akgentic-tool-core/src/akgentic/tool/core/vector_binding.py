@@ -8,7 +8,8 @@ store differently, and this module gives each one its binding:
   agent's thread with :class:`VectorSearchClient`, so a slow query embedding never holds
   the consumer's actor. Any failure becomes a note in the tool's answer: search carries on
   by keyword. :class:`ConsumerBinding` holds both runtime handles of such a card once it is
-  bound: the team's shared actor and the search client.
+  bound (the team's shared actor and the search client), and :class:`VectorConsumerCard`
+  is the base of such a card (planning and the knowledge graph).
 * the consumer's **tool actor** keeps its collection in the store in step with its state
   through :class:`CollectionMirror`: it looks the store up on first need (and again at most
   every ``retry_seconds`` while there is none), creates the collection (idempotent, so a
@@ -25,13 +26,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final, Protocol, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 import pykka
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
+from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.dependencies import known_card_names
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.shared_actor import ask_shared_actor, bind_shared_actor
@@ -52,6 +54,7 @@ __all__ = [
     "VECTOR_STORE_CARD",
     "CollectionMirror",
     "ConsumerBinding",
+    "VectorConsumerCard",
     "VectorConsumerConfig",
     "VectorHits",
     "VectorSearchClient",
@@ -242,6 +245,45 @@ def consumer_settings(card: Any) -> dict[str, Any]:
     ``vector_store``, ``collection``, ``search_top_k`` and ``search_score_threshold``."""
     names = ("vector_store", "collection", "search_top_k", "search_score_threshold")
     return {name: getattr(card, name) for name in names}
+
+
+class VectorConsumerCard(ToolCard):
+    """Base of a card whose team actor mirrors a collection into the vector store.
+
+    It declares no field, so a subclass keeps its fields in its own order: the subclass
+    has ``vector_store`` and the settings :func:`consumer_settings` reads. The base wires
+    the card after the store's card where that class is installed (keyword search only
+    otherwise), keeps the :class:`ConsumerBinding` its ``observer()`` hands to
+    :meth:`_bind_shared`, and searches through it.
+    """
+
+    if TYPE_CHECKING:
+        vector_store: bool | str
+
+    # Made by observer(): a fresh card holds none, so it equals its reloaded dump.
+    _shared: ConsumerBinding[Any] | None = PrivateAttr(default=None)
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        self.depends_on = vector_store_dependencies(self.vector_store, self.depends_on)
+
+    def _bind_shared(
+        self, observer: ToolObserver, binding: ConsumerBinding[Any], config: BaseConfig
+    ) -> None:
+        """Bind ``binding`` to the team's actor configured by ``config``, and keep it."""
+        binding.bind(observer, config)
+        self._shared = binding
+
+    def _shared_binding(self) -> ConsumerBinding[Any]:
+        if self._shared is None:
+            raise RuntimeError(f"{type(self).__name__} is not bound: build it through ToolFactory")
+        return self._shared
+
+    def _vector_hits(self, text: str, *, top_k: int, threshold: float) -> VectorHits:
+        """Vector hits for ``text``, searched on this (the caller's) thread."""
+        return self._shared_binding().vector_hits(
+            self.get_observer_or_none(), self.vector_store, text, top_k=top_k, threshold=threshold
+        )
 
 
 class VectorConsumerConfig(BaseConfig):

@@ -9,20 +9,18 @@ not kept alive by its tools.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, cast
 
-from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, ValidationError
+from pydantic import AliasChoices, BaseModel, Field, ValidationError
 
 from akgentic.tool.core.capability import Capability, insert_before_args
-from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.core.vector_binding import (
     ConsumerBinding,
-    VectorHits,
+    VectorConsumerCard,
     consumer_settings,
-    vector_store_dependencies,
 )
 from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.errors import RetriableError
@@ -95,7 +93,7 @@ class SearchGraph(BaseToolParam):
     expose: set[Channels] = {TOOL_CALL, COMMAND}
 
 
-class KnowledgeGraphTool(ToolCard):
+class KnowledgeGraphTool(VectorConsumerCard):
     """A shared knowledge graph of entities and typed relations, with hybrid search.
 
     ``vector_store``: ``True`` uses the team's ``#VectorStore``, a ``#``-name selects another
@@ -130,15 +128,6 @@ class KnowledgeGraphTool(ToolCard):
     )
     input_limits: InputLimits = Field(default_factory=InputLimits)
 
-    # The graph actor and the vector search, made by observer(): a fresh card holds none,
-    # so it compares equal to its reloaded dump.
-    _shared: ConsumerBinding[KnowledgeGraphActor] | None = PrivateAttr(default=None)
-
-    def model_post_init(self, context: Any, /) -> None:
-        super().model_post_init(context)
-        # After the store's card, where that card class is installed (keyword-only else).
-        self.depends_on = vector_store_dependencies(self.vector_store, self.depends_on)
-
     def observer(self, observer: ToolObserver) -> Self:
         super().observer(observer)
         config = KnowledgeGraphConfig(
@@ -154,14 +143,11 @@ class KnowledgeGraphTool(ToolCard):
             collection=KG_COLLECTION,
             disabled_note="semantic search is disabled for this tool",
         )
-        shared.bind(observer, config)
-        self._shared = shared
+        self._bind_shared(observer, shared, config)
         return self
 
     def _graph(self) -> ConsumerBinding[KnowledgeGraphActor]:
-        if self._shared is None:
-            raise RuntimeError("KnowledgeGraphTool is not bound: build it through ToolFactory")
-        return self._shared
+        return cast(ConsumerBinding[KnowledgeGraphActor], self._shared_binding())
 
     # -- callables: one _build_<capability> per row of `capabilities` --------------------
 
@@ -304,7 +290,10 @@ class KnowledgeGraphTool(ToolCard):
         vector_hits: list[tuple[str, float]] = []
         note: str | None = None
         if search.mode != "keyword":
-            vector_hits, note = self._semantic(search.query, top_k, threshold)
+            # Ask for more than top_k: some refs may point at items deleted since.
+            vector_hits, note = self._vector_hits(
+                search.query, top_k=min(2 * top_k, 1000), threshold=threshold
+            )
             if note is not None and search.mode == "vector":
                 # No semantic answer at all: fall back to keyword matching, and say so.
                 search = search.model_copy(update={"mode": "keyword"})
@@ -317,17 +306,6 @@ class KnowledgeGraphTool(ToolCard):
         )
         return self._graph().ask(
             lambda graph: graph.search(search, vector_hits, top_k, note, limits)
-        )
-
-    def _semantic(self, text: str, top_k: int, threshold: float) -> VectorHits:
-        """Vector hits for ``text`` from the store, on this (the caller's) thread."""
-        return self._graph().vector_hits(
-            self.get_observer_or_none(),
-            self.vector_store,
-            text,
-            # Ask for more than top_k: some refs may point at items deleted since.
-            top_k=min(2 * top_k, 1000),
-            threshold=threshold,
         )
 
 

@@ -11,18 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Self, cast
 
-from pydantic import BaseModel, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from akgentic.tool.core.capability import Capability, insert_before_args
-from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.core.vector_binding import (
     ConsumerBinding,
-    VectorHits,
+    VectorConsumerCard,
     consumer_settings,
-    vector_store_dependencies,
 )
 from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.errors import RetriableError
@@ -93,7 +91,7 @@ class SearchPlanning(BaseToolParam):
     expose: set[Channels] = {TOOL_CALL, COMMAND}
 
 
-class PlanningTool(ToolCard):
+class PlanningTool(VectorConsumerCard):
     """A task board shared by the whole team.
 
     ``vector_store``: ``True`` uses the team's ``#VectorStore`` for semantic search, a
@@ -118,31 +116,19 @@ class PlanningTool(ToolCard):
     search_score_threshold: float = Field(default=DEFAULT_PLANNING_SCORE_THRESHOLD, ge=0.0, le=1.0)
     input_limits: PlanInputLimits = Field(default_factory=PlanInputLimits)
 
-    # The plan actor and the vector search, made by observer(): a fresh card holds none,
-    # so it compares equal to its reloaded dump.
-    _shared: ConsumerBinding[PlanActor] | None = PrivateAttr(default=None)
-
-    def model_post_init(self, context: Any, /) -> None:
-        super().model_post_init(context)
-        # After the store's card, where that card class is installed (keyword-only else).
-        self.depends_on = vector_store_dependencies(self.vector_store, self.depends_on)
-
     def observer(self, observer: ToolObserver) -> Self:
         super().observer(observer)
         shared = ConsumerBinding(
             "PlanningTool", PlanActor, what="The team plan", collection=PLANNING_COLLECTION
         )
-        shared.bind(observer, PlanConfig(**consumer_settings(self)))
-        self._shared = shared
+        self._bind_shared(observer, shared, PlanConfig(**consumer_settings(self)))
         return self
 
     def _actor_observer(self) -> ActorToolObserver:
         return cast(ActorToolObserver, self.get_observer())
 
     def _plan(self) -> ConsumerBinding[PlanActor]:
-        if self._shared is None:
-            raise RuntimeError("PlanningTool is not bound: build it through ToolFactory")
-        return self._shared
+        return cast(ConsumerBinding[PlanActor], self._shared_binding())
 
     def _agent_name(self) -> str:
         return str(self._actor_observer().myAddress.name)
@@ -289,10 +275,10 @@ class PlanningTool(ToolCard):
             semantic: list[tuple[str, float]] = []
             note: str | None = None
             if query is not None and query.strip() and mode != "keyword":
-                semantic, note = card._semantic(
+                semantic, note = card._vector_hits(
                     query,
-                    card.search_top_k if k is None else int(k),
-                    card.search_score_threshold if threshold is None else threshold,
+                    top_k=card.search_top_k if k is None else int(k),
+                    threshold=card.search_score_threshold if threshold is None else threshold,
                 )
                 if note is not None and mode == "vector":
                     # No semantic answer at all: keyword matches instead, and say so.
@@ -309,12 +295,6 @@ class PlanningTool(ToolCard):
         lowered = f"This team limits the query to {query_limit} characters."
         return insert_before_args(
             search_planning, lowered if query_limit < QUERY_MAX_CHARS else None
-        )
-
-    def _semantic(self, text: str, top_k: int, threshold: float) -> VectorHits:
-        """Vector hits for ``text``, searched on this (the caller's) thread."""
-        return self._plan().vector_hits(
-            self.get_observer_or_none(), self.vector_store, text, top_k=top_k, threshold=threshold
         )
 
 
