@@ -87,6 +87,16 @@ class TestGraphTightLimits(TestGraphBadInput):
             {"create_entities": [{"name": "A" * 11, "entity_type": "P"}]},
             {"update_entities": [{"name": "Ann", "add_observations": ["o" * 21]}]},
             {"update_entities": [{"name": "Ann", "add_observations": ["c", "d"]}]},
+            {
+                "create_relations": [
+                    {
+                        "from_entity": "Ann",
+                        "to_entity": "Ann",
+                        "relation_type": "self",
+                        "description": "d" * 11,
+                    }
+                ]
+            },
         ],
         "search_graph": [{"query": "q" * 21}],
     }
@@ -96,6 +106,7 @@ class TestGraphTightLimits(TestGraphBadInput):
             name_max_chars=10,
             observation_max_chars=20,
             observations_per_entity=3,
+            relation_description_max_chars=10,
             query_max_chars=20,
         )
         return KnowledgeGraphTool(vector_store=False, input_limits=limits)
