@@ -1,5 +1,6 @@
-"""Core's standard tests, applied to the exec card in local mode: conformance, and bad
-commands that ask for a retry without touching the workspace."""
+"""Core's standard tests, applied to the exec card in local mode (conformance, bad
+commands that ask for a retry without touching the workspace) and to the stored forms of
+the card and the sandbox actor's state."""
 
 from __future__ import annotations
 
@@ -8,12 +9,18 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+import yaml
+from pydantic import BaseModel
 
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.testing import BadInputTests, CardStandardTests
-from akgentic.tool.sandbox import ExecTool
+from akgentic.tool.core.testing import BadInputTests, CardStandardTests, StoredFormTests
+from akgentic.tool.sandbox import ExecTool, SandboxState
 
 Tools = dict[str, Callable[..., Any]]
+
+STORED: list[dict[str, Any]] = yaml.safe_load(
+    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text(encoding="utf-8")
+)
 
 
 def _card() -> ExecTool:
@@ -49,3 +56,15 @@ class TestExecBadInput(BadInputTests):
             (str(path.relative_to(self.root)), path.read_bytes() if path.is_file() else b"")
             for path in self.root.rglob("*")
         )
+
+
+class TestSandboxStoredForms(StoredFormTests):
+    # A SandboxConfig resolves its workspace from the environment when it is validated:
+    # its round trip, under a test's workspaces root, stays in test_sandbox_stored_config.py.
+    stored_models: ClassVar[Sequence[BaseModel]] = [
+        {"ExecTool": ExecTool, "SandboxState": SandboxState}[entry["card"]].model_validate(
+            entry["config"]
+        )
+        for entry in STORED
+        if entry["card"] != "SandboxConfig"
+    ]
