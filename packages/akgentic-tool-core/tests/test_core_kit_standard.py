@@ -23,6 +23,7 @@ from akgentic.tool.core.delta_state import DeltaPayload, DeltaState, TrackedStat
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.params import BaseToolParam, resolve_param
 from akgentic.tool.core.shared_actor import ask_shared_actor, bind_team_actor
+from akgentic.tool.core.snapshots import SnapshotCadence, SnapshotSchedule
 from akgentic.tool.core.testing import (
     BadInputTests,
     CardStandardTests,
@@ -365,3 +366,34 @@ def test_eventually_names_what_it_waited_for() -> None:
         eventually(lambda: [], timeout=0.02)
     assert "eventually(lambda: []" in str(failure.value)
     assert "<function" not in str(failure.value)
+
+
+class ChattyNotesActor(NotesActor):
+    """Publishes its whole state after every change."""
+
+    def _snapshot_cadence(self) -> SnapshotCadence:
+        return SnapshotSchedule(1, 0.0)
+
+
+class ChattyNotesTool(NotesTool):
+    def observer(self, observer: ToolObserver) -> Self:
+        ToolCard.observer(self, observer)
+        self._actor = bind_team_actor(observer, ChattyNotesActor, NotesConfig(), card="Chatty")
+        return self
+
+
+class ChattyPersistence(TestNotesPersistence):
+    __test__ = False
+    actor_class = ChattyNotesActor
+
+    def make_card(self) -> ToolCard:
+        return ChattyNotesTool()
+
+
+def test_a_snapshot_per_update_fails_the_cadence_check(
+    actor_system: Any, orchestrator: Any
+) -> None:
+    with pytest.raises(AssertionError, match=r"<= 8"):
+        ChattyPersistence().test_snapshots_are_rare_and_deltas_proportional_to_the_change(
+            actor_system, orchestrator
+        )
