@@ -72,3 +72,18 @@ def test_a_search_waits_at_most_its_own_timeout(fake_tavily: FakeTavily) -> None
     fake_tavily.stall_next(3.0)
     with pytest.raises(RetriableError, match=r"did not answer within 0\.3 s"):
         search_tool(SearchTool(web_search=WebSearch(timeout=0.3)))(query="q")
+
+
+def test_one_result_may_be_asked_for(fake_tavily: FakeTavily) -> None:
+    (hit,) = search_tool()(query="q", max_results=1)
+    assert hit.url == "https://example.com/0"
+    assert fake_tavily.calls("/search")[0].body["max_results"] == 1
+
+
+def test_a_search_answer_past_the_limit_asks_for_less(fake_tavily: FakeTavily) -> None:
+    with pytest.raises(RetriableError) as caught:
+        search_tool(SearchTool(max_download_bytes=1_000))(query="q")
+    assert str(caught.value) == (
+        "web_search failed: Tavily's answer passed the 1,000-byte download limit. Ask for "
+        "fewer results (max_results), or a narrower query."
+    )
