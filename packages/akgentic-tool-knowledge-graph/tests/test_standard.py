@@ -1,14 +1,12 @@
-"""Core's standard tests, applied to the knowledge graph: the card, its stored forms, its
-public names, bad input, and the graph actor's delta persistence."""
+"""Core's standard tests, applied to the knowledge graph: the card, its public names, bad
+input and the graph actor's delta persistence. The standard stored-form tests run with the
+stored configurations (test_kg_stored_config.py), the vector-search ones with the search
+tests (test_kg_search.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, ClassVar
-
-import yaml
-from pydantic import BaseModel
 
 import akgentic.tool.knowledge_graph as kg
 from akgentic.core.agent_config import BaseConfig
@@ -19,7 +17,6 @@ from akgentic.tool.core.testing import (
     CardStandardTests,
     DeltaPersistenceTests,
     PublicSurfaceTests,
-    StoredFormTests,
 )
 from akgentic.tool.knowledge_graph import (
     InputLimits,
@@ -32,16 +29,6 @@ from akgentic.tool.knowledge_graph import (
 
 Tools = dict[str, Callable[..., Any]]
 Calls = Mapping[str, Sequence[Mapping[str, Any]]]
-
-STORED: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text()
-)
-MODELS: dict[str, type[BaseModel]] = {
-    "KnowledgeGraphTool": KnowledgeGraphTool,
-    "KnowledgeGraphConfig": KnowledgeGraphConfig,
-    "KnowledgeGraphState": KnowledgeGraphState,
-    "KnowledgeGraphStateEvent": KnowledgeGraphStateEvent,
-}
 
 
 class TestGraphCard(CardStandardTests):
@@ -190,24 +177,6 @@ class TestGraphPersistence(DeltaPersistenceTests):
         assert expected.entities["E1"].observations == ("x", "y")
         assert "- E2 (Other): item 2" in tools["get_graph"]()  # the root is shown
         assert tools["search_graph"](query="item 7", mode="keyword").hits[0].entity.name == "E7"
-
-
-class TestGraphStoredForms(StoredFormTests):
-    # Deltas travel inside a ToolStateEvent, whose dump names their class: their own dump
-    # has no __model__ (test_kg_stored_config.py loads them by the predecessor's path).
-    stored_models: ClassVar[Sequence[BaseModel]] = [
-        MODELS[entry["card"]].model_validate(entry["config"])
-        for entry in STORED
-        if entry["card"] != "KnowledgeGraphStateEvent"
-    ]
-    model_paths: ClassVar[Mapping[type[BaseModel], str]] = {
-        KnowledgeGraphTool: "akgentic.tool.knowledge_graph.kg_tool.KnowledgeGraphTool",
-    }
-
-    def same_model(self, left: BaseModel, right: BaseModel) -> bool:
-        if isinstance(left, KnowledgeGraphState) and isinstance(right, KnowledgeGraphState):
-            return left.same_graph(right)
-        return left == right
 
 
 class TestGraphSurface(PublicSurfaceTests):

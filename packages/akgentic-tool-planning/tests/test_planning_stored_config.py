@@ -8,17 +8,19 @@ with it, the predecessor's state by restoring a plan actor from it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import yaml
+from pydantic import BaseModel
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.utils.deserializer import deserialize_object
 from akgentic.tool.core import ToolFactory
-from akgentic.tool.core.testing import ToolRetry, ToolTestAgent, team_tool_actor
+from akgentic.tool.core.testing import StoredFormTests, ToolRetry, ToolTestAgent, team_tool_actor
 from akgentic.tool.planning import (
     PlanActor,
     PlanConfig,
@@ -124,3 +126,14 @@ def test_stored_state_deserializes_by_its_module_path() -> None:
     restored = deserialize_object(data)
     assert isinstance(restored, PlanManagerState)
     assert restored.to_plan_state().next_id == 4
+
+
+class TestPlanningStoredForms(StoredFormTests):
+    stored_models: ClassVar[Sequence[BaseModel]] = [
+        MODELS[entry["card"]].model_validate(entry["config"]) for entry in ENTRIES
+    ]
+    model_paths: ClassVar[Mapping[type[BaseModel], str]] = {
+        # The predecessor's snapshots name this path: it must never move.
+        PlanManagerState: "akgentic.tool.planning.planning_actor.PlanManagerState",
+        PlanningTool: "akgentic.tool.planning.planning.PlanningTool",
+    }

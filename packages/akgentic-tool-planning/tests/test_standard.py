@@ -1,14 +1,12 @@
-"""Core's standard tests, applied to planning: the card, its stored forms, its public
-names, bad input, and the plan actor's delta persistence."""
+"""Core's standard tests, applied to planning: the card, its public names, bad input
+and the plan actor's delta persistence. The standard stored-form tests run with the stored
+configurations (test_planning_stored_config.py), the vector-search ones with the search
+tests (test_planning_search.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, ClassVar
-
-import yaml
-from pydantic import BaseModel
 
 import akgentic.tool.planning as planning
 from akgentic.core.agent_config import BaseConfig
@@ -19,28 +17,17 @@ from akgentic.tool.core.testing import (
     CardStandardTests,
     DeltaPersistenceTests,
     PublicSurfaceTests,
-    StoredFormTests,
 )
 from akgentic.tool.planning import (
     PlanActor,
     PlanConfig,
     PlanInputLimits,
-    PlanManagerState,
     PlanningTool,
     PlanState,
 )
 
 Tools = dict[str, Callable[..., Any]]
 Calls = Mapping[str, Sequence[Mapping[str, Any]]]
-
-STORED: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text()
-)
-MODELS: dict[str, type[BaseModel]] = {
-    "PlanningTool": PlanningTool,
-    "PlanConfig": PlanConfig,
-    "PlanManagerState": PlanManagerState,
-}
 
 
 class TestPlanningCard(CardStandardTests):
@@ -151,17 +138,6 @@ class TestPlanPersistence(DeltaPersistenceTests):
         assert tools["get_planning_task"](4).status == "blocked"
         created = tools["update_planning"](create_tasks=[{"description": "after resume"}])
         assert created == f"Planning updated: created #{expected.next_id}."
-
-
-class TestPlanningStoredForms(StoredFormTests):
-    stored_models: ClassVar[Sequence[BaseModel]] = [
-        MODELS[entry["card"]].model_validate(entry["config"]) for entry in STORED
-    ]
-    model_paths: ClassVar[Mapping[type[BaseModel], str]] = {
-        # The predecessor's snapshots name this path: it must never move.
-        PlanManagerState: "akgentic.tool.planning.planning_actor.PlanManagerState",
-        PlanningTool: "akgentic.tool.planning.planning.PlanningTool",
-    }
 
 
 class TestPlanningSurface(PublicSurfaceTests):
