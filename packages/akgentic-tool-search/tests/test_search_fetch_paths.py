@@ -117,3 +117,33 @@ def test_the_extraction_settings_sent(fake_tavily: FakeTavily) -> None:
     fetch_tool(tuned)(url="https://e.com/a", extract_depth="basic", timeout=500)
     sent = [(c.body["extract_depth"], c.body["timeout"]) for c in fake_tavily.calls("/extract")]
     assert sent == [("basic", 30), ("advanced", 20), ("basic", 20)]
+
+
+def test_a_fetch_failure_is_named_as_one(fake_tavily: FakeTavily) -> None:
+    fake_tavily.fail_next(500, {"detail": {"error": "boom"}})
+    with pytest.raises(RetriableError) as caught:
+        fetch_tool()(url="https://e.com/a")
+    assert str(caught.value).startswith("web_fetch failed: Tavily had a server error (HTTP 500).")
+    fake_tavily.fail_next(200, {"results": [{"raw_content": "no url"}]})
+    with pytest.raises(RetriableError) as caught:
+        fetch_tool()(url="https://e.com/a")
+    assert str(caught.value) == (
+        "web_fetch failed: Tavily's answer did not have the expected shape (results[0].url: "
+        "Field required). Retry once; if it fails again, continue without web results."
+    )
+
+
+def test_missing_texts_and_reasons_read_as_empty(fake_tavily: FakeTavily) -> None:
+    fake_tavily.fail_next(
+        200,
+        {
+            "results": [{"url": "https://e.com/a", "raw_content": None}],
+            "failed_results": [{"url": "https://e.com/b", "error": None}],
+        },
+    )
+    a, b = fetch_tool()(urls=["https://e.com/a", "https://e.com/b"])
+    assert (a.content, a.total_chars, a.error) == ("", 0, None)
+    assert (b.content, b.offset, b.total_chars, b.next_offset) == ("", 0, 0, None)
+    assert b.error == (
+        f"web_fetch could not read https://e.com/b: no content was extracted. {FAILED}"
+    )

@@ -87,3 +87,9 @@ def test_a_search_answer_past_the_limit_asks_for_less(fake_tavily: FakeTavily) -
         "web_search failed: Tavily's answer passed the 1,000-byte download limit. Ask for "
         "fewer results (max_results), or a narrower query."
     )
+
+
+def test_a_hit_without_text_has_an_empty_snippet(fake_tavily: FakeTavily) -> None:
+    fake_tavily.fail_next(200, {"results": [{"url": "https://e.com/a", "title": "A"}]})
+    (hit,) = search_tool()(query="q")
+    assert (hit.title, hit.url, hit.snippet) == ("A", "https://e.com/a", "")
