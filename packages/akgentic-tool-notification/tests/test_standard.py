@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import yaml
+from akgentic_notification_testkit import REMINDER
 from pydantic import BaseModel
 
 from akgentic.tool.core.card import ToolCard
@@ -20,7 +21,10 @@ STORED: list[dict[str, Any]] = yaml.safe_load(
 
 class TestNotificationCard(CardStandardTests):
     def make_card(self) -> ToolCard:
+        # The default message class ships with akgentic-agent, which the package's own
+        # environment does not hold: the card is bound with the tests' message class.
         return NotificationTool(
+            message_class=REMINDER,
             max_delay_seconds=42,
             register_notification=RegisterNotification(instructions="Say when."),
         )
