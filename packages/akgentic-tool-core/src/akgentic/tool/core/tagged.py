@@ -17,6 +17,7 @@ secret types behave as pydantic documents them:
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from pydantic import ConfigDict, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
@@ -38,12 +39,26 @@ class TaggedModel(SerializableBaseModel):
         self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
     ) -> Any:
         data = handler(self)
+        if isinstance(data, dict):
+            self._order_sets(data)
         if info.mode == "python":
             data = serialize(data)
         if isinstance(data, dict) and info.include is None and info.exclude is None:
             data = self._complete_dump(data)
             data["__model__"] = serialize_type(self)
         return data
+
+    def _order_sets(self, data: dict[str, Any]) -> None:
+        # A set is dumped as a list in its iteration order, which depends on the process's
+        # hash seed: the same card would give a different stored form in every process.
+        # Sorted, a stored configuration is stable and a round trip compares equal.
+        for name, value in data.items():
+            if isinstance(getattr(self, name, None), set | frozenset) and isinstance(
+                value, set | frozenset | list
+            ):
+                # Items that do not order among themselves keep their order.
+                with contextlib.suppress(TypeError):
+                    data[name] = sorted(value)
 
     def _complete_dump(self, data: dict[str, Any]) -> dict[str, Any]:
         """Hook for what a complete dump adds beyond the fields (see ``ToolCard``)."""
