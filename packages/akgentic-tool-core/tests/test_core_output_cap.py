@@ -9,19 +9,11 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 from pydantic_ai import Agent, ModelRetry
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelResponse,
-    RetryPromptPart,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
 
 from akgentic.tool.core import RetriableError, ToolCard, ToolFactory
 from akgentic.tool.core.output_cap import DEFAULT_MAX_OUTPUT_CHARS
+from akgentic.tool.core.testing.model_script import ScriptedModel
 
 
 class Row(BaseModel):
@@ -138,49 +130,32 @@ def test_a_card_stores_its_bound_only_when_stated() -> None:
         ChattyTool(max_output_chars=-1)
 
 
-def _call_then_answer(tool_name: str, seen: list[ModelMessage]) -> FunctionModel:
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        if len(messages) == 1:
-            return ModelResponse(parts=[ToolCallPart(tool_name=tool_name, args={})])
-        seen.extend(messages)
-        return ModelResponse(parts=[TextPart("done")])
-
-    return FunctionModel(respond)
-
-
-def _returned(seen: list[ModelMessage]) -> list[Any]:
-    return [
-        part.content
-        for message in seen
-        for part in getattr(message, "parts", ())
-        if isinstance(part, ToolReturnPart | RetryPromptPart)
-    ]
-
-
 def test_toolset_results_reach_the_model_bounded() -> None:
     factory = ToolFactory([ChattyTool()], retry_exception=ModelRetry, max_output_chars=2_000)
-    seen: list[ModelMessage] = []
-    agent = Agent(_call_then_answer("remote_dump", seen), toolsets=factory.get_toolsets())
+    script = ScriptedModel(("remote_dump", {}))
+    agent = Agent(script.model, toolsets=factory.get_toolsets())
     assert agent.run_sync("go").output == "done"
-    (content,) = _returned(seen)
+    assert script.retried == []
+    (content,) = script.returned
     assert content.startswith("r" * 2_000 + "\n[remote_dump: output cut at 2,000 of 200,000")
 
 
 def test_a_bounded_tool_still_turns_bad_input_into_a_retry() -> None:
     factory = ToolFactory([ChattyTool()], retry_exception=ModelRetry)
-    seen: list[ModelMessage] = []
-    agent = Agent(_call_then_answer("refuse", seen), tools=factory.get_tools())
+    script = ScriptedModel(("refuse", {}))
+    agent = Agent(script.model, tools=factory.get_tools())
     assert agent.run_sync("go").output == "done"
-    (content,) = _returned(seen)
-    assert content == "give a smaller number"
+    assert script.returned == []
+    assert script.retried == ["give a smaller number"]
 
 
 def test_the_cut_json_of_a_model_tool_reaches_the_model_as_text() -> None:
     factory = ToolFactory([ChattyTool()], retry_exception=ModelRetry, max_output_chars=300)
-    seen: list[ModelMessage] = []
-    agent = Agent(_call_then_answer("dump_rows", seen), tools=factory.get_tools())
+    script = ScriptedModel(("dump_rows", {}))
+    agent = Agent(script.model, tools=factory.get_tools())
     agent.run_sync("go")
-    (content,) = _returned(seen)
+    assert script.retried == []
+    (content,) = script.returned
     assert content.startswith('[{"name":"row 0"')
     assert "dump_rows: output cut at 300 of " in content
     with pytest.raises(json.JSONDecodeError):

@@ -10,21 +10,13 @@ from typing import Any
 
 import pytest
 from pydantic_ai import Agent, ModelRetry
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelResponse,
-    RetryPromptPart,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 from tavily_standin import FakeTavily
 
 import akgentic.tool.search as search_pkg
 from akgentic.tool.core.channels import COMMAND
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
+from akgentic.tool.core.testing.model_script import ScriptedModel
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.search import (
     CrawlResult,
@@ -290,39 +282,23 @@ def test_factory_turns_provider_errors_into_the_framework_retry(
     assert search(query="q")[0].url == "https://example.com/0"
 
 
-def _model_calling(tool: str, args: dict[str, Any], seen: list[ModelMessage]) -> FunctionModel:
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        seen[:] = messages
-        parts = messages[-1].parts
-        if any(isinstance(p, ToolReturnPart | RetryPromptPart) for p in parts):
-            return ModelResponse(parts=[TextPart("done")])
-        return ModelResponse(parts=[ToolCallPart(tool, args)])
-
-    return FunctionModel(respond)
-
-
 async def test_an_agent_searches_and_sees_rate_limit_advice(
     fake_tavily: FakeTavily, tool_agent: ToolTestAgent
 ) -> None:
     factory = ToolFactory([SearchTool()], observer=tool_agent, retry_exception=ModelRetry)
-    seen: list[ModelMessage] = []
-    agent = Agent(
-        _model_calling("web_search", {"query": "pykka actors", "max_results": 2}, seen),
-        tools=factory.get_tools(),
-    )
+    script = ScriptedModel(("web_search", {"query": "pykka actors", "max_results": 2}))
+    agent = Agent(script.model, tools=factory.get_tools())
     result = await agent.run("find it")
     assert result.output == "done"
-    returned = [p for m in seen for p in m.parts if isinstance(p, ToolReturnPart)]
-    assert [hit.url for hit in returned[0].content] == [
+    assert [hit.url for hit in script.returned[0]] == [
         "https://example.com/0",
         "https://example.com/1",
     ]
 
     fake_tavily.fail_next(429, {"detail": {"error": "Rate limit exceeded"}})
     result = await agent.run("again")
-    retries = [p for m in seen for p in m.parts if isinstance(p, RetryPromptPart)]
-    assert "HTTP 429" in str(retries[-1].content)
-    assert "Wait about a minute" in str(retries[-1].content)
+    assert "HTTP 429" in script.retried[-1]
+    assert "Wait about a minute" in script.retried[-1]
 
 
 def test_concurrent_calls_from_worker_threads(fake_tavily: FakeTavily) -> None:

@@ -1,0 +1,72 @@
+"""The kit's ScriptedModel: a scripted model driving real tools through a pydantic-ai agent."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic_ai import Agent, ModelRetry
+
+from akgentic.tool.core.testing.model_script import ScriptedModel
+
+
+def _double(n: int) -> int:
+    """Twice ``n``; refuses a negative number.
+
+    Args:
+        n: A number, 0 or more.
+    """
+    if n < 0:
+        raise ModelRetry(f"n must be 0 or more, got {n}")
+    return 2 * n
+
+
+def _echo(text: str) -> str:
+    """``text`` back.
+
+    Args:
+        text: Anything.
+    """
+    return text
+
+
+def test_a_refused_call_is_followed_by_the_next_call_of_the_script() -> None:
+    script = ScriptedModel(("_double", {"n": -1}), ("_double", {"n": 21}), answer=None)
+    agent = Agent(script.model, tools=[_double, _echo])
+    assert agent.run_sync("go").output == "42"  # answer=None: the result, as text
+    assert script.retried == ["n must be 0 or more, got -1"]
+    assert script.returned == [42]
+    assert script.offered == [["_double", "_echo"]] * 3  # call, call again, answer
+
+
+def test_a_result_ends_the_run_with_the_answer_even_when_calls_are_left() -> None:
+    script = ScriptedModel(("_echo", {"text": "hi"}), ("_double", {"n": 1}))
+    agent = Agent(script.model, tools=[_double, _echo])
+    assert agent.run_sync("go").output == "done"
+    assert script.returned == ["hi"]
+    assert script.retried == []
+
+
+def test_a_spent_script_answers_after_the_last_refusal() -> None:
+    script = ScriptedModel(("_double", {"n": -2}), answer=None)
+    agent = Agent(script.model, tools=[_double])
+    assert agent.run_sync("go").output == "n must be 0 or more, got -2"
+    assert script.returned == []
+    assert ScriptedModel(("_double", {"n": -2})).answer == "done"
+
+
+def test_each_run_starts_the_script_over_and_keeps_only_its_own_messages() -> None:
+    script = ScriptedModel(("_double", {"n": -1}), ("_double", {"n": 2}))
+    agent = Agent(script.model, tools=[_double])
+    first = agent.run_sync("go")
+    second = agent.run_sync("again", message_history=first.all_messages())
+    assert second.output == "done"
+    # The second run refused -1 and returned 4 again: the script restarted at its first call.
+    assert script.retried == ["n must be 0 or more, got -1"] * 2
+    assert script.returned == [4, 4]
+    fresh = agent.run_sync("alone")
+    assert fresh.output == "done"
+    assert script.returned == [4]  # a run without history: only its own messages
+
+
+def test_an_empty_script_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        ScriptedModel()
