@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -18,17 +19,34 @@ class PublicSurfaceTests:
     """The package's ``__all__`` is pinned, and every name in it resolves.
 
     Supply :attr:`module` (the package), :attr:`public_names` (its ``__all__``, in any
-    order) and optionally :attr:`aliases`: ``"dotted.module:Name"`` -> the public object
-    it must be (older import paths that must keep working).
+    order; :meth:`names_listed_in` reads them from a file) and optionally
+    :attr:`aliases`: ``"dotted.module:Name"`` -> the public object it must be (older
+    import paths that must keep working).
     """
 
     module: ClassVar[ModuleType]
     public_names: ClassVar[Sequence[str]]
     aliases: ClassVar[Mapping[str, object]] = {}
 
+    @staticmethod
+    def names_listed_in(path: Path) -> list[str]:
+        """The names of a pin file: one a line; blank lines and ``#`` comments are skipped.
+
+        A package's pin is data, like its stored-config fixture: kept in a file, it is
+        written once rather than restated as code beside the ``__all__`` it pins.
+        """
+        lines = (line.partition("#")[0].strip() for line in path.read_text("utf-8").splitlines())
+        names = [line for line in lines if line]
+        if not names:
+            raise ValueError(f"{path} lists no public name")
+        return names
+
     def test_public_names_are_pinned(self) -> None:
-        # Adding a name is deliberate and removing one breaks users: both show here.
+        # Adding a name is deliberate and removing one breaks users: both show here. A
+        # name listed twice in ``__all__`` (or in the pin) shows too: the lists differ.
         assert sorted(self.module.__all__) == sorted(self.public_names)
+        twice = sorted({name for name in self.public_names if self.public_names.count(name) > 1})
+        assert twice == [], f"public_names lists {twice} more than once"
 
     def test_every_public_name_resolves(self) -> None:
         missing = [name for name in self.module.__all__ if getattr(self.module, name) is None]
@@ -44,7 +62,9 @@ class PublicSurfaceTests:
 class StoredFormTests:
     """Stored models (cards, actor configs, states) survive persistence unchanged.
 
-    Supply :attr:`stored_models`: instances as a deployment stores them. Each must come
+    Supply :attr:`stored_models`: instances as a deployment stores them (:meth:`models_of`
+    validates them from the entries :meth:`entries_in` reads from a stored-config
+    fixture). Each must come
     back equal from ``model_dump`` -> ``model_validate`` and from JSON, its dump must carry
     ``__model__``, and loading that dump by its ``__model__`` path (what a store does)
     must give back an equal instance of the same class. :attr:`model_paths` pins the
@@ -55,6 +75,43 @@ class StoredFormTests:
 
     stored_models: ClassVar[Sequence[BaseModel]]
     model_paths: ClassVar[Mapping[type[BaseModel], str]] = {}
+
+    @staticmethod
+    def entries_in(path: Path, parse: Callable[[str], Any]) -> list[dict[str, Any]]:
+        """The entries of a stored-config fixture: a list of mappings, each with its ``config``.
+
+        ``parse`` reads the file's text: the package passes its parser (``yaml.safe_load``,
+        ``json.loads``), so the kit depends on no file format.
+        """
+        entries = parse(path.read_text("utf-8"))
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ValueError(f"{path}: a stored-config fixture is a list of mappings")
+        missing = [index for index, entry in enumerate(entries) if "config" not in entry]
+        if missing:
+            raise ValueError(f"{path}: entries {missing} have no 'config'")
+        return entries
+
+    @staticmethod
+    def models_of(
+        entries: Iterable[Mapping[str, Any]],
+        classes: Mapping[str, type[BaseModel]],
+        key: str = "card",
+    ) -> list[BaseModel]:
+        """The stored models of a stored-config fixture, in its order.
+
+        Each entry names its model under ``key`` and holds the stored data under
+        ``config``; an entry whose name is not in ``classes`` is left out (a package
+        checks those models elsewhere, e.g. one that needs a test's environment).
+        """
+        models: list[BaseModel] = []
+        for index, entry in enumerate(entries):
+            cls = classes.get(entry.get(key, ""))
+            if cls is None:
+                continue
+            if "config" not in entry:
+                raise ValueError(f"stored entry {index} ({cls.__name__}) has no 'config'")
+            models.append(cls.model_validate(entry["config"]))
+        return models
 
     def same_model(self, left: BaseModel, right: BaseModel) -> bool:
         """Whether two loads of a stored model hold the same data."""
