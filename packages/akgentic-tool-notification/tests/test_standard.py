@@ -1,22 +1,20 @@
-"""Core's standard tests, applied to the notification card and its stored forms."""
+"""Core's standard tests, applied to the notification card, its stored forms and the
+package's public names."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
 
 import yaml
 from akgentic_notification_testkit import REMINDER
-from pydantic import BaseModel
 
+import akgentic.tool.notification as notification
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.testing import CardStandardTests, StoredFormTests
-from akgentic.tool.notification import NotificationTool, RegisterNotification
+from akgentic.tool.core.testing import CardStandardTests, PublicSurfaceTests, StoredFormTests
+from akgentic.tool.notification import NotificationConfig, NotificationTool, RegisterNotification
 
-STORED: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text(encoding="utf-8")
-)
+FIXTURES = Path(__file__).parent / "fixtures"
+STORED = StoredFormTests.entries_in(FIXTURES / "stored_config.yaml", yaml.safe_load)
 
 
 class TestNotificationCard(CardStandardTests):
@@ -31,8 +29,16 @@ class TestNotificationCard(CardStandardTests):
 
 
 class TestNotificationStoredForms(StoredFormTests):
-    stored_models: ClassVar[Sequence[BaseModel]] = [
-        NotificationTool.model_validate(entry["config"])
-        for entry in STORED
-        if entry.get("card") == "NotificationTool"
+    # The fixture names a card under `card` and an actor configuration under `config_model`;
+    # its persisted state holds actor addresses and is checked in the stored-config tests.
+    stored_models = [
+        *StoredFormTests.models_of(STORED, {"NotificationTool": NotificationTool}),
+        *StoredFormTests.models_of(
+            STORED, {"NotificationConfig": NotificationConfig}, "config_model"
+        ),
     ]
+
+
+class TestNotificationSurface(PublicSurfaceTests):
+    module = notification
+    public_names = PublicSurfaceTests.names_listed_in(FIXTURES / "public_names.txt")
