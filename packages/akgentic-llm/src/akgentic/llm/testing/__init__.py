@@ -1,0 +1,10 @@
+"""Token-free stand-ins for a provider's model, for tests, examples and benchmarks.
+
+``ScriptedModel`` is a pydantic-ai ``FunctionModel`` that answers each request with the next
+turn of a script: a tool call (``ScriptedCall``), parallel calls, or a text answer. Give it
+to a ``ReactAgent`` through ``model=`` (or to a bare ``pydantic_ai.Agent``).
+"""
+
+from akgentic.llm.testing.scripted_model import ScriptedCall, ScriptedModel, ToolResult, Turn
+
+__all__ = ["ScriptedCall", "ScriptedModel", "ToolResult", "Turn"]

@@ -1,0 +1,147 @@
+"""``akgentic.llm.testing.ScriptedModel``: a script of turns played by real agents.
+
+Every test drives a real pydantic-ai ``Agent`` (or a ``ReactAgent``) and real tools, so what
+is checked is what the agent loop made of the scripted answers.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from pydantic_ai import Agent, ModelRetry
+from pydantic_ai.messages import RetryPromptPart, ToolReturnPart
+from pydantic_ai.profiles import ModelProfile
+from pydantic_ai.usage import RequestUsage
+
+from akgentic.llm import ReactAgent, ReactAgentConfig
+from akgentic.llm.testing import ScriptedCall, ScriptedModel, ToolResult
+
+
+def _agent(model: ScriptedModel, log: list[str]) -> Agent[None, str]:
+    agent: Agent[None, str] = Agent(model)
+
+    @agent.tool_plain
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        log.append(key)
+        if key == "missing":
+            raise ModelRetry(f"no {key}")
+        return f"value of {key}"
+
+    return agent
+
+
+async def test_a_tool_call_then_an_answer() -> None:
+    log: list[str] = []
+    model = ScriptedModel(ScriptedCall("lookup", {"key": "k"}), "the answer")
+    result = await _agent(model, log).run("go")
+    assert result.output == "the answer"
+    assert log == ["k"]
+    assert model.served == 2
+    assert model.offered == ["lookup"]
+    assert [(r.tool_name, r.content) for r in model.tool_results()] == [("lookup", "value of k")]
+
+
+async def test_parallel_calls_keep_their_ids_and_a_callable_answers_from_the_results() -> None:
+    log: list[str] = []
+    calls = [ScriptedCall("lookup", {"key": "a"}, "c-a"), ScriptedCall("lookup", {"key": "b"})]
+
+    def report(results: list[ToolResult]) -> str:
+        return " | ".join(str(r.content) for r in results)
+
+    model = ScriptedModel(calls, report)
+    result = await _agent(model, log).run("go")
+    assert sorted(log) == ["a", "b"]
+    assert result.output == "value of a | value of b"
+    ids = [r.tool_call_id for r in model.tool_results()]
+    assert ids[0] == "c-a"
+    assert ids[1]
+    assert ids[1] != "c-a"
+
+
+async def test_a_refused_call_comes_back_as_a_retry_prompt() -> None:
+    model = ScriptedModel(ScriptedCall("lookup", {"key": "missing"}), lambda r: str(len(r)))
+    result = await _agent(model, []).run("go")
+    (refused,) = model.tool_results()
+    assert isinstance(refused, RetryPromptPart)
+    assert "no missing" in str(refused.content)
+    assert result.output == "1"
+
+
+async def test_runs_carry_on_through_the_script_then_get_when_done() -> None:
+    log: list[str] = []
+    model = ScriptedModel(
+        ScriptedCall("lookup", {"key": "first"}),
+        "one",
+        "two",
+        when_done="spent",
+        model_name="scripted-demo",
+    )
+    agent = _agent(model, log)
+    first = await agent.run("a")
+    second = await agent.run("b", message_history=first.all_messages())
+    third = await agent.run("c")
+    assert (first.output, second.output, third.output) == ("one", "two", "spent")
+    assert log == ["first"]
+    assert model.served == 4
+    assert first.all_messages()[-1].model_name == "scripted-demo"  # type: ignore[union-attr]
+    # the latest request is a fresh run's: its prompt alone, no tool result
+    assert model.tool_results() == []
+    assert len(model.seen) == 1
+
+
+async def test_every_response_reports_the_scripted_usage() -> None:
+    usage = RequestUsage(input_tokens=100, output_tokens=20)
+    model = ScriptedModel(ScriptedCall("lookup", {"key": "k"}), "done", usage=usage)
+    result = await _agent(model, []).run("go")
+    run_usage = result.usage
+    assert (run_usage.requests, run_usage.input_tokens, run_usage.output_tokens) == (2, 200, 40)
+
+
+async def test_without_usage_pydantic_ai_estimates_it() -> None:
+    result = await _agent(ScriptedModel("done"), []).run("go")
+    assert result.usage.requests == 1
+    assert result.usage.output_tokens > 0  # FunctionModel's estimate, not a scripted figure
+
+
+def test_threads_never_take_the_same_turn() -> None:
+    answers = [f"answer {i}" for i in range(16)]
+    model = ScriptedModel(*answers)
+    agent: Agent[None, str] = Agent(model)
+    outputs: list[str] = []
+    lock = threading.Lock()
+
+    def run() -> None:
+        output = agent.run_sync("go").output
+        with lock:
+            outputs.append(output)
+
+    threads = [threading.Thread(target=run) for _ in answers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outputs) == sorted(answers)
+
+
+def test_a_react_agent_runs_on_it_with_a_profile(fake_keys: object) -> None:
+    model = ScriptedModel(
+        ScriptedCall("lookup", {"key": "k"}, "c1"),
+        '{"value": "v"}',
+        profile=ModelProfile(supports_json_schema_output=True),
+    )
+    seen: list[str] = []
+
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        seen.append(key)
+        return "v"
+
+    agent = ReactAgent(ReactAgentConfig(), tools=[lookup], model=model)
+    try:
+        assert agent.run_sync("go") == '{"value": "v"}'
+    finally:
+        agent.close()
+    assert seen == ["k"]
+    returned = [p for m in agent.context.messages for p in m.parts if isinstance(p, ToolReturnPart)]
+    assert [(p.tool_call_id, p.content) for p in returned] == [("c1", "v")]
