@@ -113,10 +113,17 @@ def test_an_entry_that_does_not_validate_fails() -> None:
         )
 
 
-def test_a_fixture_is_read_with_the_parser_the_package_passes(tmp_path: Path) -> None:
-    path = tmp_path / "stored_config.json"
-    path.write_text(json.dumps(ENTRIES), encoding="utf-8")
-    entries = StoredFormTests.entries_in(path, json.loads)
+def _fixture(tmp_path: Path, text: str) -> str:
+    """A test module's path whose stored-config fixture holds ``text``."""
+    (tmp_path / "fixtures").mkdir()
+    (tmp_path / "fixtures" / "stored_config.yaml").write_text(text, encoding="utf-8")
+    return str(tmp_path / "test_stored.py")
+
+
+def test_the_fixture_beside_a_test_module_is_read_with_the_parser_it_passes(
+    tmp_path: Path,
+) -> None:
+    entries = StoredFormTests.stored_entries(_fixture(tmp_path, json.dumps(ENTRIES)), json.loads)
     assert entries == ENTRIES
     assert len(StoredFormTests.models_of(entries, {"BaseConfig": BaseConfig})) == 2
 
@@ -132,7 +139,5 @@ def test_a_fixture_is_read_with_the_parser_the_package_passes(tmp_path: Path) ->
 def test_a_malformed_fixture_is_refused_by_its_path(
     tmp_path: Path, text: str, refusal: str
 ) -> None:
-    path = tmp_path / "stored_config.json"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(ValueError, match=rf"stored_config\.json: .*{refusal}"):
-        StoredFormTests.entries_in(path, json.loads)
+    with pytest.raises(ValueError, match=rf"fixtures/stored_config\.yaml: .*{refusal}"):
+        StoredFormTests.stored_entries(_fixture(tmp_path, text), json.loads)

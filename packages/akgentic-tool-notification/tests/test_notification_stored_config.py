@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,9 +31,7 @@ from akgentic.tool.notification import (
     PendingNotification,
 )
 
-ENTRIES = StoredFormTests.entries_in(
-    Path(__file__).parent / "fixtures" / "stored_config.yaml", yaml.safe_load
-)
+ENTRIES = StoredFormTests.stored_entries(__file__, yaml.safe_load)
 CARDS = [e for e in ENTRIES if e.get("card") == "NotificationTool"]
 CONFIGS = [e for e in ENTRIES if e.get("config_model") == "NotificationConfig"]
 (STATE,) = [e for e in ENTRIES if e.get("state_model") == "NotificationState"]

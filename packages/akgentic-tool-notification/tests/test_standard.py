@@ -14,7 +14,7 @@ from akgentic.tool.core.testing import CardStandardTests, PublicSurfaceTests, St
 from akgentic.tool.notification import NotificationConfig, NotificationTool, RegisterNotification
 
 FIXTURES = Path(__file__).parent / "fixtures"
-STORED = StoredFormTests.entries_in(FIXTURES / "stored_config.yaml", yaml.safe_load)
+STORED = StoredFormTests.stored_entries(__file__, yaml.safe_load)
 
 
 class TestNotificationCard(CardStandardTests):

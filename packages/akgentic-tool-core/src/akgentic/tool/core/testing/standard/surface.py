@@ -63,8 +63,8 @@ class StoredFormTests:
     """Stored models (cards, actor configs, states) survive persistence unchanged.
 
     Supply :attr:`stored_models`: instances as a deployment stores them (:meth:`models_of`
-    validates them from the entries :meth:`entries_in` reads from a stored-config
-    fixture). Each must come
+    validates them from the entries :meth:`stored_entries` reads from the package's
+    stored-config fixture). Each must come
     back equal from ``model_dump`` -> ``model_validate`` and from JSON, its dump must carry
     ``__model__``, and loading that dump by its ``__model__`` path (what a store does)
     must give back an equal instance of the same class. :attr:`model_paths` pins the
@@ -77,12 +77,17 @@ class StoredFormTests:
     model_paths: ClassVar[Mapping[type[BaseModel], str]] = {}
 
     @staticmethod
-    def entries_in(path: Path, parse: Callable[[str], Any]) -> list[dict[str, Any]]:
-        """The entries of a stored-config fixture: a list of mappings, each with its ``config``.
+    def stored_entries(
+        test_module: str | Path, parse: Callable[[str], Any]
+    ) -> list[dict[str, Any]]:
+        """The entries of the stored-config fixture beside a test module (its ``__file__``).
 
-        ``parse`` reads the file's text: the package passes its parser (``yaml.safe_load``,
-        ``json.loads``), so the kit depends on no file format.
+        Every package keeps it at ``fixtures/stored_config.yaml`` next to its tests: a list
+        of mappings, each naming its model and holding the stored data under ``config``.
+        ``parse`` reads the file's text: the package passes its parser (``yaml.safe_load``),
+        so the kit depends on no file format.
         """
+        path = Path(test_module).parent / "fixtures" / "stored_config.yaml"
         entries = parse(path.read_text("utf-8"))
         if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
             raise ValueError(f"{path}: a stored-config fixture is a list of mappings")
