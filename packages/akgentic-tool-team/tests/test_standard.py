@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 import pytest
 import yaml
 from akgentic_team_testkit import profile, register_profiles
-from pydantic import BaseModel
 
 import akgentic.tool.team as team
 from akgentic.core.actor_address import ActorAddress
@@ -26,9 +25,8 @@ from akgentic.tool.team import HireMembers, TeamTool
 
 Tools = dict[str, Callable[..., Any]]
 
-STORED: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text()
-)
+FIXTURES = Path(__file__).parent / "fixtures"
+STORED = StoredFormTests.stored_entries(__file__, yaml.safe_load)
 
 
 class TestTeamCard(CardStandardTests):
@@ -61,36 +59,12 @@ class TestTeamBadInput(BadInputTests):
 
 
 class TestTeamStoredForms(StoredFormTests):
-    stored_models: ClassVar[Sequence[BaseModel]] = [
-        TeamTool.model_validate(entry["config"]) for entry in STORED
-    ]
+    stored_models = StoredFormTests.models_of(STORED, {"TeamTool": TeamTool})
 
 
 class TestTeamSurface(PublicSurfaceTests):
     module = team
-    public_names: ClassVar[Sequence[str]] = [
-        "DEFAULT_SUMMARIZER_MODEL",
-        "TEAM_ACTIVITY_ACTOR_NAME",
-        "TEAM_ACTIVITY_ACTOR_ROLE",
-        "ActivitySummarizer",
-        "AgentActivity",
-        "FireMembers",
-        "FireTeamMember",
-        "GetRoleProfiles",
-        "GetTeamActivity",
-        "GetTeamRoster",
-        "HireMembers",
-        "HireTeamMember",
-        "MemberActivity",
-        "SummarizePayload",
-        "SummarizerWorker",
-        "TeamActivityActor",
-        "TeamActivityReport",
-        "TeamManagementToolObserver",
-        "TeamTool",
-        "register_summarizer_model",
-        "unregister_summarizer_model",
-    ]
+    public_names = PublicSurfaceTests.names_listed_in(FIXTURES / "public_names.txt")
     aliases: ClassVar[Mapping[str, object]] = {
         "akgentic.tool.team.observer:TeamManagementToolObserver": team.TeamManagementToolObserver,
     }

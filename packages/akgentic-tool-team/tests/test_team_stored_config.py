@@ -6,7 +6,6 @@ test, in test_standard.py), then bound through ``ToolFactory`` to an agent of a 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +15,7 @@ from akgentic_team_testkit import profile, register_profiles
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core import ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent
+from akgentic.tool.core.testing import StoredFormTests, ToolTestAgent
 from akgentic.tool.team import (
     ActivitySummarizer,
     AgentActivity,
@@ -30,9 +29,7 @@ from akgentic.tool.team import (
     TeamTool,
 )
 
-ENTRIES: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text()
-)
+ENTRIES = StoredFormTests.stored_entries(__file__, yaml.safe_load)
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[str(i) for i in range(len(ENTRIES))])
