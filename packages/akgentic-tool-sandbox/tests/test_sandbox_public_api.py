@@ -1,4 +1,4 @@
-"""The package's public surface, pinned."""
+"""The package's documented values and entry points (its names are pinned in test_standard.py)."""
 
 from __future__ import annotations
 
@@ -6,41 +6,10 @@ import tomllib
 from pathlib import Path
 
 import akgentic.tool.sandbox as sandbox
-from akgentic.tool.sandbox import tool
-
-
-def test_all_is_pinned() -> None:
-    assert sorted(sandbox.__all__) == [
-        "ALLOWED_COMMANDS",
-        "BwrapSandboxActor",
-        "CommandNotAllowedError",
-        "DOCKER_EXEC_TIMEOUT",
-        "DockerExecWorker",
-        "DockerSandboxActor",
-        "ExecCommand",
-        "ExecResult",
-        "ExecTicket",
-        "ExecTool",
-        "ExecWorker",
-        "LaunchSpec",
-        "LocalSandboxActor",
-        "SANDBOX_ACTOR_CLASSES",
-        "SANDBOX_ACTOR_NAME",
-        "SANDBOX_ACTOR_ROLE",
-        "SANDBOX_IMAGE",
-        "SandboxActor",
-        "SandboxConfig",
-        "SandboxSettings",
-        "SandboxState",
-        "SeatbeltSandboxActor",
-    ]
-    for name in sandbox.__all__:
-        assert getattr(sandbox, name) is not None
 
 
 def test_documented_paths() -> None:
-    assert tool.SANDBOX_ACTOR_CLASSES is sandbox.SANDBOX_ACTOR_CLASSES
-    assert set(tool.SANDBOX_ACTOR_CLASSES) == {"local", "bwrap", "seatbelt", "docker"}
+    assert set(sandbox.SANDBOX_ACTOR_CLASSES) == {"local", "bwrap", "seatbelt", "docker"}
     assert sandbox.SANDBOX_ACTOR_NAME == "#SandboxActor"
     assert sandbox.SANDBOX_IMAGE == "akgentic-sandbox:latest"
     assert (

@@ -1,7 +1,8 @@
 """Stored sandbox configurations of akgentic-tool 1.6 load, round-trip and work.
 
-Each entry of ``fixtures/stored_config.yaml`` uses the predecessor's field names. Cards are
-validated, dumped and validated again, then wired by a ``ToolFactory`` to an agent of a
+Each entry of ``fixtures/stored_config.yaml`` uses the predecessor's field names. Every
+entry passes core's standard stored-form checks (round trips, its ``__model__`` path). Cards
+are then wired by a ``ToolFactory`` to an agent of a
 real team and their ``exec_command`` tool is called (with the predecessor's ``cmd`` and
 ``cwd`` parameters). Stored actor configurations build a real sandbox actor in the team,
 whose ``exec`` runs a command; the stored actor state validates and round-trips.
@@ -20,7 +21,7 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.factory import ToolFactory
-from akgentic.tool.core.testing import ConformanceRetry, ToolTestAgent
+from akgentic.tool.core.testing import ConformanceRetry, StoredFormTests, ToolTestAgent
 from akgentic.tool.sandbox import (
     SANDBOX_ACTOR_CLASSES,
     ExecTool,
@@ -29,23 +30,26 @@ from akgentic.tool.sandbox import (
     SandboxState,
 )
 
-FIXTURE = Path(__file__).parent / "fixtures" / "stored_config.yaml"
-ENTRIES: list[dict[str, Any]] = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))
+ENTRIES = StoredFormTests.stored_entries(__file__, yaml.safe_load)
 MODELS: dict[str, type[BaseModel]] = {
-    "ExecTool": ExecTool,
-    "SandboxConfig": SandboxConfig,
-    "SandboxState": SandboxState,
+    m.__name__: m for m in (ExecTool, SandboxConfig, SandboxState)
 }
 
 
-def round_trip(model_class: type[BaseModel], config: dict[str, Any]) -> BaseModel:
-    loaded = model_class.model_validate(config)
-    again = model_class.model_validate(loaded.model_dump())
-    assert again.model_dump() == loaded.model_dump()
-    assert model_class.model_validate_json(loaded.model_dump_json()).model_dump() == (
-        loaded.model_dump()
-    )
-    return again
+class TestSandboxStoredForms(StoredFormTests):
+    """Core's standard stored-form checks, on every stored entry.
+
+    A SandboxConfig resolves its workspace from the environment when it is validated, so
+    the models are validated under each test's workspaces root.
+    """
+
+    @pytest.fixture(autouse=True)
+    def _root(self, workspaces_root: Path) -> None:
+        """Stored configurations resolve their workspace in a fresh root."""
+
+    @property
+    def stored_models(self) -> list[BaseModel]:  # type: ignore[override]
+        return StoredFormTests.models_of(ENTRIES, MODELS)
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry["about"] for entry in ENTRIES])
@@ -59,14 +63,8 @@ def test_a_stored_configuration_loads_round_trips_and_works(
 ) -> None:
     if entry.get("needs") == "bwrap" and not bwrap_works:
         pytest.skip("bubblewrap cannot create namespaces here")
-    model = MODELS[entry["card"]]
-    # Cards and states round-trip in test_standard.py; a SandboxConfig needs this test's
-    # workspaces root to resolve its workspace, so its round trip is checked here.
-    loaded = (
-        round_trip(model, entry["config"])
-        if model is SandboxConfig
-        else (model.model_validate(entry["config"]))
-    )
+    # Round trips are standard tests (TestSandboxStoredForms); here the loaded model works.
+    loaded = MODELS[entry["card"]].model_validate(entry["config"])
 
     if isinstance(loaded, ExecTool):
         factory = ToolFactory([loaded], observer=tool_agent, retry_exception=ConformanceRetry)

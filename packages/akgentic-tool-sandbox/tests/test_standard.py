@@ -1,6 +1,6 @@
 """Core's standard tests, applied to the exec card in local mode (conformance, bad
-commands that ask for a retry without touching the workspace) and to the stored forms of
-the card and the sandbox actor's state."""
+commands that ask for a retry without touching the workspace) and to the package's public
+names (the stored forms' standard tests are in test_sandbox_stored_config.py)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-import yaml
-from pydantic import BaseModel
 
+import akgentic.tool.sandbox as sandbox
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.testing import BadInputTests, CardStandardTests, StoredFormTests
-from akgentic.tool.sandbox import ExecTool, SandboxState
+from akgentic.tool.core.testing import BadInputTests, CardStandardTests, PublicSurfaceTests
+from akgentic.tool.sandbox import ExecTool
 
 Tools = dict[str, Callable[..., Any]]
-
-STORED: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text(encoding="utf-8")
-)
 
 
 def _card() -> ExecTool:
@@ -58,13 +53,11 @@ class TestExecBadInput(BadInputTests):
         )
 
 
-class TestSandboxStoredForms(StoredFormTests):
-    # A SandboxConfig resolves its workspace from the environment when it is validated:
-    # its round trip, under a test's workspaces root, stays in test_sandbox_stored_config.py.
-    stored_models: ClassVar[Sequence[BaseModel]] = [
-        {"ExecTool": ExecTool, "SandboxState": SandboxState}[entry["card"]].model_validate(
-            entry["config"]
-        )
-        for entry in STORED
-        if entry["card"] != "SandboxConfig"
-    ]
+class TestSandboxSurface(PublicSurfaceTests):
+    module = sandbox
+    public_names = PublicSurfaceTests.names_listed_in(
+        Path(__file__).parent / "fixtures" / "public_names.txt"
+    )
+    aliases: ClassVar[Mapping[str, object]] = {
+        "akgentic.tool.sandbox.tool:SANDBOX_ACTOR_CLASSES": sandbox.SANDBOX_ACTOR_CLASSES,
+    }
