@@ -7,9 +7,7 @@ sys.path), and agent profiles name the agent classes below by dotted path throug
 
 from __future__ import annotations
 
-import sys
 import threading
-import types
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -26,6 +24,7 @@ from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.core.user_proxy import UserProxy
 from akgentic.tool.core.testing import ToolTestAgent
+from akgentic.tool.core.testing.published_module import publish_module
 
 KIT_MODULE = "akgentic_team_testkit"
 
@@ -169,13 +168,9 @@ def tools_by_name(tools: list[Any]) -> dict[str, Any]:
     return {tool.__name__: tool for tool in tools}
 
 
-WorkerAgent.__module__ = KIT_MODULE
-CallerAgent.__module__ = KIT_MODULE
-BrokenAgent.__module__ = KIT_MODULE
-AskActivity.__module__ = KIT_MODULE
-GatedUserProxy.__module__ = KIT_MODULE
-WorkMessage.__module__ = KIT_MODULE
-
-_module = types.ModuleType(KIT_MODULE)
-_module.__dict__.update({k: v for k, v in globals().items() if not k.startswith("__")})
-sys.modules[KIT_MODULE] = _module
+# The classes profiles and messages name by dotted path live in the published module.
+publish_module(
+    KIT_MODULE,
+    globals(),
+    rehome=(WorkerAgent, CallerAgent, BrokenAgent, AskActivity, GatedUserProxy, WorkMessage),
+)

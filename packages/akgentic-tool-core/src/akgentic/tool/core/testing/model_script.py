@@ -22,7 +22,6 @@ from pydantic_ai.messages import (
     TextPart,
     ToolCallPart,
     ToolReturnPart,
-    UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
@@ -85,15 +84,17 @@ def _parts[P](messages: Sequence[ModelMessage], kind: type[P]) -> list[P]:
 
 
 def _refusals_this_run(messages: Sequence[ModelMessage]) -> int:
-    """How many requests since the latest user prompt carried a retry prompt.
+    """How many requests in a row, back from the latest, carried a retry prompt.
 
-    The count is the index of the script's next call: an agent given a message history
-    sees earlier runs too, and each run starts the script over.
+    The count is the index of the script's next call. A run ends with a result or an
+    answer, so the refusals in a row are this run's, even when the agent was given the
+    history of earlier runs: each run starts the script over.
     """
     count = 0
     for message in reversed(messages):
-        if any(isinstance(part, UserPromptPart) for part in message.parts):
+        if isinstance(message, ModelResponse):
+            continue
+        if not any(isinstance(part, RetryPromptPart) for part in message.parts):
             break
-        if any(isinstance(part, RetryPromptPart) for part in message.parts):
-            count += 1
+        count += 1
     return count
