@@ -14,11 +14,7 @@ Run: .venv/bin/python packages/akgentic-tool-notification/benchmarks/bench_notif
 
 from __future__ import annotations
 
-import json
-import statistics
-import sys
 import time
-import types
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -31,6 +27,8 @@ from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent, team_tool_actor
+from akgentic.tool.core.testing.benchmark import bench_row, median_seconds
+from akgentic.tool.core.testing.published_module import publish_module
 from akgentic.tool.notification import (
     PENDING_MAX_PER_AGENT,
     NotificationActor,
@@ -68,29 +66,18 @@ class _Clock:
         return self.now_value
 
 
-def _median(fn: Callable[[], Any], repeat: int) -> float:
-    samples = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
-
-
 def _median_register(
     register: Callable[..., Any], notifier: NotificationActor, repeat: int
 ) -> float:
     """Median of ``repeat`` registrations by one agent, cleared (untimed) whenever it reaches
     the per-agent limit on pending entries."""
-    samples = []
-    for i in range(repeat):
-        if i and i % PENDING_MAX_PER_AGENT == 0:
+
+    def clear_when_full(index: int) -> None:
+        if index and index % PENDING_MAX_PER_AGENT == 0:
             for entry in notifier.pending().entries:
                 notifier.cancel(entry.notification_id, entry.owner_id)
-        started = time.perf_counter()
-        register("benchmark entry", 300)
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+
+    return median_seconds(lambda: register("benchmark entry", 300), repeat, before=clear_when_full)
 
 
 def _crowded_register(system: ActorSystem, empty: float) -> float:
@@ -111,7 +98,7 @@ def _crowded_register(system: ActorSystem, empty: float) -> float:
         notifier.schedule(carrier.myAddress, f"crowd {i}", 3600, f"{MODULE}.BenchReminder")
     card = NotificationTool(message_class=f"{MODULE}.BenchReminder")
     register = ToolFactory([card], observer=carrier).commands.get("register_notification")
-    return _median(lambda: register("benchmark entry", 300), 201)
+    return median_seconds(lambda: register("benchmark entry", 300), 201)
 
 
 def _wait(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -124,22 +111,12 @@ def _wait(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
 
 def _bench(workload: str, seconds: float, base: float, baseline: str) -> None:
     """One machine-readable row for scripts/bench.py (this issue sets no target here)."""
-    row = {
-        "workload": workload,
-        "median_ms": round(seconds * 1e3, 4),
-        "target": None,
-        "ratio": round(seconds / base, 3),
-        "baseline": baseline,
-        "ok": None,
-    }
-    print("BENCH " + json.dumps(row))
+    bench_row(workload, seconds, ratio=seconds / base, baseline=baseline)
 
 
 def main() -> None:
-    module = types.ModuleType(MODULE)
-    BenchReminder.__module__ = MODULE
-    module.BenchReminder = BenchReminder  # type: ignore[attr-defined]
-    sys.modules[MODULE] = module
+    # Cards name the delivery class by dotted path; a script's own module is __main__.
+    publish_module(MODULE, {"BenchReminder": BenchReminder}, rehome=[BenchReminder])
 
     system = ActorSystem()
     try:
@@ -162,7 +139,7 @@ def main() -> None:
         card = NotificationTool(message_class=f"{MODULE}.BenchReminder")
         register = ToolFactory([card], observer=carrier).commands.get("register_notification")
 
-        bare_ask = _median(notifier.now, 501)
+        bare_ask = median_seconds(notifier.now, 501)
         reg = _median_register(register, notifier, 501)
         print(
             f"register_notification   {reg * 1e6:8.0f} us   bare ask {bare_ask * 1e6:6.0f} us"
@@ -185,7 +162,7 @@ def main() -> None:
         for k in range(ENTRIES // OWNERS):
             for reg_fn in regs:
                 reg_fn(f"entry {k}", 60)
-        idle = _median(notifier.tick, 51)
+        idle = median_seconds(notifier.tick, 51)
         print(
             f"idle scan, {ENTRIES} pending {idle * 1e6:8.0f} us   bare ask {bare_ask * 1e6:6.0f} us"
             f"   ratio {idle / bare_ask:5.1f}x"

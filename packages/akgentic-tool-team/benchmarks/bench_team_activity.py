@@ -15,11 +15,7 @@ Run: .venv/bin/python packages/akgentic-tool-team/benchmarks/bench_team_activity
 
 from __future__ import annotations
 
-import json
-import statistics
-import time
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,6 +33,7 @@ from akgentic.core.messages.orchestrator import (
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent
+from akgentic.tool.core.testing.benchmark import bench_row, median_seconds
 from akgentic.tool.team import TeamTool
 from akgentic.tool.team.activity import snapshot_from_messages
 
@@ -48,15 +45,6 @@ MEMBERS = 20
 class _Member(Akgent[BaseConfig, BaseState]):
     def itself(self) -> _Member:
         return self
-
-
-def _median(fn: Callable[[], Any], repeat: int) -> float:
-    samples = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
 
 
 def _history(members: list[Any], size: int) -> list[Message]:
@@ -118,23 +106,20 @@ def main() -> None:
         for size in SIZES:
             history = _history(members, size)
             repeat = 21 if size <= 10_000 else 5
-            derive = _median(
+            derive = median_seconds(
                 lambda h=history: snapshot_from_messages(h, team, now=now, exclude=[uuid.uuid4()]),
                 repeat,
             )
-            floor = _median(lambda h=history: _floor(h), repeat)
+            floor = median_seconds(lambda h=history: _floor(h), repeat)
             line = (
                 f"{size:>9,} | {derive * 1e3:>8.2f}ms {floor * 1e3:>8.2f}ms {derive / floor:>5.1f}x"
             )
-            row = {
-                "workload": f"team_activity derivation, {size:,} messages",
-                "median_ms": round(derive * 1e3, 3),
-                "target": None,
-                "ratio": round(derive / floor, 3),
-                "baseline": "one bare pass over the history",
-                "ok": None,
-            }
-            print("BENCH " + json.dumps(row))
+            bench_row(
+                f"team_activity derivation, {size:,} messages",
+                derive,
+                ratio=derive / floor,
+                baseline="one bare pass over the history",
+            )
             if size in LOADED_SIZES:
                 # Load this history into the real orchestrator (on top of what is there).
                 for msg in history[loaded:]:
@@ -142,7 +127,7 @@ def main() -> None:
                 loaded = len(history)
                 report = tool()
                 assert len(report.members) == MEMBERS - 1, len(report.members)
-                call = _median(tool, repeat)
+                call = median_seconds(tool, repeat)
                 line += f" | {call * 1e3:>8.2f}ms {call / derive:>8.1f}x"
             print(line)
     finally:
