@@ -118,6 +118,21 @@ def test_param_fields_reach_the_builder_and_instructions_the_description() -> No
     assert (write_note.__doc__ or "").endswith("Keep it short.")
 
 
+def test_cards_left_on_defaults_do_not_share_what_another_card_configured() -> None:
+    # A field set to True reuses one default param per class; a configured card, built
+    # before and after, must neither leak into nor borrow from it.
+    plain_before = Notebook()
+    configured = Notebook(note=Note(max_chars=2, instructions="Be brief."))
+    plain_after = Notebook()
+    (short, _) = configured.get_tools()
+    for card in (plain_before, plain_after):
+        (write_note, _) = card.get_tools()
+        assert write_note("x" * 150) == "x" * 100
+        assert "Be brief." not in (write_note.__doc__ or "")
+    assert short("abc") == "ab"
+    assert Note().instructions is None and Note().max_chars == 100
+
+
 def test_false_disables_a_capability_everywhere() -> None:
     card = Notebook(note=False, notes=False)
     assert _names(card.get_tools()) == ["erase_notes"]

@@ -22,7 +22,7 @@ Three variations cover the cards of this repository:
 The table is checked and resolved once per class, when the class is defined: a row naming
 a missing field, a field whose type does not hold the row's param class, or a missing
 builder raises ``TypeError`` naming the card and the field. A ``get_*`` call then costs one
-attribute read and one ``resolve_param`` per row.
+attribute read per row, and a ``resolve_param`` for a row set to a param.
 """
 
 from __future__ import annotations
@@ -70,8 +70,11 @@ class _Row:
     writes: bool
     build: Builder
     build_command: Builder
-    # The channels of the param's defaults, so that a field set to True costs no param
-    # for the channels it is not on (None: the param cannot be made from its defaults).
+    # A field set to True stands for the param's defaults. They are built once per class
+    # and shared by every card of it: a member equips a dozen rows on three channels, and
+    # building a fresh param each time was a third of what equipping a member cost. Builders
+    # only read their param, so sharing it is safe. None: the param has required fields.
+    default_param: BaseToolParam | None
     default_expose: frozenset[Channels] | None
 
 
@@ -99,6 +102,7 @@ class CapabilityTable:
             _check_field(card, row, where)
             build = _builder(card, f"_build_{row.field}", where, with_context)
             command = getattr(card, f"_build_{row.field}_command", None)
+            default = _default_param(row.param)
             rows.append(
                 _Row(
                     field=row.field,
@@ -108,7 +112,8 @@ class CapabilityTable:
                     build_command=build
                     if command is None
                     else _builder(card, f"_build_{row.field}_command", where, with_context),
-                    default_expose=_default_expose(row.param),
+                    default_param=default,
+                    default_expose=None if default is None else frozenset(default.expose),
                 )
             )
         has_writes = any(row.writes for row in rows)
@@ -117,7 +122,8 @@ class CapabilityTable:
     def params(self, card: ToolCard) -> Iterator[tuple[_Row, BaseToolParam]]:
         """Each switched-on capability of ``card`` with its resolved param, in row order."""
         for row, value in self._switched_on(card):
-            param = resolve_param(value, row.param)
+            shared = value is True and row.default_param is not None
+            param = row.default_param if shared else resolve_param(value, row.param)
             if param is not None:
                 yield row, param
 
@@ -161,15 +167,17 @@ class CapabilityTable:
 
 def _param_on(row: _Row, value: Any, channel: Channels) -> BaseToolParam | None:
     """The param of a switched-on capability when it is exposed on ``channel``, else None."""
-    if value is True and row.default_expose is not None:
-        return row.param() if channel in row.default_expose else None
+    if value is True and row.default_param is not None:
+        return (
+            row.default_param if channel in cast(frozenset[Channels], row.default_expose) else None
+        )
     param = resolve_param(value, row.param)  # a value of the wrong type raises TypeError
     return param if param is not None and channel in param.expose else None
 
 
-def _default_expose(param: type[BaseToolParam]) -> frozenset[Channels] | None:
+def _default_param(param: type[BaseToolParam]) -> BaseToolParam | None:
     try:
-        return frozenset(param().expose)
+        return param()
     except ValueError:  # a param with required fields: resolved (and refused) per call
         return None
 
