@@ -1,5 +1,5 @@
-"""Core's standard tests, applied to the workspace card: conformance, stored forms, and
-bad calls that ask for a retry and leave every file as it was."""
+"""Core's standard tests, applied to the workspace card: conformance, stored forms, bad
+calls that ask for a retry and leave every file as it was, and the package's public names."""
 
 from __future__ import annotations
 
@@ -9,17 +9,20 @@ from typing import Any, ClassVar
 
 import pytest
 import yaml
-from pydantic import BaseModel
 
+import akgentic.tool.workspace as workspace
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.testing import BadInputTests, CardStandardTests, StoredFormTests
+from akgentic.tool.core.testing import (
+    BadInputTests,
+    CardStandardTests,
+    PublicSurfaceTests,
+    StoredFormTests,
+)
 from akgentic.tool.workspace import WorkspaceRead, WorkspaceTool
 
 Tools = dict[str, Callable[..., Any]]
 
-STORED: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text(encoding="utf-8")
-)
+STORED = StoredFormTests.stored_entries(__file__, yaml.safe_load)
 
 
 def _card() -> WorkspaceTool:
@@ -70,6 +73,11 @@ class TestWorkspaceBadInput(BadInputTests):
 
 
 class TestWorkspaceStoredForms(StoredFormTests):
-    stored_models: ClassVar[Sequence[BaseModel]] = [
-        WorkspaceTool.model_validate(entry["config"]) for entry in STORED
-    ]
+    stored_models = StoredFormTests.models_of(STORED, {"WorkspaceTool": WorkspaceTool})
+
+
+class TestWorkspaceSurface(PublicSurfaceTests):
+    module = workspace
+    public_names = PublicSurfaceTests.names_listed_in(
+        Path(__file__).parent / "fixtures" / "public_names.txt"
+    )

@@ -9,7 +9,6 @@ from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-import akgentic.tool.workspace as workspace_package
 from akgentic.tool.core.channels import COMMAND, TOOL_CALL
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
@@ -47,58 +46,6 @@ READ_TOOLS = {
 
 def _names(card: WorkspaceTool) -> set[str]:
     return {fn.__name__ for fn in card.get_tools()}
-
-
-def test_public_surface_is_pinned() -> None:
-    assert len(workspace_package.__all__) == len(set(workspace_package.__all__))
-    assert set(workspace_package.__all__) == {
-        "ALL_TEXT_EXTENSIONS",
-        "DEFAULT_MAX_FILE_BYTES",
-        "DEFAULT_WORKSPACE_ID",
-        "DOCUMENT_EXTENSIONS",
-        "EDIT_STRATEGIES",
-        "IMAGE_EXTENSIONS",
-        "TEXT_EXTENSIONS",
-        "AmbiguousEditError",
-        "DocumentReader",
-        "DocumentReaderUnavailable",
-        "EditError",
-        "EditItem",
-        "EditMatcher",
-        "EditNotFoundError",
-        "EditResult",
-        "ExpandMediaRefs",
-        "FileEntry",
-        "FilePatch",
-        "FileTypeReader",
-        "Filesystem",
-        "Hunk",
-        "MatchResult",
-        "MediaContent",
-        "PatchError",
-        "Resource",
-        "ResourceType",
-        "Workspace",
-        "WorkspaceDelete",
-        "WorkspaceEdit",
-        "WorkspaceGlob",
-        "WorkspaceGrep",
-        "WorkspaceList",
-        "WorkspaceMkdir",
-        "WorkspaceMultiEdit",
-        "WorkspacePatch",
-        "WorkspaceRead",
-        "WorkspaceTool",
-        "WorkspaceView",
-        "WorkspaceWrite",
-        "apply_file_patch",
-        "detect_line_ending",
-        "get_workspace",
-        "normalise_endings",
-        "parse_patch",
-    }
-    for name in workspace_package.__all__:
-        assert getattr(workspace_package, name) is not None
 
 
 def test_all_eleven_capabilities_by_default(roots: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from akgentic.tool.core.factory import ToolFactory
-from akgentic.tool.core.testing import ConformanceRetry, ToolTestAgent
+from akgentic.tool.core.testing import ConformanceRetry, StoredFormTests, ToolTestAgent
 from akgentic.tool.workspace import (
     EditItem,
     ExpandMediaRefs,
@@ -27,8 +27,7 @@ from akgentic.tool.workspace import (
     WorkspaceTool,
 )
 
-FIXTURE = Path(__file__).parent / "fixtures" / "stored_config.yaml"
-ENTRIES: list[dict[str, Any]] = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))
+ENTRIES = StoredFormTests.stored_entries(__file__, yaml.safe_load)
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry["about"] for entry in ENTRIES])
