@@ -1,28 +1,22 @@
-"""Core's standard tests, applied to the vector-store card and its stored forms."""
+"""Core's standard tests, applied to the vector-store card, its stored forms and the
+package's public names."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 import yaml
-from pydantic import BaseModel
 
+import akgentic.tool.vector_store as vector_store
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.testing import CardStandardTests, StoredFormTests
+from akgentic.tool.core.testing import CardStandardTests, PublicSurfaceTests, StoredFormTests
 from akgentic.tool.core.vector_store import VectorStoreConfig
 from akgentic.tool.vector_store import VectorStoreState, VectorStoreTool
 
-STORED: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text(encoding="utf-8")
-)
-MODELS: dict[str, type[BaseModel]] = {
-    "VectorStoreTool": VectorStoreTool,
-    "VectorStoreConfig": VectorStoreConfig,
-    "VectorStoreState": VectorStoreState,
-}
+STORED = StoredFormTests.stored_entries(__file__, yaml.safe_load)
 
 
 class TestVectorStoreCard(CardStandardTests):
@@ -38,8 +32,31 @@ class TestVectorStoreStoredForms(StoredFormTests):
     # The predecessor's state layout is migrated on load: its dump is the new layout, which
     # must then survive persistence unchanged. A CollectionConfig is stored inside the model
     # holding it (no __model__ of its own): its round trip is in the stored-config tests.
-    stored_models: ClassVar[Sequence[BaseModel]] = [
-        MODELS[entry["card"]].model_validate(entry["config"])
-        for entry in STORED
-        if entry["card"] in MODELS
-    ]
+    stored_models = StoredFormTests.models_of(
+        STORED,
+        {m.__name__: m for m in (VectorStoreTool, VectorStoreConfig, VectorStoreState)},
+    )
+
+
+class TestVectorStoreSurface(PublicSurfaceTests):
+    module = vector_store
+    public_names = PublicSurfaceTests.names_listed_in(
+        Path(__file__).parent / "fixtures" / "public_names.txt"
+    )
+    # The names loaded lazily on first use are the classes of their modules.
+    aliases: ClassVar[Mapping[str, object]] = {
+        f"akgentic.tool.vector_store.{path}": getattr(vector_store, path.partition(":")[2])
+        for path in (
+            "actor:VectorStoreActor",
+            "actor:VectorStoreState",
+            "embedding_actor:EmbeddingActor",
+            "embedding_actor:EmbeddingError",
+            "embedding_actor:EmbeddingRequest",
+            "embedding_actor:EmbeddingResult",
+            "inmemory:InMemoryBackend",
+            "vector:EmbeddingService",
+            "vector:EmbeddingServiceError",
+            "vector:VectorEntry",
+            "vector:VectorIndex",
+        )
+    }

@@ -1,4 +1,6 @@
-"""The public surface: names, module paths, and what works without the numpy extra."""
+"""The public surface: the protocol module, what works without the numpy extra, the
+predecessor's names (the public names and the modules of the lazy ones are pinned in
+test_standard.py)."""
 
 from __future__ import annotations
 
@@ -11,61 +13,8 @@ import pytest
 import akgentic.tool.core.vector_store as core_protocol
 import akgentic.tool.vector_store as package
 import akgentic.tool.vector_store.protocol as protocol
-from akgentic.tool.vector_store.actor import VectorStoreActor, VectorStoreState
-from akgentic.tool.vector_store.embedding_actor import (
-    EmbeddingActor,
-    EmbeddingError,
-    EmbeddingRequest,
-    EmbeddingResult,
-)
-from akgentic.tool.vector_store.inmemory import InMemoryBackend
-from akgentic.tool.vector_store.vector import (
-    EmbeddingService,
-    EmbeddingServiceError,
-    VectorEntry,
-    VectorIndex,
-)
-
-
-def test_package_all_is_pinned() -> None:
-    assert set(package.__all__) == {
-        "VECTOR_STORE_NAME",
-        "VS_ACTOR_NAME",
-        "VS_ACTOR_ROLE",
-        "CollectionConfig",
-        "CollectionStats",
-        "CollectionStatus",
-        "EmbeddingActor",
-        "EmbeddingError",
-        "EmbeddingProvider",
-        "EmbeddingRequest",
-        "EmbeddingResult",
-        "EmbeddingService",
-        "EmbeddingServiceError",
-        "InMemoryBackend",
-        "QdrantBackend",
-        "SearchHit",
-        "SearchResult",
-        "UnknownCollectionError",
-        "UpsertReceipt",
-        "VectorDocument",
-        "VectorEntry",
-        "VectorHit",
-        "VectorIndex",
-        "VectorQuery",
-        "VectorSearchResult",
-        "VectorStore",
-        "VectorStoreActor",
-        "VectorStoreConfig",
-        "VectorStoreService",
-        "VectorStoreState",
-        "VectorStoreStateEvent",
-        "VectorStoreTool",
-        "WeaviateBackend",
-    }
-    assert len(package.__all__) == 33
-    for name in package.__all__:
-        assert getattr(package, name) is not None
+from akgentic.tool.vector_store.embedding_actor import EmbeddingError
+from akgentic.tool.vector_store.vector import EmbeddingService, EmbeddingServiceError
 
 
 def test_the_protocol_module_re_exports_core_unchanged() -> None:
@@ -82,21 +31,6 @@ def test_the_protocol_module_re_exports_core_unchanged() -> None:
     }
     for name in core_protocol.__all__:
         assert getattr(protocol, name) is getattr(core_protocol, name)
-
-
-def test_lazy_names_are_the_module_classes() -> None:
-    assert package.VectorStoreActor is VectorStoreActor
-    assert package.VectorStoreState is VectorStoreState
-    assert package.EmbeddingActor is EmbeddingActor
-    assert package.InMemoryBackend is InMemoryBackend
-    assert package.EmbeddingService is EmbeddingService
-    assert package.EmbeddingError is EmbeddingError  # the predecessor's message model
-    assert package.EmbeddingRequest is EmbeddingRequest
-    assert package.EmbeddingResult is EmbeddingResult
-    assert package.EmbeddingServiceError is EmbeddingServiceError
-    assert package.VectorEntry is VectorEntry
-    assert package.VectorIndex is VectorIndex
-    assert isinstance(package.VectorStoreActor, type)
 
 
 def test_an_unknown_attribute_is_an_attribute_error() -> None:
