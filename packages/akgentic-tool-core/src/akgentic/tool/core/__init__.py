@@ -8,7 +8,9 @@ The names below come from ``card``, ``capability``, ``params``, ``channels``, ``
 are imported directly, by what they are for:
 
 - writing a tool: ``tagged`` (the serialization base of cards and params), ``output_cap``
-  (the bound on what a tool answers), ``deferred`` (slow work off a tool actor's thread);
+  (the bound on what a tool answers), ``deferred`` (slow work off a tool actor's thread),
+  ``batch_update`` (a call creating, changing and deleting many items) and
+  ``input_limits`` (bounds a card lowers on what the model writes);
 - handing tools to pydantic-ai: ``pydantic_ai_tools`` (``Tool``s whose schemas a process
   builds once per distinct tool, behind ``ToolFactory.get_pydantic_ai_tools()``);
 - a team's shared state: ``team_actor`` (a card's handle on its team's singleton tool

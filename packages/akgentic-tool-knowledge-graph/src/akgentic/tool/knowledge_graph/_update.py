@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from akgentic.tool.core.batch_update import net_changes
 from akgentic.tool.knowledge_graph.event import KnowledgeGraphStateEvent
 from akgentic.tool.knowledge_graph.models import (
     OBSERVATIONS_PER_ENTITY_MAX,
@@ -48,26 +49,16 @@ class _Recorder:
             self.relations[key] = self._state.relations.get(key)
 
     def delta(self) -> KnowledgeGraphStateEvent:
-        delta = KnowledgeGraphStateEvent()
-        for name, before in self.entities.items():
-            after = self._state.entities.get(name)
-            if before is None and after is not None:
-                delta.entities_added.append(after)
-            elif before is not None and after is None:
-                delta.entities_removed.append(name)
-            elif before is not None and after is not None and before != after:
-                delta.entities_modified.append(after)
-        for key, old in self.relations.items():
-            new = self._state.relations.get(key)
-            if old == new:
-                continue
-            if old is not None and new is not None:
-                delta.relations_modified.append(new)
-            elif old is not None:
-                delta.relations_removed.append(old)
-            elif new is not None:
-                delta.relations_added.append(new)
-        return delta
+        entities = net_changes(self.entities, self._state.entities)
+        relations = net_changes(self.relations, self._state.relations)
+        return KnowledgeGraphStateEvent(
+            entities_added=entities.added,
+            entities_modified=entities.modified,
+            entities_removed=[name for name, _ in entities.removed],
+            relations_added=relations.added,
+            relations_modified=relations.modified,
+            relations_removed=[relation for _, relation in relations.removed],
+        )
 
 
 def apply_update(

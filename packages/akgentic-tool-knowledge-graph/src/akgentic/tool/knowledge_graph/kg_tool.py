@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Self, cast
 
 from pydantic import AliasChoices, BaseModel, Field, ValidationError
 
+from akgentic.tool.core.batch_update import joined_lists, raise_rejected
 from akgentic.tool.core.capability import Capability, insert_before_args
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ToolObserver
@@ -59,14 +60,6 @@ __all__ = [
     "SearchGraph",
     "UpdateGraph",
 ]
-
-_MANAGE_GRAPH_LISTS = (
-    "create_entities",
-    "update_entities",
-    "delete_entities",
-    "create_relations",
-    "delete_relations",
-)
 
 
 class GetGraph(BaseToolParam):
@@ -195,17 +188,17 @@ class KnowledgeGraphTool(VectorConsumerCard):
                 update: The same five lists in one object, the earlier form of this call;
                     its items are added to the lists above.
             """
-            nested = _nested_update(update)
-            flat = {
-                "create_entities": create_entities,
-                "update_entities": update_entities,
-                "delete_entities": delete_entities,
-                "create_relations": create_relations,
-                "delete_relations": delete_relations,
-            }
-            batch = _validate(
-                ManageGraph, {key: _joined(flat[key], nested.get(key)) for key in flat}
+            lists = joined_lists(
+                {
+                    "create_entities": create_entities,
+                    "update_entities": update_entities,
+                    "delete_entities": delete_entities,
+                    "create_relations": create_relations,
+                    "delete_relations": delete_relations,
+                },
+                update,
             )
+            batch = _validate(ManageGraph, lists)
             if batch.item_count() == 0:
                 raise RetriableError(
                     "update_graph got no change: pass create_entities, update_entities, "
@@ -217,12 +210,7 @@ class KnowledgeGraphTool(VectorConsumerCard):
             report = card._graph().ask(
                 lambda graph: graph.update_graph(batch, limits.observations_per_entity)
             )
-            if report.errors:
-                raise RetriableError(
-                    f"{len(report.errors)} of {batch.item_count()} change(s) rejected: "
-                    + "; ".join(report.errors)
-                    + f". Applied: {report.summary}."
-                )
+            raise_rejected(report.errors, batch.item_count(), report.summary)
             return f"Knowledge graph updated: {report.summary}."
 
         return insert_before_args(update_graph, card.input_limits.describe_update())
@@ -318,38 +306,6 @@ def _validate[M: BaseModel](model: type[M], data: dict[str, Any]) -> M:
             f"{_location(err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
         )
         raise RetriableError(f"Invalid arguments: {problems}") from exc
-
-
-def _nested_update(update: Any) -> dict[str, Any]:
-    """The lists of an ``update`` argument (a ``ManageGraph`` or its dict), unvalidated."""
-    if update is None:
-        return {}
-    if isinstance(update, BaseModel):
-        update = update.model_dump(exclude_unset=True)
-    if not isinstance(update, dict):
-        raise RetriableError(
-            "Invalid arguments: update must be an object with "
-            + ", ".join(_MANAGE_GRAPH_LISTS)
-            + f"; got {type(update).__name__} (nothing was changed)"
-        )
-    unknown = sorted(set(update) - set(_MANAGE_GRAPH_LISTS))
-    if unknown:
-        raise RetriableError(
-            f"Invalid arguments: update: unknown field(s) {', '.join(map(repr, unknown))}; "
-            "use " + ", ".join(_MANAGE_GRAPH_LISTS) + " (nothing was changed)"
-        )
-    return {key: value for key, value in update.items() if value is not None}
-
-
-def _joined(flat: Any, nested: Any) -> Any:
-    """A list argument and the same list given inside ``update``, one after the other."""
-    if nested is None:
-        return [] if flat is None else flat
-    if flat is None:
-        return nested
-    if isinstance(flat, list) and isinstance(nested, list):
-        return [*flat, *nested]
-    return flat if not isinstance(flat, list) else nested  # the non-list one is reported
 
 
 def _check_observation_total(batch: ManageGraph) -> None:

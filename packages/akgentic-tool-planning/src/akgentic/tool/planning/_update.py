@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import cast
 
+from akgentic.tool.core.batch_update import net_changes
 from akgentic.tool.planning.event import PlanningStateEvent
 from akgentic.tool.planning.models import (
     PLAN_MAX_TASKS,
@@ -133,15 +134,12 @@ def apply_plan_update(
             kept = [d for d in other.dependencies if d != task_id]
             _replace(state, before, other, {"dependencies": kept})
 
-    delta = PlanningStateEvent()
-    for task_id, old in before.items():
-        new_task = state.tasks.get(task_id)
-        if old is None and new_task is not None:
-            delta.tasks_added.append(new_task)
-        elif old is not None and new_task is None:
-            delta.tasks_removed.append(task_id)
-        elif old is not None and new_task is not None and old != new_task:
-            delta.tasks_modified.append(new_task)
+    changes = net_changes(before, state.tasks)
+    delta = PlanningStateEvent(
+        tasks_added=changes.added,
+        tasks_modified=changes.modified,
+        tasks_removed=[task_id for task_id, _ in changes.removed],
+    )
     created = [task_id for task_id in created if task_id in state.tasks]
     return PlanUpdateOutcome(delta=delta, errors=errors, created=created, summary=_summary(delta))
 

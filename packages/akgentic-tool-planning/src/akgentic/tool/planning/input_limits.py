@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from akgentic.tool.errors import RetriableError
+from akgentic.tool.core.input_limits import (
+    LowerableLimits,
+    lowerable,
+    refuse_problems,
+    tighter_limits,
+    too_long,
+)
 from akgentic.tool.planning.models import (
     BATCH_MAX_ITEMS,
     DESCRIPTION_MAX_CHARS,
@@ -27,38 +31,27 @@ from akgentic.tool.planning.models import (
 
 __all__ = ["PlanInputLimits", "cut_outputs", "refuse_over_limit"]
 
-# Problems named in one refusal; the rest are counted.
-_PROBLEMS_SHOWN = 5
 
+class PlanInputLimits(LowerableLimits):
+    """How much ``update_planning`` and ``search_planning`` accept, for a team that wants
+    less than the schema's ceilings (the defaults)."""
 
-class PlanInputLimits(BaseModel):
-    """Most characters (or items) the model may write; defaults are the schema's ceilings."""
-
-    model_config = ConfigDict(frozen=True)
-
-    description_max_chars: int = Field(
-        default=DESCRIPTION_MAX_CHARS, ge=1, le=DESCRIPTION_MAX_CHARS
-    )
-    output_max_chars: int = Field(default=OUTPUT_MAX_CHARS, ge=1, le=OUTPUT_MAX_CHARS)
-    owner_max_chars: int = Field(default=OWNER_MAX_CHARS, ge=1, le=OWNER_MAX_CHARS)
-    query_max_chars: int = Field(default=QUERY_MAX_CHARS, ge=1, le=QUERY_MAX_CHARS)
-    tasks_per_call: int = Field(default=BATCH_MAX_ITEMS, ge=1, le=BATCH_MAX_ITEMS)
+    description_max_chars: int = lowerable(DESCRIPTION_MAX_CHARS)
+    output_max_chars: int = lowerable(OUTPUT_MAX_CHARS)
+    owner_max_chars: int = lowerable(OWNER_MAX_CHARS)
+    query_max_chars: int = lowerable(QUERY_MAX_CHARS)
+    tasks_per_call: int = lowerable(BATCH_MAX_ITEMS)
 
     def describe(self) -> str | None:
         """The lowered bounds as one sentence for ``update_planning``'s description."""
-        lowered = [
-            f"{label} {value}"
-            for label, value, ceiling in (
-                ("descriptions", self.description_max_chars, DESCRIPTION_MAX_CHARS),
-                ("outputs", self.output_max_chars, OUTPUT_MAX_CHARS),
-                ("owners", self.owner_max_chars, OWNER_MAX_CHARS),
-                ("items per list", self.tasks_per_call, BATCH_MAX_ITEMS),
+        return tighter_limits(
+            (
+                ("descriptions {}", self.description_max_chars, DESCRIPTION_MAX_CHARS),
+                ("outputs {}", self.output_max_chars, OUTPUT_MAX_CHARS),
+                ("owners {}", self.owner_max_chars, OWNER_MAX_CHARS),
+                ("items per list {}", self.tasks_per_call, BATCH_MAX_ITEMS),
             )
-            if value < ceiling
-        ]
-        if not lowered:
-            return None
-        return "This team's tighter limits: " + ", ".join(lowered) + "."
+        )
 
 
 def refuse_over_limit(
@@ -68,13 +61,7 @@ def refuse_over_limit(
     deletes: list[int],
 ) -> None:
     """A RetriableError (nothing changed) naming each field of the batch past ``limits``."""
-    problems = list(_problems(limits, creates, updates, deletes))
-    if not problems:
-        return
-    shown = "; ".join(problems[:_PROBLEMS_SHOWN])
-    if len(problems) > _PROBLEMS_SHOWN:
-        shown += f"; and {len(problems) - _PROBLEMS_SHOWN} more"
-    raise RetriableError(f"Invalid arguments (nothing was changed): {shown}")
+    refuse_problems(_problems(limits, creates, updates, deletes))
 
 
 def cut_outputs[M: (TaskCreate, TaskUpdate)](items: list[M], limit: int) -> list[M]:
@@ -109,18 +96,10 @@ def _problems(
     )
     for where, items in written:
         for i, item in enumerate(items):
-            yield from _too_long(
+            yield from too_long(
                 f"{where}[{i}].description",
                 item.description or "",
-                limits.description_max_chars,
+                limits,
                 "description_max_chars",
             )
-            yield from _too_long(
-                f"{where}[{i}].owner", item.owner or "", limits.owner_max_chars, "owner_max_chars"
-            )
-
-
-def _too_long(at: str, text: str, limit: int, setting: str) -> Iterator[str]:
-    """One problem when ``text`` is longer than ``limit`` (named by ``setting``)."""
-    if len(text) > limit:
-        yield f"{at}: {len(text)} characters, at most {limit} (input_limits.{setting})"
+            yield from too_long(f"{where}[{i}].owner", item.owner or "", limits, "owner_max_chars")

@@ -13,8 +13,10 @@ from typing import Any, ClassVar, Self, cast
 
 from pydantic import BaseModel, Field, ValidationError
 
+from akgentic.tool.core.batch_update import joined_lists
 from akgentic.tool.core.capability import Capability, insert_before_args
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
+from akgentic.tool.core.input_limits import query_limit_note
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
 from akgentic.tool.core.params import BaseToolParam
 from akgentic.tool.core.vector_binding import (
@@ -43,6 +45,7 @@ from akgentic.tool.planning.planning_actor import (
     PlanConfig,
     PlanSearchResult,
     SearchMode,
+    planning_answer,
 )
 
 __all__ = [
@@ -198,16 +201,17 @@ class PlanningTool(VectorConsumerCard):
                     delete_tasks), the earlier form of this call; its items are added to
                     the lists above.
             """
-            nested = _nested_update(update)
-            creates = _validate_list(
-                TaskCreate, "create_tasks", _joined(create_tasks, nested.get("create_tasks"))
+            lists = joined_lists(
+                {
+                    "create_tasks": create_tasks,
+                    "update_tasks": update_tasks,
+                    "delete_tasks": delete_tasks,
+                },
+                update,
             )
-            updates = _validate_list(
-                TaskUpdate, "update_tasks", _joined(update_tasks, nested.get("update_tasks"))
-            )
-            deletes = _validate_ids(
-                "delete_tasks", _joined(delete_tasks, nested.get("delete_tasks"))
-            )
+            creates = _validate_list(TaskCreate, "create_tasks", lists["create_tasks"])
+            updates = _validate_list(TaskUpdate, "update_tasks", lists["update_tasks"])
+            deletes = _validate_ids("delete_tasks", lists["delete_tasks"])
             total = len(creates) + len(updates) + len(deletes)
             if total == 0:
                 raise RetriableError(
@@ -221,15 +225,7 @@ class PlanningTool(VectorConsumerCard):
             report = card._plan().ask(
                 lambda plan: plan.update_plan(creates, updates, deletes, agent)
             )
-            if report.refused is not None:
-                raise RetriableError(report.refused)
-            if report.errors:
-                raise RetriableError(
-                    f"{len(report.errors)} of {total} change(s) rejected: "
-                    + "; ".join(report.errors)
-                    + f". Applied: {report.summary}."
-                )
-            return f"Planning updated: {report.summary}."
+            return planning_answer(report, total)
 
         return insert_before_args(update_planning, card.input_limits.describe())
 
@@ -291,42 +287,10 @@ class PlanningTool(VectorConsumerCard):
                 )
             )
 
-        query_limit = card.input_limits.query_max_chars
-        lowered = f"This team limits the query to {query_limit} characters."
         return insert_before_args(
-            search_planning, lowered if query_limit < QUERY_MAX_CHARS else None
+            search_planning,
+            query_limit_note(card.input_limits.query_max_chars, QUERY_MAX_CHARS),
         )
-
-
-def _nested_update(update: Any) -> dict[str, Any]:
-    """The lists of an ``update`` argument (an ``UpdatePlan`` or its dict), unvalidated."""
-    if update is None:
-        return {}
-    if isinstance(update, BaseModel):
-        update = update.model_dump(exclude_unset=True)
-    if not isinstance(update, dict):
-        raise RetriableError(
-            "update must be an object with create_tasks, update_tasks and delete_tasks, "
-            f"got {_describe(update)} (nothing was changed)"
-        )
-    unknown = sorted(set(update) - set(UpdatePlan.model_fields))
-    if unknown:
-        raise RetriableError(
-            f"update: unknown field(s) {', '.join(map(repr, unknown))}; use create_tasks, "
-            "update_tasks and delete_tasks (nothing was changed)"
-        )
-    return {key: value for key, value in update.items() if value is not None}
-
-
-def _joined(flat: Any, nested: Any) -> Any:
-    """A list argument and the same list given inside ``update``, one after the other."""
-    if nested is None:
-        return flat
-    if flat is None:
-        return nested
-    if isinstance(flat, list) and isinstance(nested, list):
-        return [*flat, *nested]
-    return flat if not isinstance(flat, list) else nested  # the non-list one is reported
 
 
 def _check_mode(mode: Any) -> SearchMode:

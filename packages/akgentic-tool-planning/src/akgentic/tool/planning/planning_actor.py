@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.agent_state import BaseState
+from akgentic.tool.core.batch_update import raise_rejected
 from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig
 from akgentic.tool.core.vector_binding import (
     CollectionMirror,
@@ -132,6 +133,15 @@ class PlanUpdateReport(BaseModel):
     created: list[int] = Field(default_factory=list)
     seq: int | None = None
     refused: str | None = None
+
+
+def planning_answer(report: PlanUpdateReport, total: int) -> str:
+    """What an update of ``total`` changes tells the model: its summary, or a
+    ``RetriableError`` when the batch was refused whole or any change was rejected."""
+    if report.refused is not None:
+        raise RetriableError(report.refused)
+    raise_rejected(report.errors, total, report.summary)
+    return f"Planning updated: {report.summary}."
 
 
 class PlanSearchResult(BaseModel):
@@ -285,19 +295,10 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
             )
         except ValidationError as exc:
             raise RetriableError(f"Invalid update (nothing was changed): {exc}") from exc
-        report = self.update_plan(
-            list(update.create_tasks),
-            list(update.update_tasks),
-            list(update.delete_tasks),
-            str(actor_address.name),
-        )
-        if report.refused is not None:
-            raise RetriableError(report.refused)
-        if report.errors:
-            raise RetriableError(
-                "Update errors: " + "; ".join(report.errors) + f". Applied: {report.summary}."
-            )
-        return f"Planning updated: {report.summary}."
+        creates, updates = list(update.create_tasks), list(update.update_tasks)
+        deletes = list(update.delete_tasks)
+        report = self.update_plan(creates, updates, deletes, str(actor_address.name))
+        return planning_answer(report, len(creates) + len(updates) + len(deletes))
 
     def search_planning(
         self,
