@@ -2,66 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import akgentic.llm
 import akgentic.llm.capabilities
 
-EXPECTED = {
-    "AgentUsageLimitError",
-    "AgentUsageLimits",
-    "AgentUsageSummary",
-    "ApprovalMismatchError",
-    "COMPACTION_STRATEGIES",
-    "CompactionCapability",
-    "CompactionConfig",
-    "CompactionResult",
-    "CompactionStrategy",
-    "ConclusionDecision",
-    "ContextManager",
-    "ContextObserver",
-    "EventMessage",
-    "EventSourcingCapability",
-    "HealingCapability",
-    "HttpClientConfig",
-    "LifetimeBudgetCapability",
-    "LimitRecoveryCapability",
-    "LlmContextClearedEvent",
-    "LlmContextCompactedEvent",
-    "LlmMessageEvent",
-    "LlmSystemPromptEvent",
-    "LlmUsageEvent",
-    "ModelConfig",
-    "ModelUsage",
-    "PendingToolCall",
-    "PromptTemplate",
-    "ReactAgent",
-    "ReactAgentConfig",
-    "RunUsageLimitError",
-    "RunUsageLimits",
-    "RunUsageSummary",
-    "RuntimeConfig",
-    "SUMMARY_INSTRUCTIONS",
-    "SystemPromptPartSnapshot",
-    "ToolCallDecision",
-    "ToolCallEvent",
-    "ToolReturnEvent",
-    "UsageLimitError",
-    "UsageLimits",
-    "UserPrompt",
-    "aggregate_usage",
-    "args_digest",
-    "create_compaction",
-    "create_http_client",
-    "create_model",
-    "create_model_settings",
-    "current_datetime_prompt",
-    "get_output_type",
-    "json_output_reminder_prompt",
-}
+# The pin is data, kept once (one name a line) rather than restated as code beside __all__.
+EXPECTED = (Path(__file__).parent / "fixtures" / "public_names.txt").read_text("utf-8").split()
 
 
 def test_all_is_pinned_and_resolvable() -> None:
-    assert set(akgentic.llm.__all__) == EXPECTED
-    assert len(akgentic.llm.__all__) == len(EXPECTED)
+    assert len(set(EXPECTED)) == len(EXPECTED), "the pin lists a name twice"
+    assert sorted(akgentic.llm.__all__) == sorted(EXPECTED)
     for name in akgentic.llm.__all__:
         assert getattr(akgentic.llm, name) is not None, name
 
