@@ -37,12 +37,13 @@ def test_a_refused_call_is_followed_by_the_next_call_of_the_script() -> None:
     assert script.offered == [["_double", "_echo"]] * 3  # call, call again, answer
 
 
-def test_a_result_ends_the_run_with_the_answer_even_when_calls_are_left() -> None:
+def test_a_result_is_followed_by_the_next_call_then_the_answer() -> None:
     script = ScriptedModel(("_echo", {"text": "hi"}), ("_double", {"n": 1}))
     agent = Agent(script.model, tools=[_double, _echo])
     assert agent.run_sync("go").output == "done"
-    assert script.returned == ["hi"]
+    assert script.returned == ["hi", 2]
     assert script.retried == []
+    assert len(script.offered) == 3
 
 
 def test_a_spent_script_answers_after_the_last_refusal() -> None:

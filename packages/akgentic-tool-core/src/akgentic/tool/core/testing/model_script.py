@@ -13,7 +13,7 @@ kit's plugin, and a test imports it only where pydantic-ai is installed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -34,10 +34,10 @@ ScriptedCall = tuple[str, dict[str, Any]]
 class ScriptedModel:
     """A pydantic-ai model that calls tools from a script, then answers.
 
-    Each run (each user prompt) opens with the first call of ``calls``. A call refused
-    with a retry prompt is followed by the next call of the script, or by the answer once
-    the script is spent; a call that returns is followed by the answer: ``answer``, or the
-    content sent back last as text when ``answer`` is ``None``.
+    Each run (each user prompt) opens with the first call of ``calls``. What a call sends
+    back, its result or a retry prompt (the tool refused its input), is followed by the
+    next call of the script, or by the answer once the script is spent: ``answer``, or
+    what the last call sent back, as text, when ``answer`` is ``None``.
 
     Hand :attr:`model` to ``pydantic_ai.Agent``. After a run, :attr:`messages` holds what
     the model saw last (the run, and the history it was given), :attr:`returned` and
@@ -69,32 +69,37 @@ class ScriptedModel:
     def _respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         self.messages = list(messages)
         self.offered.append([tool.name for tool in info.function_tools])
-        latest = messages[-1].parts
-        returns = [part for part in latest if isinstance(part, ToolReturnPart | RetryPromptPart)]
-        step = _refusals_this_run(messages)
-        if any(isinstance(part, ToolReturnPart) for part in returns) or step >= len(self.calls):
-            text = self.answer if self.answer is not None else str(returns[-1].content)
-            return ModelResponse(parts=[TextPart(text)])
-        name, args = self.calls[step]
-        return ModelResponse(parts=[ToolCallPart(name, args)])
+        step = _outcomes_this_run(messages)
+        if step < len(self.calls):
+            name, args = self.calls[step]
+            return ModelResponse(parts=[ToolCallPart(name, args)])
+        if self.answer is not None:
+            return ModelResponse(parts=[TextPart(self.answer)])
+        sent_back = [part for part in messages[-1].parts if _is_outcome(part)]
+        return ModelResponse(parts=[TextPart(str(sent_back[-1].content))])
 
 
 def _parts[P](messages: Sequence[ModelMessage], kind: type[P]) -> list[P]:
     return [part for message in messages for part in message.parts if isinstance(part, kind)]
 
 
-def _refusals_this_run(messages: Sequence[ModelMessage]) -> int:
-    """How many requests in a row, back from the latest, carried a retry prompt.
+def _outcomes_this_run(messages: Sequence[ModelMessage]) -> int:
+    """How many requests in a row, back from the latest, carried what a call sent back.
 
-    The count is the index of the script's next call. A run ends with a result or an
-    answer, so the refusals in a row are this run's, even when the agent was given the
-    history of earlier runs: each run starts the script over.
+    The count is the index of the script's next call. A run opens with a request holding
+    the user's prompt and no call's outcome, so the count stops at this run's start even
+    when the agent was given the history of earlier runs: each run starts the script over.
     """
     count = 0
     for message in reversed(messages):
         if isinstance(message, ModelResponse):
             continue
-        if not any(isinstance(part, RetryPromptPart) for part in message.parts):
+        if not any(_is_outcome(part) for part in message.parts):
             break
         count += 1
     return count
+
+
+def _is_outcome(part: object) -> TypeGuard[ToolReturnPart | RetryPromptPart]:
+    """Whether ``part`` is what a tool call sent back: its result or a retry prompt."""
+    return isinstance(part, ToolReturnPart | RetryPromptPart)
