@@ -10,40 +10,30 @@ import pytest
 from akgentic.tool.core.testing.benchmark import bench_row, median_seconds
 
 
-class _Clock:
-    """A clock that advances only when a timed call says how long it took."""
+def test_the_median_is_of_the_timed_calls_and_before_runs_outside_the_timing() -> None:
+    events: list[str] = []
+    # Start and stop readings of three calls: 5, 1 and 3 seconds.
+    readings: Iterator[float] = iter([0.0, 5.0, 10.0, 11.0, 20.0, 23.0])
 
-    def __init__(self) -> None:
-        self.now = 0.0
+    def clock() -> float:
+        events.append("clock")
+        return next(readings)
 
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_the_median_is_of_the_timed_calls_and_before_runs_untimed() -> None:
-    clock = _Clock()
-    durations: Iterator[float] = iter([5.0, 1.0, 3.0, 9.0, 2.0])
-    seen: list[int] = []
-
-    def work() -> None:
-        clock.now += next(durations)
-
-    def before(index: int) -> None:
-        seen.append(index)
-        clock.now += 100.0  # untimed: must not reach any sample
-
-    assert median_seconds(work, 5, before=before, clock=clock) == 3.0
-    assert seen == [0, 1, 2, 3, 4]
+    median = median_seconds(
+        lambda: events.append("call"),
+        3,
+        before=lambda index: events.append(f"before {index}"),
+        clock=clock,
+    )
+    assert median == 3.0
+    assert events == [
+        step for index in range(3) for step in (f"before {index}", "clock", "call", "clock")
+    ]
 
 
-def test_the_median_of_an_even_count_is_the_middle_mean() -> None:
-    clock = _Clock()
-    durations = iter([4.0, 1.0, 2.0, 8.0])
-
-    def work() -> None:
-        clock.now += next(durations)
-
-    assert median_seconds(work, 4, clock=clock) == 3.0
+def test_the_median_of_an_even_count_is_the_mean_of_the_middle_two() -> None:
+    readings = iter([0.0, 4.0, 4.0, 5.0, 5.0, 7.0, 7.0, 15.0])  # 4, 1, 2 and 8 seconds
+    assert median_seconds(lambda: None, 4, clock=lambda: next(readings)) == 3.0
 
 
 def test_no_repeat_is_refused() -> None:
