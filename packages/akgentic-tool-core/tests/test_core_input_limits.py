@@ -6,20 +6,13 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from akgentic.tool.core.input_limits import (
-    LowerableLimits,
-    lowerable,
-    query_limit_note,
-    refuse_problems,
-    tighter_limits,
-    too_long,
-)
+from akgentic.tool.core import input_limits as limits_kit
 from akgentic.tool.errors import RetriableError
 
 
-class _Limits(LowerableLimits):
-    name_max_chars: int = lowerable(50)
-    note_max_chars: int = lowerable(20, floor=0)
+class _Limits(limits_kit.LowerableLimits):
+    name_max_chars: int = limits_kit.lowerable(50)
+    note_max_chars: int = limits_kit.lowerable(20, floor=0)
 
 
 def test_a_bound_defaults_to_its_ceiling_and_only_goes_down() -> None:
@@ -35,21 +28,21 @@ def test_a_bound_defaults_to_its_ceiling_and_only_goes_down() -> None:
 
 def test_a_text_past_its_bound_is_one_problem_naming_path_length_and_setting() -> None:
     limits = _Limits(name_max_chars=3)
-    assert list(too_long("items[0].name", "abc", limits, "name_max_chars")) == []
-    assert list(too_long("items[0].name", "abcd", limits, "name_max_chars")) == [
+    assert list(limits_kit.too_long("items[0].name", "abc", limits, "name_max_chars")) == []
+    assert list(limits_kit.too_long("items[0].name", "abcd", limits, "name_max_chars")) == [
         "items[0].name: 4 characters, at most 3 (input_limits.name_max_chars)"
     ]
-    assert list(too_long("items[0].note", "abcd", limits, "note_max_chars")) == []
+    assert list(limits_kit.too_long("items[0].note", "abcd", limits, "note_max_chars")) == []
 
 
 def test_no_problem_no_refusal() -> None:
-    refuse_problems(iter([]), "shorten these")
+    limits_kit.refuse_problems(iter([]), "shorten these")
 
 
 def test_a_refusal_names_five_problems_and_counts_the_rest() -> None:
     problems = (f"p{i}" for i in range(8))
     with pytest.raises(RetriableError) as caught:
-        refuse_problems(problems, "shorten these")
+        limits_kit.refuse_problems(problems, "shorten these")
     assert str(caught.value) == (
         "Invalid arguments (nothing was changed): p0; p1; p2; p3; p4; and 3 more; shorten these"
     )
@@ -57,19 +50,22 @@ def test_a_refusal_names_five_problems_and_counts_the_rest() -> None:
 
 def test_a_refusal_without_advice_ends_with_the_problems() -> None:
     with pytest.raises(RetriableError) as caught:
-        refuse_problems(["p0"])
+        limits_kit.refuse_problems(["p0"])
     assert str(caught.value) == "Invalid arguments (nothing was changed): p0"
 
 
 def test_the_description_names_only_the_lowered_bounds() -> None:
     bounds = [("names {} characters", 10, 50), ("{} notes per item", 3, 3), ("owners {}", 2, 9)]
-    assert tighter_limits(bounds) == "This team's tighter limits: names 10 characters, owners 2."
-    assert tighter_limits([("names {} characters", 50, 50)]) is None
+    assert (
+        limits_kit.tighter_limits(bounds)
+        == "This team's tighter limits: names 10 characters, owners 2."
+    )
+    assert limits_kit.tighter_limits([("names {} characters", 50, 50)]) is None
 
 
 def test_the_query_note_appears_only_below_the_ceiling() -> None:
-    assert query_limit_note(20, 500) == "This team limits the query to 20 characters."
-    assert query_limit_note(500, 500) is None
+    assert limits_kit.query_limit_note(20, 500) == "This team limits the query to 20 characters."
+    assert limits_kit.query_limit_note(500, 500) is None
 
 
 def test_limits_are_frozen_and_compare_by_value() -> None:

@@ -9,14 +9,12 @@ from typing import Any
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing import (
     ToolRetry,
     bind_card,
-    orchestrator_events,
-    settle,
     spawn_tool_agent,
     team_tool_actor,
+    tool_event_seqs,
 )
 from akgentic.tool.knowledge_graph import (
     KG_ACTOR_NAME,
@@ -79,12 +77,7 @@ def test_ten_agents_updating_concurrently_lose_nothing(
     assert sorted(graph.entities["Shared"].observations) == sorted(
         f"A{i}-{c}" for i in range(AGENTS) for c in range(CALLS)
     )
-    settle(actor_system, orchestrator)
-    seqs = [
-        e.seq
-        for e in orchestrator_events(actor_system, orchestrator, ToolStateEvent)
-        if e.tool_id == KG_ACTOR_NAME
-    ]
+    seqs = tool_event_seqs(actor_system, orchestrator, KG_ACTOR_NAME)
     # 150 creations + 1 hub creation + 150 observation updates, numbered without gaps.
     assert seqs == list(range(1, 2 * AGENTS * CALLS + 2))
     team = [m.name for m in actor_system.proxy_ask(orchestrator, Orchestrator).get_team()]

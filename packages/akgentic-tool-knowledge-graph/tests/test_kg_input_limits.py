@@ -13,15 +13,13 @@ from pydantic import ValidationError
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing import (
     ToolTestAgent,
     bind_card,
     expect_retry,
-    orchestrator_events,
-    settle,
     spawn_tool_agent,
     team_tool_actor,
+    tool_event_seqs,
 )
 from akgentic.tool.knowledge_graph import (
     ENTITY_DESCRIPTION_MAX_CHARS,
@@ -43,15 +41,6 @@ TIGHT = InputLimits(
     relation_description_max_chars=10,
     query_max_chars=20,
 )
-
-
-def _seqs(system: ActorSystem, orchestrator: ActorAddress) -> list[int]:
-    settle(system, orchestrator)
-    return [
-        e.seq
-        for e in orchestrator_events(system, orchestrator, ToolStateEvent)
-        if e.tool_id == KG_ACTOR_NAME
-    ]
 
 
 @pytest.fixture
@@ -114,7 +103,7 @@ def test_lowered_observations_per_entity_bound_updates_too(
     assert "'Ann': observations would number 4, at most 3 per entity" in message
     graph = team_tool_actor(actor_system, orchestrator, KnowledgeGraphActor, KnowledgeGraphConfig())
     assert graph.graph().entities["Ann"].observations == ("a", "b")
-    assert _seqs(actor_system, orchestrator) == [1]
+    assert tool_event_seqs(actor_system, orchestrator, KG_ACTOR_NAME) == [1]
 
 
 def test_an_item_named_before_the_limit_was_lowered_can_still_be_reached(
@@ -132,7 +121,7 @@ def test_an_item_named_before_the_limit_was_lowered_can_still_be_reached(
         ],
     )
     tight["update_graph"](delete_entities=["A long old name"])
-    assert _seqs(actor_system, orchestrator) == [1, 2, 3, 4]
+    assert tool_event_seqs(actor_system, orchestrator, KG_ACTOR_NAME) == [1, 2, 3, 4]
 
 
 def test_lowered_query_limit(tight: dict[str, Any]) -> None:

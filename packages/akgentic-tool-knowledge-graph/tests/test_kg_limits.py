@@ -13,13 +13,11 @@ import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing import (
     ToolTestAgent,
     bind_card,
     expect_retry,
-    orchestrator_events,
-    settle,
+    tool_event_seqs,
 )
 from akgentic.tool.knowledge_graph import (
     BATCH_MAX_ITEMS,
@@ -38,15 +36,6 @@ from akgentic.tool.knowledge_graph import (
     KnowledgeGraphTool,
 )
 from akgentic.tool.knowledge_graph.kg_actor import KnowledgeGraphConfig
-
-
-def _seqs(system: ActorSystem, orchestrator: ActorAddress) -> list[int]:
-    settle(system, orchestrator)
-    return [
-        e.seq
-        for e in orchestrator_events(system, orchestrator, ToolStateEvent)
-        if e.tool_id == KG_ACTOR_NAME
-    ]
 
 
 def _graph(system: ActorSystem, orchestrator: ActorAddress) -> KnowledgeGraphState:
@@ -74,7 +63,8 @@ def tools(tool_agent: ToolTestAgent) -> dict[str, Any]:
 def _unchanged(
     system: ActorSystem, orchestrator: ActorAddress, before: KnowledgeGraphState
 ) -> bool:
-    return _graph(system, orchestrator).same_graph(before) and _seqs(system, orchestrator) == [1]
+    seqs = tool_event_seqs(system, orchestrator, KG_ACTOR_NAME)
+    return _graph(system, orchestrator).same_graph(before) and seqs == [1]
 
 
 def test_limits_are_the_documented_values() -> None:
@@ -120,7 +110,7 @@ def test_observations_per_entity_at_the_limit_and_one_past_it(
         create_entities=[{"name": "Bob", "entity_type": "P", "observations": full}]
     )
     assert len(_graph(actor_system, orchestrator).entities["Bob"].observations) == 1000
-    seqs = _seqs(actor_system, orchestrator)
+    seqs = tool_event_seqs(actor_system, orchestrator, KG_ACTOR_NAME)
 
     # Adding to a full entity: the item is rejected, and the entity keeps what it had.
     message = expect_retry(
@@ -129,7 +119,7 @@ def test_observations_per_entity_at_the_limit_and_one_past_it(
     assert "update_entities[0] 'Bob'" in message
     assert f"at most {OBSERVATIONS_PER_ENTITY_MAX} per entity" in message
     assert _graph(actor_system, orchestrator).entities["Bob"].observations == tuple(full)
-    assert _seqs(actor_system, orchestrator) == seqs
+    assert tool_event_seqs(actor_system, orchestrator, KG_ACTOR_NAME) == seqs
 
     # Swapping one for another keeps the count at the limit, which is allowed.
     tools["update_graph"](

@@ -9,13 +9,12 @@ import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing import (
     ToolTestAgent,
     bind_card,
     expect_retry,
-    orchestrator_events,
     settle,
+    tool_state_events,
 )
 from akgentic.tool.knowledge_graph import (
     KG_ACTOR_NAME,
@@ -26,14 +25,6 @@ from akgentic.tool.knowledge_graph import (
 
 def _person(name: str, **extra: Any) -> dict[str, Any]:
     return {"name": name, "entity_type": "Person", **extra}
-
-
-def _kg_events(system: ActorSystem, orchestrator: ActorAddress) -> list[ToolStateEvent]:
-    return [
-        e
-        for e in orchestrator_events(system, orchestrator, ToolStateEvent)
-        if e.tool_id == KG_ACTOR_NAME
-    ]
 
 
 def test_update_emits_one_delta_before_returning(
@@ -50,7 +41,7 @@ def test_update_emits_one_delta_before_returning(
     assert "1 relation added" in result
     # No waiting: the event was sent before update_graph returned, so the orchestrator,
     # asked now, has already processed it.
-    events = _kg_events(actor_system, orchestrator)
+    events = tool_state_events(actor_system, orchestrator, KG_ACTOR_NAME)
     assert [e.seq for e in events] == [1]
     delta = events[0].payload
     assert isinstance(delta, KnowledgeGraphStateEvent)
@@ -66,7 +57,7 @@ def test_a_new_entity_type_is_applied_and_emitted(
     tools["update_graph"](create_entities=[_person("Alice", observations=["likes tea"])])
     result = tools["update_graph"](update_entities=[{"name": "Alice", "entity_type": "Engineer"}])
     assert "1 entity updated" in result
-    events = _kg_events(actor_system, orchestrator)
+    events = tool_state_events(actor_system, orchestrator, KG_ACTOR_NAME)
     assert [e.seq for e in events] == [1, 2]
     (changed,) = events[1].payload.entities_modified
     assert (changed.name, changed.entity_type) == ("Alice", "Engineer")
@@ -98,7 +89,7 @@ def test_partial_batch_applies_valid_items_and_names_the_bad_ones(
     assert "delete_entities[0]: unknown entity 'Nobody'" in message
     assert "4 of 6 change(s) rejected" in message
     # The valid part was applied, and its event went out before the error.
-    events = _kg_events(actor_system, orchestrator)
+    events = tool_state_events(actor_system, orchestrator, KG_ACTOR_NAME)
     assert [e.seq for e in events] == [1, 2]
     delta = events[1].payload
     assert [e.name for e in delta.entities_added] == ["Bob"]
@@ -122,7 +113,7 @@ def test_invalid_arguments_are_retriable_and_change_nothing(
     message = expect_retry(tools["search_graph"], query="x", top_k=0)
     assert "top_k" in message
     settle(actor_system, orchestrator)
-    assert _kg_events(actor_system, orchestrator) == []
+    assert tool_state_events(actor_system, orchestrator, KG_ACTOR_NAME) == []
 
 
 def test_deleting_an_entity_removes_its_relations_in_the_same_delta(
@@ -138,7 +129,7 @@ def test_deleting_an_entity_removes_its_relations_in_the_same_delta(
         ],
     )
     tools["update_graph"](delete_entities=["A"])
-    delta = _kg_events(actor_system, orchestrator)[-1].payload
+    delta = tool_state_events(actor_system, orchestrator, KG_ACTOR_NAME)[-1].payload
     assert delta.entities_removed == ["A"]
     assert sorted(r.label() for r in delta.relations_removed) == [
         "A -[knows]-> B",

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing import (
     LocalVectorStore,
     ToolTestAgent,
     bind_card,
     expect_retry,
-    orchestrator_events,
     team_tool_actor,
+    tool_event_seqs,
 )
 from akgentic.tool.planning import (
     PLAN_COLLECTION,
@@ -124,12 +123,7 @@ def test_the_nested_update_argument_joins_the_flat_lists(
         tools["update_planning"], update={"tasks": []}
     )
     assert "update must be an object" in expect_retry(tools["update_planning"], update="x")
-    events = [
-        e
-        for e in orchestrator_events(actor_system, orchestrator, ToolStateEvent)
-        if e.tool_id == PLANNING_ACTOR_NAME
-    ]
-    assert [e.seq for e in events] == [1, 2]
+    assert tool_event_seqs(actor_system, orchestrator, PLANNING_ACTOR_NAME) == [1, 2]
 
 
 def test_search_accepts_abort_modes_and_per_call_overrides(

@@ -12,14 +12,12 @@ import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing import (
     ToolTestAgent,
     bind_card,
     expect_retry,
-    orchestrator_events,
-    settle,
     spawn_tool_agent,
+    tool_event_seqs,
 )
 from akgentic.tool.planning import (
     BATCH_MAX_ITEMS,
@@ -31,15 +29,6 @@ from akgentic.tool.planning import (
     GetPlanning,
     PlanningTool,
 )
-
-
-def _seqs(system: ActorSystem, orchestrator: ActorAddress) -> list[int]:
-    settle(system, orchestrator)
-    return [
-        e.seq
-        for e in orchestrator_events(system, orchestrator, ToolStateEvent)
-        if e.tool_id == PLANNING_ACTOR_NAME
-    ]
 
 
 @pytest.fixture
@@ -81,7 +70,7 @@ def test_a_huge_owner_never_reaches_a_teammates_prompt(
     assert f"at most {OWNER_MAX_CHARS} characters" in message
 
     assert victim["get_planning"]() == before
-    assert _seqs(actor_system, orchestrator) == [1]
+    assert tool_event_seqs(actor_system, orchestrator, PLANNING_ACTOR_NAME) == [1]
 
 
 def test_an_owner_at_the_limit_is_accepted(tools: dict[str, Any]) -> None:
@@ -100,7 +89,7 @@ def test_batch_size_is_bounded_per_list(
     message = expect_retry(tools["update_planning"], create_tasks=too_many)
     assert f"create_tasks holds at most {BATCH_MAX_ITEMS} items per call" in message
     assert "nothing was changed" in message
-    assert _seqs(actor_system, orchestrator) == []
+    assert tool_event_seqs(actor_system, orchestrator, PLANNING_ACTOR_NAME) == []
 
     tools["update_planning"](create_tasks=too_many[:BATCH_MAX_ITEMS])
     updates = [{"id": 1, "status": "started"}] * (BATCH_MAX_ITEMS + 1)
@@ -111,7 +100,7 @@ def test_batch_size_is_bounded_per_list(
     assert "delete_tasks holds at most" in expect_retry(
         tools["update_planning"], delete_tasks=deletes
     )
-    assert _seqs(actor_system, orchestrator) == [1]
+    assert tool_event_seqs(actor_system, orchestrator, PLANNING_ACTOR_NAME) == [1]
     assert tools["get_planning_task"](1).status == "pending"
 
 
@@ -131,7 +120,10 @@ def test_the_plan_stops_growing_at_its_limit(
     assert f"the plan holds at most {PLAN_MAX_TASKS} tasks" in message
     assert "nothing was changed" in message
     assert tools["get_planning_task"](1).status == "pending"  # the update was not applied
-    assert len(_seqs(actor_system, orchestrator)) == PLAN_MAX_TASKS // BATCH_MAX_ITEMS
+    assert (
+        len(tool_event_seqs(actor_system, orchestrator, PLANNING_ACTOR_NAME))
+        == PLAN_MAX_TASKS // BATCH_MAX_ITEMS
+    )
 
     # Deleting in the same call makes room: a full plan can still turn over.
     tools["update_planning"](create_tasks=[{"description": "new"}], delete_tasks=[1])
@@ -206,7 +198,7 @@ def test_update_with_wrong_types_is_retriable_and_changes_nothing(
     tools["update_planning"](create_tasks=[{"description": "keep"}])
     assert expected in expect_retry(tools["update_planning"], **kwargs)
     assert tools["get_planning_task"](1).description == "keep"
-    assert _seqs(actor_system, orchestrator) == [1]
+    assert tool_event_seqs(actor_system, orchestrator, PLANNING_ACTOR_NAME) == [1]
 
 
 def test_a_huge_bad_task_id_is_not_echoed(tools: dict[str, Any]) -> None:

@@ -7,14 +7,13 @@ import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing import (
     ToolTestAgent,
     bind_card,
     expect_retry,
-    orchestrator_events,
     settle,
     spawn_tool_agent,
+    tool_state_events,
 )
 from akgentic.tool.planning import (
     PLANNING_ACTOR_NAME,
@@ -22,14 +21,6 @@ from akgentic.tool.planning import (
     PlanningStateEvent,
     PlanningTool,
 )
-
-
-def _events(system: ActorSystem, orchestrator: ActorAddress) -> list[ToolStateEvent]:
-    return [
-        e
-        for e in orchestrator_events(system, orchestrator, ToolStateEvent)
-        if e.tool_id == PLANNING_ACTOR_NAME
-    ]
 
 
 def test_create_update_delete_with_one_event_per_call(
@@ -44,7 +35,7 @@ def test_create_update_delete_with_one_event_per_call(
     )
     assert created == "Planning updated: created #1, #2."
     # Emitted before returning: the orchestrator already has it.
-    events = _events(actor_system, orchestrator)
+    events = tool_state_events(actor_system, orchestrator, PLANNING_ACTOR_NAME)
     assert [e.seq for e in events] == [1]
     delta = events[0].payload
     assert isinstance(delta, PlanningStateEvent)
@@ -53,7 +44,7 @@ def test_create_update_delete_with_one_event_per_call(
         (2, "", "@Tester"),
     ]
     tools["update_planning"](update_tasks=[{"id": 1, "status": "started"}], delete_tasks=[2])
-    delta = _events(actor_system, orchestrator)[-1].payload
+    delta = tool_state_events(actor_system, orchestrator, PLANNING_ACTOR_NAME)[-1].payload
     assert [(t.id, t.status) for t in delta.tasks_modified] == [(1, "started")]
     assert delta.tasks_removed == [2]
     task = tools["get_planning_task"](1)
@@ -94,7 +85,7 @@ def test_description_limit_is_in_the_schema_and_enforced(
     assert "create_tasks[1].description" in message
     assert "nothing was changed" in message
     settle(actor_system, orchestrator)
-    assert _events(actor_system, orchestrator) == []
+    assert tool_state_events(actor_system, orchestrator, PLANNING_ACTOR_NAME) == []
 
 
 def test_partial_batch_reports_each_bad_item_and_applies_the_rest(
@@ -114,7 +105,7 @@ def test_partial_batch_reports_each_bad_item_and_applies_the_rest(
     assert "delete_tasks[0]: unknown task id 42" in message
     assert "4 of 5 change(s) rejected" in message
     assert "Applied: created #2" in message
-    events = _events(actor_system, orchestrator)
+    events = tool_state_events(actor_system, orchestrator, PLANNING_ACTOR_NAME)
     assert [e.seq for e in events] == [1, 2]
     assert [t.description for t in events[1].payload.tasks_added] == ["second"]
     assert tools["get_planning_task"](1).status == "pending"

@@ -14,6 +14,7 @@ The modules, one concern each:
 - :mod:`~akgentic.tool.core.testing.binding`: binding a card as an agent does, retries;
 - :mod:`~akgentic.tool.core.testing.conformance`: the checks every card must pass;
 - :mod:`~akgentic.tool.core.testing.team`: recording, stopping and resuming a team;
+- :mod:`~akgentic.tool.core.testing.tool_events`: the state events one tool actor sent;
 - :mod:`~akgentic.tool.core.testing.vectors`: a local vector store and its embedding;
 - :mod:`~akgentic.tool.core.testing.standard`: test classes a package subclasses.
 
@@ -55,6 +56,7 @@ from akgentic.tool.core.testing.team import (
     resume_team,
     stop_team,
 )
+from akgentic.tool.core.testing.tool_events import tool_event_seqs, tool_state_events
 from akgentic.tool.core.testing.vectors import (
     LOCAL_EMBEDDING_CONCEPTS,
     LocalVectorStore,
@@ -100,4 +102,6 @@ __all__ = [
     "stop_team",
     "team_tool_actor",
     "tool_agent",
+    "tool_event_seqs",
+    "tool_state_events",
 ]
