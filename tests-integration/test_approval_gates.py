@@ -1,7 +1,7 @@
 """Approval gates end to end: a person decides on a gated tool call before it runs.
 
 A real akgentic-core team: a member actor owns a ``ReactAgent`` (its model a scripted
-pydantic-ai ``FunctionModel``) and a ``ToolFactory`` over a real ``WorkspaceTool`` whose
+akgentic-llm ``ScriptedModel``) and a ``ToolFactory`` over a real ``WorkspaceTool`` whose
 ``workspace_write`` needs approval. Prompts and `/` commands reach the member as actor
 messages, as a human proxy or the orchestrator would send them; the approval requests reach
 the orchestrator's event stream. "The tool did not run" is checked on the disk.
@@ -9,7 +9,6 @@ the orchestrator's event stream. "The tool did not run" is checked on the disk.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,16 +16,6 @@ from typing import Any, Self
 
 import pytest
 from pydantic_ai import ModelRetry
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
@@ -37,6 +26,7 @@ from akgentic.core.messages.message import Message
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.llm import ModelConfig, ReactAgent, ReactAgentConfig
 from akgentic.llm.capabilities.healing import dangling_tool_calls
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 from akgentic.tool import ToolCard, ToolFactory
 from akgentic.tool.core.approval import (
     ApprovalDecidedEvent,
@@ -63,29 +53,16 @@ class CommandLine(Message):
     line: str
 
 
-class Scripted:
-    """The model: asks for the writes in ``calls`` on a prompt, then reports what it got."""
+def _script(*calls: tuple[str, dict[str, Any]]) -> ScriptedModel:
+    """The model: asks for the writes in ``calls`` (call id, arguments) on a prompt, then
+    reports what it got."""
+    writes = [ScriptedCall("workspace_write", args, call_id) for call_id, args in calls]
+    return ScriptedModel(writes, lambda results: " | ".join(str(r.content) for r in results))
 
-    def __init__(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        self.calls = list(calls)
-        self.returns: list[str] = []
-        self._lock = threading.Lock()
 
-    def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        last = messages[-1]
-        assert isinstance(last, ModelRequest)
-        returns = [p for p in last.parts if isinstance(p, ToolReturnPart)]
-        if returns:
-            with self._lock:
-                self.returns.extend(str(p.content) for p in returns)
-            return ModelResponse(parts=[TextPart(" | ".join(str(p.content) for p in returns))])
-        assert any(isinstance(p, UserPromptPart) for p in last.parts)
-        return ModelResponse(
-            parts=[
-                ToolCallPart("workspace_write", args, tool_call_id=call_id)
-                for call_id, args in self.calls
-            ]
-        )
+def _returns(script: ScriptedModel) -> list[str]:
+    """What the tools sent back to the model, in order."""
+    return [str(result.content) for result in script.tool_results()]
 
 
 class GatedMember(Akgent[BaseConfig, BaseState]):
@@ -100,7 +77,7 @@ class GatedMember(Akgent[BaseConfig, BaseState]):
     def itself(self) -> Self:
         return self
 
-    def equip(self, cards: Sequence[ToolCard], model: FunctionModel, ttl: timedelta) -> None:
+    def equip(self, cards: Sequence[ToolCard], model: ScriptedModel, ttl: timedelta) -> None:
         factory = ToolFactory(cards, observer=self, retry_exception=ModelRetry, approval_ttl=ttl)
         react = ReactAgent(
             ReactAgentConfig(model_cfg=ModelConfig(provider="openai", model="gpt-4o")),
@@ -148,14 +125,14 @@ def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def _member(
     system: ActorSystem,
     orchestrator: ActorAddress,
-    script: Scripted,
+    script: ScriptedModel,
     ttl: timedelta = timedelta(minutes=15),
 ) -> tuple[ActorAddress, GatedMember]:
     orch = system.proxy_ask(orchestrator, Orchestrator)
     address = orch.createActor(GatedMember, config=BaseConfig(name="@Writer", role="Writer"))
     member: GatedMember = system.proxy_ask(address, GatedMember).itself()
     card = WorkspaceTool(workspace_id=WORKSPACE, approval_required={"workspace_write"})
-    system.proxy_ask(address, GatedMember).equip([card], FunctionModel(script.respond), ttl)
+    system.proxy_ask(address, GatedMember).equip([card], script, ttl)
     return address, member
 
 
@@ -189,7 +166,7 @@ PLAN = {"path": "plan.md", "content": "v1\n"}
 def test_a_gated_call_waits_and_an_approval_runs_its_original_args(
     actor_system: ActorSystem, orchestrator: ActorAddress, tmp_path: Path
 ) -> None:
-    script = Scripted([("call-1", PLAN)])
+    script = _script(("call-1", PLAN))
     address, member = _member(actor_system, orchestrator, script)
     (event,) = _ask_and_wait(actor_system, orchestrator, address)
 
@@ -203,8 +180,8 @@ def test_a_gated_call_waits_and_an_approval_runs_its_original_args(
     answer = _command(actor_system, address, member, "/approve call-1")
     assert answer.startswith("Approved workspace_write (call call-1) as requested.")
     assert written.read_text() == "v1\n"
-    assert len(script.returns) == 1
-    assert member.answers == script.returns
+    assert len(_returns(script)) == 1
+    assert member.answers == _returns(script)
     assert _no_open_call(member)
     decided = orchestrator_events(actor_system, orchestrator, ApprovalDecidedEvent)
     assert [(d.call_id, d.outcome, d.args) for d in decided] == [("call-1", "approved", PLAN)]
@@ -213,7 +190,7 @@ def test_a_gated_call_waits_and_an_approval_runs_its_original_args(
 def test_an_approval_with_edited_args_runs_the_edited_args(
     actor_system: ActorSystem, orchestrator: ActorAddress, tmp_path: Path
 ) -> None:
-    script = Scripted([("call-1", PLAN)])
+    script = _script(("call-1", PLAN))
     address, member = _member(actor_system, orchestrator, script)
     _ask_and_wait(actor_system, orchestrator, address)
 
@@ -227,13 +204,13 @@ def test_an_approval_with_edited_args_runs_the_edited_args(
 def test_a_denial_gives_the_model_the_reason_and_the_tool_never_runs(
     actor_system: ActorSystem, orchestrator: ActorAddress, tmp_path: Path
 ) -> None:
-    script = Scripted([("call-1", PLAN)])
+    script = _script(("call-1", PLAN))
     address, member = _member(actor_system, orchestrator, script)
     _ask_and_wait(actor_system, orchestrator, address)
 
     answer = _command(actor_system, address, member, "/deny call-1 the plan is frozen until Monday")
     assert answer.startswith("Denied workspace_write (call call-1).")
-    assert script.returns == ["Denied by a person: the plan is frozen until Monday"]
+    assert _returns(script) == ["Denied by a person: the plan is frozen until Monday"]
     assert not (tmp_path / "workspaces" / WORKSPACE / "plan.md").exists()
     assert _no_open_call(member)
 
@@ -241,7 +218,7 @@ def test_a_denial_gives_the_model_the_reason_and_the_tool_never_runs(
 def test_a_late_approval_is_refused_and_the_call_is_denied(
     actor_system: ActorSystem, orchestrator: ActorAddress, tmp_path: Path
 ) -> None:
-    script = Scripted([("call-1", PLAN)])
+    script = _script(("call-1", PLAN))
     address, member = _member(actor_system, orchestrator, script, ttl=timedelta(seconds=0.2))
     (event,) = _ask_and_wait(actor_system, orchestrator, address)
     eventually(lambda: datetime.now(UTC) >= event.expires_at, timeout=2)
@@ -250,8 +227,8 @@ def test_a_late_approval_is_refused_and_the_call_is_denied(
     assert answer.startswith("/approve failed: the approval request for call 'call-1'")
     assert "expired" in answer
     assert not (tmp_path / "workspaces" / WORKSPACE / "plan.md").exists()
-    assert len(script.returns) == 1
-    assert "expired" in script.returns[0]
+    assert len(_returns(script)) == 1
+    assert "expired" in _returns(script)[0]
     assert _no_open_call(member)
 
 
@@ -259,7 +236,7 @@ def test_an_approval_for_one_call_cannot_approve_another(
     actor_system: ActorSystem, orchestrator: ActorAddress, tmp_path: Path
 ) -> None:
     other = {"path": "other.md", "content": "x\n"}
-    script = Scripted([("call-1", PLAN), ("call-2", other)])
+    script = _script(("call-1", PLAN), ("call-2", other))
     address, member = _member(actor_system, orchestrator, script)
     _ask_and_wait(actor_system, orchestrator, address, count=2)
     root = tmp_path / "workspaces" / WORKSPACE
@@ -275,7 +252,7 @@ def test_an_approval_for_one_call_cannot_approve_another(
 
     assert (root / "plan.md").read_text() == "v1\n"
     assert not (root / "other.md").exists()
-    wrote, denied = script.returns
+    wrote, denied = _returns(script)
     assert "plan.md" in wrote
     assert denied == "Denied by a person: not that file"
     assert _no_open_call(member)

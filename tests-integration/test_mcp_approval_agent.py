@@ -13,17 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from pydantic_ai import DeferredToolRequests
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from akgentic.llm import ModelConfig, ReactAgent, ReactAgentConfig
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 from akgentic.tool import ToolFactory
 from akgentic.tool.core.approval import ApprovalDecision
 from akgentic.tool.mcp import MCPStdioConnectionConfig, MCPTool
@@ -31,15 +23,6 @@ from akgentic.tool.mcp import MCPStdioConnectionConfig, MCPTool
 SERVER = Path(__file__).resolve().parents[1] / (
     "packages/akgentic-tool-mcp/tests/mcp_demo_server.py"
 )
-
-
-def _respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    last = messages[-1]
-    assert isinstance(last, ModelRequest)
-    returns = [p for p in last.parts if isinstance(p, ToolReturnPart)]
-    if returns:
-        return ModelResponse(parts=[TextPart(f"server said {returns[0].content}")])
-    return ModelResponse(parts=[ToolCallPart("shout", {"text": "release"}, tool_call_id="m1")])
 
 
 def test_an_approved_mcp_call_resumes_the_agent_with_the_servers_answer() -> None:
@@ -50,7 +33,11 @@ def test_an_approved_mcp_call_resumes_the_agent_with_the_servers_answer() -> Non
     agent = ReactAgent(
         ReactAgentConfig(model_cfg=ModelConfig(provider="openai", model="gpt-4o")),
         toolsets=factory.get_toolsets(),
-        model=FunctionModel(_respond),
+        # Calls shout; once the approved call has run, answers what the server said.
+        model=ScriptedModel(
+            ScriptedCall("shout", {"text": "release"}, "m1"),
+            lambda results: f"server said {results[0].content}",
+        ),
     )
     decided: list[Any] = []
 

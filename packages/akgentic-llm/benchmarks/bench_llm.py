@@ -5,7 +5,8 @@
 Prints three medians-and-ratios:
 
 1. ``ReactAgent.run`` vs a bare ``pydantic_ai.Agent`` doing the same 50 turns (one tool call
-   and one answer per turn, ``FunctionModel``), the bare agent threading history by hand;
+   and one answer per turn, the same ``ScriptedModel`` script), the bare agent threading
+   history by hand;
 2. ``ContextManager.add_message`` for 10,000 messages with one observer vs ``list.append`` plus
    one observer call, with and without ``max_messages``;
 3. cold ``import akgentic.llm`` vs cold ``import pydantic_ai``, each in a fresh interpreter.
@@ -44,10 +45,10 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from akgentic.llm import ContextManager, ModelConfig, ReactAgent, ReactAgentConfig
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 
 TURNS = 50
 
@@ -55,15 +56,11 @@ TURNS = 50
 # ----------------------------------------------------------------- 1. agent
 
 
-def _script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    """One tool call answering a user prompt, then a text answer after the tool result."""
-    last = messages[-1]
-    usage = RequestUsage(input_tokens=100, output_tokens=20)
-    if any(isinstance(part, UserPromptPart) for part in last.parts):
-        return ModelResponse(
-            parts=[ToolCallPart("lookup", {"key": "k"}, tool_call_id="c1")], usage=usage
-        )
-    return ModelResponse(parts=[TextPart("answer")], usage=usage)
+def _model() -> ScriptedModel:
+    """``TURNS`` turns of one tool call answering the user prompt, then a text answer after
+    the tool result (a fresh model per batch: a script is played once)."""
+    turn = [ScriptedCall("lookup", {"key": "k"}, "c1"), "answer"]
+    return ScriptedModel(*turn * TURNS, usage=RequestUsage(input_tokens=100, output_tokens=20))
 
 
 def lookup(key: str) -> str:
@@ -72,7 +69,7 @@ def lookup(key: str) -> str:
 
 
 async def _bare_turns() -> None:
-    agent = Agent(FunctionModel(_script), tools=[lookup])
+    agent = Agent(_model(), tools=[lookup])
     history: list[ModelMessage] = []
     for turn in range(TURNS):
         result = await agent.run(f"turn {turn}", message_history=history)
@@ -84,11 +81,10 @@ def _react_turns_factory() -> tuple[Callable[[], Awaitable[None]], Callable[[], 
         config=ReactAgentConfig(model_cfg=ModelConfig(provider="openai", model="gpt-4o")),
         tools=[lookup],
     )
-    model = FunctionModel(_script)
 
     async def run() -> None:
         agent.context.clear()
-        with agent.pydantic_agent.override(model=model):
+        with agent.pydantic_agent.override(model=_model()):
             for turn in range(TURNS):
                 await agent.run(f"turn {turn}")
 

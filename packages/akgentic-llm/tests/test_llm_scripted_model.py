@@ -14,7 +14,7 @@ from pydantic_ai.profiles import ModelProfile
 from pydantic_ai.usage import RequestUsage
 
 from akgentic.llm import ReactAgent, ReactAgentConfig
-from akgentic.llm.testing import ScriptedCall, ScriptedModel, ToolResult
+from akgentic.llm.testing import ScriptedCall, ScriptedModel, ToolResult, tool_results
 
 
 def _agent(model: ScriptedModel, log: list[str]) -> Agent[None, str]:
@@ -145,3 +145,14 @@ def test_a_react_agent_runs_on_it_with_a_profile(fake_keys: object) -> None:
     assert seen == ["k"]
     returned = [p for m in agent.context.messages for p in m.parts if isinstance(p, ToolReturnPart)]
     assert [(p.tool_call_id, p.content) for p in returned] == [("c1", "v")]
+
+
+async def test_tool_results_reads_any_history_in_order() -> None:
+    log: list[str] = []
+    model = ScriptedModel(
+        ScriptedCall("lookup", {"key": "missing"}), ScriptedCall("lookup", {"key": "k"}), "done"
+    )
+    result = await _agent(model, log).run("go")
+    kinds = [type(r) for r in tool_results(result.all_messages())]
+    assert kinds == [RetryPromptPart, ToolReturnPart]
+    assert tool_results(result.all_messages()[:2]) == []  # the prompt and the first call

@@ -19,7 +19,6 @@ from typing import Any
 import httpx
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelRequest,
     ModelResponse,
     RetryPromptPart,
     TextPart,
@@ -95,7 +94,8 @@ def stdio_args() -> tuple[str, list[str]]:
 class ScriptedModel:
     """A FunctionModel that makes the given tool calls one per turn, then answers.
 
-    It records the tool names it was offered and every message it saw, so tests can check
+    (akgentic-llm's ``ScriptedModel`` does the same, but this package's tests run without
+    akgentic-llm installed.) It records the tool names it was offered and every message it saw, so tests can check
     what crossed the protocol and what came back.
     """
 
@@ -107,13 +107,7 @@ class ScriptedModel:
         def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
             self.seen = list(messages)
             self.offered = [tool.name for tool in info.function_tools]
-            done = sum(
-                1
-                for m in messages
-                if isinstance(m, ModelRequest)
-                for p in m.parts
-                if isinstance(p, ToolReturnPart | RetryPromptPart)
-            )
+            done = len(_outcomes(messages))
             if done < len(self.calls):
                 name, args = self.calls[done]
                 return ModelResponse(parts=[ToolCallPart(name, args)])
@@ -123,10 +117,15 @@ class ScriptedModel:
 
     def results(self) -> list[ToolReturnPart | RetryPromptPart]:
         """Every tool outcome the model received, in order."""
-        return [
-            p
-            for m in self.seen
-            if isinstance(m, ModelRequest)
-            for p in m.parts
-            if isinstance(p, ToolReturnPart | RetryPromptPart)
-        ]
+        return _outcomes(self.seen)
+
+
+def _outcomes(messages: list[ModelMessage]) -> list[ToolReturnPart | RetryPromptPart]:
+    # Only requests carry tool outcomes (a response's parts are never one), so the kind of
+    # the part is the whole test.
+    return [
+        part
+        for message in messages
+        for part in message.parts
+        if isinstance(part, ToolReturnPart | RetryPromptPart)
+    ]

@@ -16,31 +16,21 @@ the integration tests, which import it too):
   factory's approval gate, which announces them on the team's stream; the decision resumes
   the run. A run that fails (no key, an unreachable endpoint) is reported as a
   :class:`MemberFailed` event instead of a traceback in the actor's log.
-- :class:`Script` turns a list of steps into a pydantic-ai `FunctionModel`, the token-free
-  model the demo and the tests run on.
+- :class:`Script` turns a list of steps into akgentic-llm's `ScriptedModel` (a pydantic-ai
+  `FunctionModel`), the token-free model the demo and the tests run on.
 - :class:`LivePrinter` is an orchestrator subscriber printing what the team does.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
 
 from pydantic_ai import ModelRetry
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    RetryPromptPart,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.messages import ModelRequest, RetryPromptPart, ToolReturnPart
 
 from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
@@ -57,6 +47,7 @@ from akgentic.llm import (
     ToolCallEvent,
     ToolReturnEvent,
 )
+from akgentic.llm.testing import ScriptedCall, ScriptedModel, Turn
 from akgentic.tool import ToolCard, ToolFactory, ToolStateEvent
 from akgentic.tool.core.approval import (
     ApprovalDecidedEvent,
@@ -134,29 +125,21 @@ class Script:
 
     The steps of one run end with a text step; a script shared by runs simply continues
     where the previous run stopped, which is how a member answers a later notification.
+    Once the steps are spent the model answers "Nothing left to do.".
     """
 
     def __init__(self, name: str, steps: Sequence[Step]) -> None:
         self.name = name
-        self._steps = list(steps)
-        self._next = 0
-        self._lock = threading.Lock()
+        self._model = ScriptedModel(*map(_turn, steps), model_name=f"scripted-{name}")
 
-    def model(self) -> FunctionModel:
-        return FunctionModel(self._respond, model_name=f"scripted-{self.name}")
+    def model(self) -> ScriptedModel:
+        return self._model
 
-    def _respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        with self._lock:
-            if self._next >= len(self._steps):
-                return ModelResponse(parts=[TextPart("Nothing left to do.")])
-            step = self._steps[self._next]
-            self._next += 1
-        if step.tool:
-            call = ToolCallPart(step.tool, step.args)
-            if step.call_id:
-                call = ToolCallPart(step.tool, step.args, tool_call_id=step.call_id)
-            return ModelResponse(parts=[call])
-        return ModelResponse(parts=[TextPart(step.text)])
+
+def _turn(step: Step) -> Turn:
+    if step.tool:
+        return ScriptedCall(step.tool, step.args, step.call_id or None)
+    return step.text
 
 
 class LlmMember(Akgent[BaseConfig, BaseState]):

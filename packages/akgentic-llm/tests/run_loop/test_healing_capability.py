@@ -11,7 +11,6 @@ from pydantic_ai.exceptions import UsageLimitExceeded, UserError
 from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
-    TextPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
@@ -32,6 +31,7 @@ from akgentic.llm.capabilities.limit_recovery import (
 )
 from akgentic.llm.context import ContextManager
 from akgentic.llm.event import LlmMessageEvent, ToolReturnEvent
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 
 
 def _parallel_calls(messages: list[Any], info: AgentInfo) -> ModelResponse:
@@ -91,7 +91,7 @@ async def test_without_healing_the_next_run_is_rejected_and_with_it_runs() -> No
 
     with pytest.raises(UsageLimitExceeded):
         await bare.run("go", usage_limits=UsageLimits(tool_calls_limit=1))
-    answer = Agent(FunctionModel(lambda m, i: ModelResponse(parts=[TextPart("done")])))
+    answer = Agent(ScriptedModel("done"))
     with pytest.raises(UserError, match="unprocessed tool calls"):
         await answer.run("next", message_history=broken.messages)
 
@@ -218,9 +218,7 @@ async def test_cancelled_run_is_healed() -> None:
     context = ContextManager()
     started = asyncio.Event()
     agent: Agent[None, str] = Agent(
-        FunctionModel(
-            lambda m, i: ModelResponse(parts=[ToolCallPart("hang", {}, tool_call_id="h")])
-        ),
+        ScriptedModel(ScriptedCall("hang", {}, "h")),
         capabilities=[EventSourcingCapability(context), HealingCapability(context)],
     )
 

@@ -13,15 +13,7 @@ from typing import Any
 
 import pytest
 from pydantic_ai import DeferredToolRequests, Tool
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
 from akgentic.llm import ReactAgent
 from akgentic.llm.approvals import (
@@ -31,6 +23,7 @@ from akgentic.llm.approvals import (
     registered_tools,
 )
 from akgentic.llm.capabilities.healing import dangling_tool_calls
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 
 WRITTEN: list[tuple[str, str]] = []
 
@@ -69,12 +62,11 @@ def _returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
     return [part for part in last.parts if isinstance(part, ToolReturnPart)]
 
 
-def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    returns = _returns(messages)
-    if returns:
-        return ModelResponse(parts=[TextPart(f"tool said: {returns[0].content}")])
-    return ModelResponse(
-        parts=[ToolCallPart("write_note", {"path": "a.md", "text": "hi"}, tool_call_id="c1")]
+def scripted() -> ScriptedModel:
+    """Calls write_note; once the call is decided, answers what the tool said."""
+    return ScriptedModel(
+        ScriptedCall("write_note", {"path": "a.md", "text": "hi"}, "c1"),
+        lambda results: f"tool said: {results[0].content}",
     )
 
 
@@ -86,7 +78,7 @@ def _clean() -> None:
 @pytest.fixture
 def gated(make_agent: Any) -> ReactAgent:
     agent: ReactAgent = make_agent(tools=[write_note, read_note])
-    agent.pydantic_agent.model = FunctionModel(scripted)
+    agent.pydantic_agent.model = scripted()
     return agent
 
 
@@ -154,17 +146,13 @@ def test_a_decision_for_another_call_id_is_refused(gated: ReactAgent) -> None:
 
 def test_a_new_prompt_refuses_the_open_calls(gated: ReactAgent) -> None:
     gated.run_sync("write it")
-    seen: list[list[ModelMessage]] = []
-
-    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        seen.append(list(messages))
-        return ModelResponse(parts=[TextPart("ok")])
-
-    gated.pydantic_agent.model = FunctionModel(answer)
+    model = ScriptedModel("ok")
+    gated.pydantic_agent.model = model
     assert gated.run_sync("never mind") == "ok"
+    assert model.served == 1
     assert WRITTEN == []
     assert gated.pending_tool_calls == []
-    assert [p.content for p in _returns(seen[0])] == [SUPERSEDED_CALL_MESSAGE]
+    assert [p.content for p in _returns(model.seen)] == [SUPERSEDED_CALL_MESSAGE]
     assert dangling_tool_calls(gated.context.messages) == []
 
 
@@ -178,15 +166,14 @@ def test_ungated_tools_are_not_gated(make_agent: Any) -> None:
     assert tools == [explicit]
     assert gated_any is True
     agent: ReactAgent = make_agent(tools=[read_note])
-    agent.pydantic_agent.model = FunctionModel(
-        lambda m, i: ModelResponse(parts=[TextPart("plain")])
-    )
+    agent.pydantic_agent.model = ScriptedModel("plain")
     assert agent.run_sync("hello") == "plain"
     assert agent.pending_tool_calls == []
 
 
 def test_the_readme_example_runs(clean_provider_env: Any) -> None:
-    """The README's block runs as written (its own FunctionModel, no key) and leaves no call open."""
+    """The README's block runs as written (its own scripted model, no key) and leaves no call
+    open."""
     import re
     from pathlib import Path
 

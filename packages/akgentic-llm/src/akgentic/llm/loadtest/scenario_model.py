@@ -26,13 +26,10 @@ from typing import Any
 
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelRequest,
     ModelResponse,
     ModelResponsePart,
-    RetryPromptPart,
     TextPart,
     ToolCallPart,
-    ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import RunContext, Tool
@@ -40,6 +37,7 @@ from pydantic_ai.toolsets import AbstractToolset, DynamicToolset, FunctionToolse
 from pydantic_ai.usage import RequestUsage
 
 from akgentic.llm.loadtest.scenario import Scenario, ScenarioError, ScenarioStep
+from akgentic.llm.testing import ScriptedModel, tool_results
 
 __all__ = ["ScenarioModel", "scripted_summarizer"]
 
@@ -180,12 +178,9 @@ def _structured_output_name(info: AgentInfo) -> str | None:
 
 
 def _answered(messages: list[ModelMessage], call_prefix: str) -> bool:
-    """Whether this run's scripted tool calls already came back."""
-    last = messages[-1] if messages else None
-    return isinstance(last, ModelRequest) and any(
-        isinstance(part, ToolReturnPart | RetryPromptPart)
-        and part.tool_call_id.startswith(call_prefix)
-        for part in last.parts
+    """Whether this run's scripted tool calls already came back (in the latest request)."""
+    return any(
+        result.tool_call_id.startswith(call_prefix) for result in tool_results(messages[-1:])
     )
 
 
@@ -211,10 +206,6 @@ def _stubs(step: ScenarioStep, registered: set[str]) -> FunctionToolset[Any] | N
 
 
 def scripted_summarizer(scenario: Scenario) -> FunctionModel:
-    """The summarizer of the ``summarize`` strategy: it answers the scenario's ``summary``."""
-    summary = scenario.summary
-
-    def summarize(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        return ModelResponse(parts=[TextPart(summary)])
-
-    return FunctionModel(summarize, model_name=scenario.model_name)
+    """The summarizer of the ``summarize`` strategy: it answers the scenario's ``summary``
+    to every request (an empty script whose ``when_done`` is the summary)."""
+    return ScriptedModel(when_done=scenario.summary, model_name=scenario.model_name)

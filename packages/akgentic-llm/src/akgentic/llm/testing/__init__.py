@@ -3,8 +3,15 @@
 ``ScriptedModel`` is a pydantic-ai ``FunctionModel`` that answers each request with the next
 turn of a script: a tool call (``ScriptedCall``), parallel calls, or a text answer. Give it
 to a ``ReactAgent`` through ``model=`` (or to a bare ``pydantic_ai.Agent``).
+``tool_results(messages)`` picks out what the tools sent back in a history.
 """
 
-from akgentic.llm.testing.scripted_model import ScriptedCall, ScriptedModel, ToolResult, Turn
+from akgentic.llm.testing.scripted_model import (
+    ScriptedCall,
+    ScriptedModel,
+    ToolResult,
+    Turn,
+    tool_results,
+)
 
-__all__ = ["ScriptedCall", "ScriptedModel", "ToolResult", "Turn"]
+__all__ = ["ScriptedCall", "ScriptedModel", "ToolResult", "Turn", "tool_results"]

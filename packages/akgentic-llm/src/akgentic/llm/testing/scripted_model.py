@@ -38,7 +38,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.profiles import ModelProfileSpec
 from pydantic_ai.usage import RequestUsage
 
-__all__ = ["ScriptedCall", "ScriptedModel", "ToolResult", "Turn"]
+__all__ = ["ScriptedCall", "ScriptedModel", "ToolResult", "Turn", "tool_results"]
 
 type ToolResult = ToolReturnPart | RetryPromptPart
 """What a tool call comes back as: its return value, or a retry prompt (a refused call)."""
@@ -92,7 +92,7 @@ class ScriptedModel(FunctionModel):
 
     def tool_results(self) -> list[ToolResult]:
         """Every tool result in the latest request's messages, in order."""
-        return _results(self.seen)
+        return tool_results(self.seen)
 
     def _respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         with self._lock:
@@ -114,11 +114,12 @@ def _parts(turn: Turn, latest: list[ModelMessage]) -> list[ModelResponsePart]:
     if isinstance(turn, ScriptedCall):
         return [turn.part()]
     if callable(turn):
-        return [TextPart(turn(_results(latest)))]
+        return [TextPart(turn(tool_results(latest)))]
     return [call.part() for call in turn]
 
 
-def _results(messages: Sequence[ModelMessage]) -> list[ToolResult]:
+def tool_results(messages: Sequence[ModelMessage]) -> list[ToolResult]:
+    """Every tool result (return value or retry prompt) in ``messages``, in order."""
     # Only requests carry tool results: a response's parts are never one of them.
     return [
         part
