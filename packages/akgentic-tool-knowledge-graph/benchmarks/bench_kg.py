@@ -13,7 +13,6 @@ Run: .venv/bin/python packages/akgentic-tool-knowledge-graph/benchmarks/bench_kg
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 import time
@@ -27,6 +26,8 @@ from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import StateChangedMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.factory import ToolFactory
+from akgentic.tool.core.testing.batch_load import batch_growth, batched_load_rows
+from akgentic.tool.core.testing.benchmark import bench_row
 from akgentic.tool.knowledge_graph import KnowledgeGraphTool
 
 ENTITIES = 5_000
@@ -130,21 +131,6 @@ def load(tools: dict[str, Any], ents: list[Any], rels: list[Any]) -> list[float]
     return timings
 
 
-def _bench(
-    workload: str, seconds: float, ratio: float, baseline: str, target: str | None, ok: bool | None
-) -> None:
-    """One machine-readable row for scripts/bench.py's table."""
-    row = {
-        "workload": workload,
-        "median_ms": round(seconds * 1e3, 4),
-        "target": target,
-        "ratio": round(ratio, 3),
-        "baseline": baseline,
-        "ok": ok,
-    }
-    print("BENCH " + json.dumps(row))
-
-
 def main() -> int:
     ents, rels = entity_batches(), relation_batches()
     distinct = {(r["from_entity"], r["relation_type"], r["to_entity"]) for b in rels for r in b}
@@ -190,8 +176,8 @@ def main() -> int:
     # batch's own cost, and the growth figure compares those.
     timings = [min(column) for column in zip(*runs, strict=True)]
     n = len(ents)
-    entity_ratio = _growth(timings[:n])
-    relation_ratio = _growth(timings[n:])
+    entity_ratio = batch_growth(timings[:n])
+    relation_ratio = batch_growth(timings[n:])
     total = statistics.median(totals)
     print(f"knowledge graph load: {ENTITIES} entities + {RELATIONS} relations, batches of {BATCH}")
     print(f"  ({RUNS} runs, each in a fresh actor system: total = median, batch = fastest)")
@@ -225,39 +211,24 @@ def main() -> int:
         f"  python scan baseline median {statistics.median(scan_times) * 1e3:6.3f} ms   "
         f"ratio {statistics.median(search_times) / statistics.median(scan_times):5.2f}x"
     )
-    _bench(
-        f"graph load {ENTITIES} entities + {RELATIONS} relations",
-        total,
-        total / raw,
-        "plain dict updates",
-        "< 4 s",
-        total < 4.0,
-    )
-    _bench(
-        "graph batch growth (last 10 / batches 3-12)",
-        statistics.median(timings[-10:]),
-        growth,
-        "the early batches",
-        "<= 2",
-        growth <= 2.0,
+    ok = batched_load_rows(
+        "graph",
+        f"{ENTITIES} entities + {RELATIONS} relations",
+        total=total,
+        floor=raw,
+        timings=timings,
+        growth=growth,
+        target_seconds=4.0,
     )
     search_median = statistics.median(search_times)
-    _bench(
+    bench_row(
         f"graph keyword search ({SEARCHES} calls)",
         search_median,
-        search_median / statistics.median(scan_times),
-        "python scan of the same texts",
-        None,
-        None,
+        ratio=search_median / statistics.median(scan_times),
+        baseline="python scan of the same texts",
     )
-    ok = total < 4.0 and growth <= 2.0
     print("PASS" if ok else "FAIL: targets missed")
     return 0 if ok else 1
-
-
-def _growth(timings: list[float]) -> float:
-    """Median of the last ten batches over batches 3-12 (the first two warm up)."""
-    return statistics.median(timings[-10:]) / statistics.median(timings[2:12])
 
 
 if __name__ == "__main__":

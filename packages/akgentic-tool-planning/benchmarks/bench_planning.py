@@ -14,7 +14,6 @@ Run: .venv/bin/python packages/akgentic-tool-planning/benchmarks/bench_planning.
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 import time
@@ -28,6 +27,8 @@ from akgentic.core.messages.message import Message
 from akgentic.core.messages.orchestrator import StateChangedMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.factory import ToolFactory
+from akgentic.tool.core.testing.batch_load import batch_growth, batched_load_rows
+from akgentic.tool.core.testing.benchmark import bench_row
 from akgentic.tool.planning import GetPlanning, PlanningTool, Task, TaskCreate
 
 TASKS = 2_000
@@ -115,21 +116,6 @@ def start_team() -> tuple[ActorSystem, Any, PersistingSubscriber, dict[str, Any]
     return system, orch, subscriber, {fn.__name__: fn for fn in factory.get_tools()}, prompt
 
 
-def _bench(
-    workload: str, seconds: float, ratio: float, baseline: str, target: str | None, ok: bool | None
-) -> None:
-    """One machine-readable row for scripts/bench.py's table."""
-    row = {
-        "workload": workload,
-        "median_ms": round(seconds * 1e3, 4),
-        "target": target,
-        "ratio": round(ratio, 3),
-        "baseline": baseline,
-        "ok": ok,
-    }
-    print("BENCH " + json.dumps(row))
-
-
 def main() -> int:
     work = batches()
     runs: list[list[float]] = []
@@ -190,7 +176,7 @@ def main() -> int:
     # shared machine only ever adds time, so the minimum is the stable estimate of a
     # batch's own cost, and the growth figure compares those.
     timings = [min(column) for column in zip(*runs, strict=True)]
-    growth = statistics.median(timings[-10:]) / statistics.median(timings[2:12])
+    growth = batch_growth(timings)
     total = statistics.median(totals)
     print(
         f"planning load: {TASKS} tasks, batches of {BATCH} ({len(timings)} update_planning calls)"
@@ -222,39 +208,27 @@ def main() -> int:
         f"  plain render baseline {median_ms(raw_render_times):.3f} ms   ratio "
         f"{median_ms(changed_render_times) / median_ms(raw_render_times):.2f}x (after a change)"
     )
-    _bench(
-        f"plan load {TASKS} tasks, batches of {BATCH}",
-        total,
-        total / raw,
-        "plain dict updates",
-        "< 0.7 s",
-        total < 0.7,
+    ok = batched_load_rows(
+        "plan",
+        f"{TASKS} tasks, batches of {BATCH}",
+        total=total,
+        floor=raw,
+        timings=timings,
+        growth=growth,
+        target_seconds=0.7,
     )
-    _bench(
-        "plan batch growth (last 10 / batches 3-12)",
-        median_ms(timings[-10:]) / 1e3,
-        growth,
-        "the early batches",
-        "<= 2",
-        growth <= 2.0,
-    )
-    _bench(
+    bench_row(
         f"plan keyword search ({SEARCHES} calls)",
         median_ms(search_times) / 1e3,
-        search_ratio,
-        "python scan of the same texts",
-        None,
-        None,
+        ratio=search_ratio,
+        baseline="python scan of the same texts",
     )
-    _bench(
+    bench_row(
         f"get_planning prompt render ({TASKS} tasks, after a change)",
         median_ms(changed_render_times) / 1e3,
-        median_ms(changed_render_times) / median_ms(raw_render_times),
-        "plain string render",
-        None,
-        None,
+        ratio=median_ms(changed_render_times) / median_ms(raw_render_times),
+        baseline="plain string render",
     )
-    ok = total < 0.7 and growth <= 2.0
     print("PASS" if ok else "FAIL: targets missed")
     return 0 if ok else 1
 
