@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -99,6 +100,33 @@ def make_agent(fake_keys: pytest.MonkeyPatch, closing: Any) -> Callable[..., Rea
         return agent
 
     return factory
+
+
+def _outcomes_in_threads[T](
+    work: Callable[[T], object], items: Iterable[T], timeout: float = 20.0
+) -> list[object]:
+    """``work(item)`` for every item, each on its own thread, all running at once (a barrier
+    inside ``work`` may wait for all of them): what each returned, or the exception it raised,
+    in the order they finished."""
+    todo = list(items)
+    with ThreadPoolExecutor(max_workers=len(todo)) as pool:
+        futures = [pool.submit(work, item) for item in todo]
+        return [_outcome(future) for future in as_completed(futures, timeout=timeout)]
+
+
+def _outcome(future: Future[object]) -> object:
+    error = future.exception()
+    return error if error is not None else future.result()
+
+
+InThreads = Callable[..., list[object]]
+
+
+@pytest.fixture
+def in_threads() -> InThreads:
+    """``in_threads(work, items, timeout=20.0)``: the outcome of ``work(item)`` for each item,
+    every call on its own thread; an exception is an outcome, kept for the assertions."""
+    return _outcomes_in_threads
 
 
 @pytest.fixture

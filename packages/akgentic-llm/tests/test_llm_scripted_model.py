@@ -6,7 +6,7 @@ is checked is what the agent loop made of the scripted answers.
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Callable
 
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import RetryPromptPart, ToolReturnPart
@@ -104,24 +104,11 @@ async def test_without_usage_pydantic_ai_estimates_it() -> None:
     assert result.usage.output_tokens > 0  # FunctionModel's estimate, not a scripted figure
 
 
-def test_threads_never_take_the_same_turn() -> None:
+def test_threads_never_take_the_same_turn(in_threads: Callable[..., list[object]]) -> None:
     answers = [f"answer {i}" for i in range(16)]
-    model = ScriptedModel(*answers)
-    agent: Agent[None, str] = Agent(model)
-    outputs: list[str] = []
-    lock = threading.Lock()
-
-    def run() -> None:
-        output = agent.run_sync("go").output
-        with lock:
-            outputs.append(output)
-
-    threads = [threading.Thread(target=run) for _ in answers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert sorted(outputs) == sorted(answers)
+    agent: Agent[None, str] = Agent(ScriptedModel(*answers))
+    outputs = in_threads(lambda _: agent.run_sync("go").output, range(16))
+    assert sorted(map(str, outputs)) == sorted(answers)
 
 
 def test_a_react_agent_runs_on_it_with_a_profile(fake_keys: object) -> None:

@@ -138,26 +138,13 @@ def test_a_connection_opened_on_one_loop_is_never_used_on_another(
 
 
 def test_agents_on_threads_share_the_client_concurrently(
-    chat_server: ChatServer, agents: list[ReactAgent]
+    chat_server: ChatServer, agents: list[ReactAgent], in_threads: Callable[..., list[object]]
 ) -> None:
     members = [ReactAgent(_config(timeout=34.0)) for _ in range(4)]
     agents += members
-    results: list[str] = []
-    errors: list[BaseException] = []
-
-    def turn(agent: ReactAgent) -> None:
-        try:
-            results.append(agent.run_sync("hi"))
-        except BaseException as exc:  # reported below with the assertion
-            errors.append(exc)
-
-    threads = [threading.Thread(target=turn, args=(m,)) for m in members]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=20)
-    assert errors == []
-    assert len(results) == 4
+    outcomes = in_threads(lambda agent: agent.run_sync("hi"), members)
+    assert [outcome for outcome in outcomes if not isinstance(outcome, str)] == []  # no error
+    assert len(outcomes) == 4
 
 
 def test_closing_one_agent_leaves_the_other_working(

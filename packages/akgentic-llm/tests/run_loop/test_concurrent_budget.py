@@ -34,6 +34,9 @@ from akgentic.llm import AgentUsageLimitError, AgentUsageLimits, ReactAgent, Rea
 RUNS = 8
 GATE_TIMEOUT = 5.0
 
+InThreads = Callable[..., list[object]]
+"""The ``in_threads`` fixture (tests/conftest.py)."""
+
 
 async def fetch(topic: str) -> str:
     """Look a topic up (async, so asyncio runs stay on one thread and interleave exactly)."""
@@ -126,27 +129,17 @@ async def _gather_runs(agent: ReactAgent, model: ToolLoop) -> list[object]:
         )
 
 
-def _thread_runs(agent: ReactAgent, model: ToolLoop) -> list[object]:
+def _thread_runs(agent: ReactAgent, model: ToolLoop, in_threads: InThreads) -> list[object]:
     """``RUNS`` threads released together, each driving ``run()`` on its own event loop."""
-    results: list[object] = []
     start = threading.Barrier(RUNS, timeout=GATE_TIMEOUT)
 
-    def worker(i: int) -> None:
+    def worker(i: int) -> object:
         # ``override`` is a context variable: each thread sets it for its own context.
         with agent.pydantic_agent.override(model=model.model):
             start.wait()
-            try:
-                outcome: object = asyncio.run(agent.run(f"question {i}"))
-            except Exception as exc:  # the outcome under test, kept for the assertions
-                outcome = exc
-        with model._lock:
-            results.append(outcome)
+            return asyncio.run(agent.run(f"question {i}"))
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(RUNS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=2 * GATE_TIMEOUT)
+    results = in_threads(worker, range(RUNS), 2 * GATE_TIMEOUT)
     assert len(results) == RUNS
     return results
 
@@ -222,13 +215,15 @@ async def test_gathered_runs_stop_requesting_once_the_total_is_crossed(make_agen
     assert model.served == RUNS + 3
 
 
-def test_threaded_runs_stop_requesting_once_the_total_is_crossed(make_agent: Any) -> None:
+def test_threaded_runs_stop_requesting_once_the_total_is_crossed(
+    make_agent: Any, in_threads: InThreads
+) -> None:
     # Every response (110 tokens) is alone above the limit, so whichever lands first crosses
     # it, whatever order the threads are scheduled in.
     model = ToolLoop(tool_turns=2, input_tokens=60, output_tokens=50, gate=thread_gate(RUNS))
     agent = _agent(make_agent, AgentUsageLimits(total_tokens_limit=100))
 
-    results = _thread_runs(agent, model)
+    results = _thread_runs(agent, model, in_threads)
 
     # 8 first requests in flight and paid; only the crossing run sends its 2 further ones.
     assert model.served == RUNS + 2
@@ -311,12 +306,14 @@ async def test_gathered_runs_admit_exactly_agent_request_limit_runs(make_agent: 
     assert agent.lifetime_budget.run_count == 3
 
 
-def test_threaded_runs_admit_exactly_agent_request_limit_runs(make_agent: Any) -> None:
+def test_threaded_runs_admit_exactly_agent_request_limit_runs(
+    make_agent: Any, in_threads: InThreads
+) -> None:
     # The gate waits for 3 first requests: a 4th admitted run would break it (timeout).
     model = ToolLoop(tool_turns=1, input_tokens=10, output_tokens=5, gate=thread_gate(3))
     agent = _agent(make_agent, AgentUsageLimits(agent_request_limit=3))
 
-    results = _thread_runs(agent, model)
+    results = _thread_runs(agent, model, in_threads)
 
     assert results.count("done") == 3
     assert _refusals(results) == ["Exceeded the agent_request_limit of 3 (run_count=3)"] * 5

@@ -126,6 +126,32 @@ def test_public_surface_matches_react_agent() -> None:
         ]
 
 
+def test_the_constructor_reports_react_agents_parameters_then_scenario() -> None:
+    real = list(inspect.signature(ReactAgent.__init__).parameters.values())
+    mock = list(inspect.signature(MockReactAgent.__init__).parameters.values())
+    assert mock[:-1] == real  # names, kinds, defaults and annotations
+    assert (mock[-1].name, mock[-1].kind, mock[-1].default) == (
+        "scenario",
+        inspect.Parameter.KEYWORD_ONLY,
+        None,
+    )
+
+
+def test_the_constructor_binds_arguments_as_react_agent_does(
+    make_mock: Callable[..., MockReactAgent], closing: Callable[[Any], Any]
+) -> None:
+    with pytest.raises(TypeError, match="missing a required argument: 'config'"):
+        MockReactAgent()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'tool'"):
+        MockReactAgent(ReactAgentConfig(), tool=[lookup_order])
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        MockReactAgent(ReactAgentConfig(), None, [], [], str, None, None, None, "model")
+    # positional, as ReactAgent takes them: config, deps_type, tools (``make_mock`` cleared
+    # the scenario variables, so the default scenario plays)
+    agent = closing(MockReactAgent(ReactAgentConfig(), None, [lookup_order]))
+    assert "lookup_order" in agent.pydantic_agent._function_toolset.tools
+
+
 async def test_mock_plays_the_example_without_credentials(
     make_mock: Callable[..., MockReactAgent], event_recorder: Any
 ) -> None:

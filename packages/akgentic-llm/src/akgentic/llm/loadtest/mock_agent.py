@@ -25,12 +25,12 @@ Differences from ``ReactAgent``, on purpose:
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai.capabilities import AgentCapability
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.models import Model
 from pydantic_ai.tools import RunContext, Tool
@@ -56,6 +56,9 @@ _OLD_SCENARIO_ENV_VAR = "AKGENTIC_LLM_SCENARIO"
 """The variable this package read before adopting the predecessor's name; still honoured."""
 
 _DEFAULT_SCENARIO = Scenario(steps=[ScenarioStep(reply="Mock reply.")])
+
+_REACT_INIT = inspect.signature(ReactAgent.__init__)
+"""The constructor parameters the mock shares with ``ReactAgent``."""
 
 
 class _NeverConclude(LimitRecoveryCapability):
@@ -133,36 +136,36 @@ def _ungated_toolset(toolset: Any) -> Any:
 
 
 class MockReactAgent(ReactAgent):
-    """A ``ReactAgent`` whose model answers from a scenario; see the module docstring."""
+    """A ``ReactAgent`` whose model answers from a scenario; see the module docstring.
+
+    Its constructor takes ``ReactAgent``'s parameters, plus the keyword ``scenario``.
+    """
 
     def __init__(
         self,
-        config: ReactAgentConfig,
-        deps_type: type[Any] | None = None,
-        tools: list[Any] | None = None,
-        toolsets: list[Any] | None = None,
-        result_type: type[Any] = str,
-        observer: ContextObserver | None = None,
-        capabilities: Sequence[AgentCapability[Any]] | None = None,
-        limit_recovery: LimitRecoveryCapability | None = None,
-        *,
-        model: Model | str | None = None,
+        *args: Any,
         scenario: Scenario | ScenarioConfig | str | Path | None = None,
+        **kwargs: Any,
     ) -> None:
-        # Accepted for signature parity, deliberately not used: see the module docstring.
-        del capabilities, limit_recovery, model
+        # ReactAgent's parameters, bound against ReactAgent's own signature (not restated
+        # here, so the two cannot drift apart); ``capabilities``, ``limit_recovery`` and
+        # ``model`` are accepted and deliberately not used: see the module docstring.
+        given = _REACT_INIT.bind(self, *args, **kwargs)
+        given.apply_defaults()
+        react = given.arguments
+        config, observer = react["config"], react["observer"]
         self._scenario = _resolve_scenario(scenario, config, observer)
         self._cursor = 0
         self._player = ScenarioModel(self._scenario)
         super().__init__(
             config,
-            deps_type=deps_type,
-            tools=_ungated(tools or ()),
+            deps_type=react["deps_type"],
+            tools=_ungated(react["tools"] or ()),
             toolsets=[
-                *(_ungated_toolset(toolset) for toolset in toolsets or ()),
+                *(_ungated_toolset(toolset) for toolset in react["toolsets"] or ()),
                 self._player.stub_toolset(self._registered_tools),
             ],
-            result_type=result_type,
+            result_type=react["result_type"],
             observer=observer,
             limit_recovery=_NeverConclude(),
             model=self._player,
@@ -213,3 +216,17 @@ class MockReactAgent(ReactAgent):
     def scenario(self) -> Scenario:
         """The scenario being played."""
         return self._scenario
+
+
+def _with_scenario(react: inspect.Signature, mock: inspect.Signature) -> inspect.Signature:
+    """``react``'s parameters followed by the mock's own keyword-only ones (``scenario``)."""
+    extra = [p for p in mock.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    return react.replace(parameters=[*react.parameters.values(), *extra])
+
+
+# What ``inspect.signature`` (and so an IDE, ``help()`` or a surface check) reports for the
+# constructor: ReactAgent's parameter list with ``scenario`` appended, exactly as written
+# out before, while the code above states neither list twice.
+MockReactAgent.__init__.__signature__ = _with_scenario(  # type: ignore[attr-defined]
+    _REACT_INIT, inspect.signature(MockReactAgent.__init__)
+)
