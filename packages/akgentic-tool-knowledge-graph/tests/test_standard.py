@@ -13,10 +13,11 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.delta_state import TrackedState
 from akgentic.tool.core.testing import (
-    BadInputTests,
     CardStandardTests,
     DeltaPersistenceTests,
     PublicSurfaceTests,
+    Refusal,
+    RefusalTests,
 )
 from akgentic.tool.knowledge_graph import (
     InputLimits,
@@ -36,7 +37,7 @@ class TestGraphCard(CardStandardTests):
         return KnowledgeGraphTool(search_top_k=5, vector_store="#OtherStore")
 
 
-class TestGraphBadInput(BadInputTests):
+class TestGraphBadInput(RefusalTests):
     bad_calls: ClassVar[Calls] = {
         "update_graph": [
             {},
@@ -52,6 +53,68 @@ class TestGraphBadInput(BadInputTests):
             {"update_entities": [{"name": "Ann", "remove_observations": ["never said"]}]},
         ],
         "search_graph": [{"query": ""}, {"query": "x", "score_threshold": 2}],
+    }
+    # Arguments of the wrong type: the refusal names the argument path and what it wants.
+    refusals: ClassVar[Mapping[str, Sequence[Refusal]]] = {
+        "update_graph": [
+            ({"create_entities": "Alice"}, "create_entities: Input should be a valid list"),
+            (
+                {"create_entities": ["Alice"]},
+                "create_entities[0]: Input should be a valid dictionary",
+            ),
+            (
+                {"create_entities": [{"name": 7, "entity_type": "T"}]},
+                "create_entities[0].name: Input should be a valid string",
+            ),
+            (
+                {"create_entities": [{"name": "N", "entity_type": "T", "observations": "fact"}]},
+                "create_entities[0].observations: Input should be a valid list",
+            ),
+            (
+                {"update_entities": [{"name": "Alice", "add_observations": [1, 2]}]},
+                "update_entities[0].add_observations[0]: Input should be a valid string",
+            ),
+            (
+                {"update_entities": [{"name": "Alice", "is_root": "perhaps"}]},
+                "update_entities[0].is_root: Input should be a valid boolean",
+            ),
+            ({"delete_entities": "Alice"}, "delete_entities: Input should be a valid list"),
+            (
+                {"delete_entities": [["Alice"]]},
+                "delete_entities[0]: Input should be a valid string",
+            ),
+            (
+                {
+                    "create_relations": [
+                        {"from_entity": "Alice", "to_entity": None, "relation_type": "r"}
+                    ]
+                },
+                "create_relations[0].to_entity: Input should be a valid string",
+            ),
+            (
+                {"delete_relations": [("Alice", "at", "Acme")]},
+                "delete_relations[0]: Input should be",
+            ),
+        ],
+        "search_graph": [
+            ({"query": 42}, "query: Input should be a valid string"),
+            ({"query": ["tea"]}, "query: Input should be a valid string"),
+            ({"query": "tea", "mode": 3}, "mode: Input should be 'hybrid', 'keyword' or 'vector'"),
+            ({"query": "tea", "top_k": "many"}, "top_k: Input should be a valid integer"),
+            ({"query": "tea", "top_k": 2.5}, "top_k: Input should be a valid integer"),
+            (
+                {"query": "tea", "score_threshold": "high"},
+                "score_threshold: Input should be a valid",
+            ),
+            (
+                {"query": "tea", "include_edges": [True]},
+                "include_edges: Input should be a valid boolean",
+            ),
+            (
+                {"query": "tea", "find_paths": "sometimes"},
+                "find_paths: Input should be a valid boolean",
+            ),
+        ],
     }
 
     def make_card(self) -> ToolCard:

@@ -159,48 +159,6 @@ def test_search_arguments_are_bounded(tools: dict[str, Any]) -> None:
     assert [t.id for t in search(owner="@" + "l" * (OWNER_MAX_CHARS - 1)).tasks] == []
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "expected"),
-    [
-        ({"status": 3}, "status must be a string or null, got int"),
-        ({"owner": ["@Al"]}, "owner must be a string or null, got list"),
-        ({"creator": {"name": "@Al"}}, "creator must be a string or null, got dict"),
-        ({"query": 7.5}, "query must be a string or null, got float"),
-    ],
-)
-def test_search_with_wrong_types_is_retriable(
-    tools: dict[str, Any], kwargs: dict[str, Any], expected: str
-) -> None:
-    assert expected in expect_retry(tools["search_planning"], **kwargs)
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "expected"),
-    [
-        ({"create_tasks": "write the spec"}, "create_tasks must be a list, got str"),
-        ({"update_tasks": {"id": 1}}, "update_tasks must be a list, got dict"),
-        ({"delete_tasks": "1"}, "delete_tasks must be a list of integer task ids"),
-        ({"delete_tasks": [1, "2"]}, "delete_tasks must be a list of integer task ids"),
-        ({"create_tasks": ["spec"]}, "create_tasks[0]: Input should be a valid dictionary"),
-        ({"create_tasks": [{"description": 5}]}, "create_tasks[0].description: Input should"),
-        ({"create_tasks": [{"description": "d", "owner": 7}]}, "create_tasks[0].owner"),
-        ({"update_tasks": [{"id": "one"}]}, "update_tasks[0].id: Input should be a valid integer"),
-        ({"update_tasks": [{"id": 1, "status": ["started"]}]}, "update_tasks[0].status"),
-    ],
-)
-def test_update_with_wrong_types_is_retriable_and_changes_nothing(
-    actor_system: ActorSystem,
-    orchestrator: ActorAddress,
-    tools: dict[str, Any],
-    kwargs: dict[str, Any],
-    expected: str,
-) -> None:
-    tools["update_planning"](create_tasks=[{"description": "keep"}])
-    assert expected in expect_retry(tools["update_planning"], **kwargs)
-    assert tools["get_planning_task"](1).description == "keep"
-    assert tool_event_seqs(actor_system, orchestrator, PLANNING_ACTOR_NAME) == [1]
-
-
 def test_a_huge_bad_task_id_is_not_echoed(tools: dict[str, Any]) -> None:
     message = expect_retry(tools["get_planning_task"], "7" * 2_000_000)
     assert "task_id must be an integer task id" in message

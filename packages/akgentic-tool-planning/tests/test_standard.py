@@ -13,10 +13,11 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.delta_state import TrackedState
 from akgentic.tool.core.testing import (
-    BadInputTests,
     CardStandardTests,
     DeltaPersistenceTests,
     PublicSurfaceTests,
+    Refusal,
+    RefusalTests,
 )
 from akgentic.tool.planning import (
     PlanActor,
@@ -35,7 +36,7 @@ class TestPlanningCard(CardStandardTests):
         return PlanningTool(search_top_k=3, vector_store="#Elsewhere")
 
 
-class TestPlanningBadInput(BadInputTests):
+class TestPlanningBadInput(RefusalTests):
     bad_calls: ClassVar[Calls] = {
         "update_planning": [
             {},
@@ -52,6 +53,29 @@ class TestPlanningBadInput(BadInputTests):
         ],
         "get_planning_task": [{"task_id": 7}, {"task_id": None}],
         "search_planning": [{"status": "bogus"}, {"query": "q" * 5000}],
+    }
+    # Arguments of the wrong type: the refusal names the argument and what it wants.
+    refusals: ClassVar[Mapping[str, Sequence[Refusal]]] = {
+        "update_planning": [
+            ({"create_tasks": "write the spec"}, "create_tasks must be a list, got str"),
+            ({"update_tasks": {"id": 1}}, "update_tasks must be a list, got dict"),
+            ({"delete_tasks": "1"}, "delete_tasks must be a list of integer task ids"),
+            ({"delete_tasks": [1, "2"]}, "delete_tasks must be a list of integer task ids"),
+            ({"create_tasks": ["spec"]}, "create_tasks[0]: Input should be a valid dictionary"),
+            ({"create_tasks": [{"description": 5}]}, "create_tasks[0].description: Input should"),
+            ({"create_tasks": [{"description": "d", "owner": 7}]}, "create_tasks[0].owner"),
+            (
+                {"update_tasks": [{"id": "one"}]},
+                "update_tasks[0].id: Input should be a valid integer",
+            ),
+            ({"update_tasks": [{"id": 1, "status": ["started"]}]}, "update_tasks[0].status"),
+        ],
+        "search_planning": [
+            ({"status": 3}, "status must be a string or null, got int"),
+            ({"owner": ["@Al"]}, "owner must be a string or null, got list"),
+            ({"creator": {"name": "@Al"}}, "creator must be a string or null, got dict"),
+            ({"query": 7.5}, "query must be a string or null, got float"),
+        ],
     }
 
     def make_card(self) -> ToolCard:

@@ -45,6 +45,8 @@ from akgentic.tool.core.testing.standard import (
     CardStandardTests,
     DeltaPersistenceTests,
     PublicSurfaceTests,
+    Refusal,
+    RefusalTests,
     StoredFormTests,
     VectorSearchTests,
 )
@@ -74,6 +76,8 @@ __all__ = [
     "LocalVectorStore",
     "PublicSurfaceTests",
     "RecordedTeam",
+    "Refusal",
+    "RefusalTests",
     "StoredFormTests",
     "TeamRecorder",
     "ToolRetry",

@@ -13,6 +13,8 @@ are not named ``Test...`` so that importing one into a test module does not coll
 - :class:`PublicSurfaceTests`: the package's public names are pinned and resolve.
 - :class:`BadInputTests`: each bad call asks for a retry through a ``RetriableError`` and
   leaves the tool's state as it was.
+- :class:`RefusalTests`: :class:`BadInputTests`, plus bad calls whose refusal must say what
+  to fix (a text it must contain).
 - :class:`DeltaPersistenceTests`: for a ``DeltaToolActor``: one event per change,
   snapshot cadence, stop and resume, restore after an abrupt end, replay of the events,
   retries once the team stopped.
@@ -23,6 +25,7 @@ are not named ``Test...`` so that importing one into a test module does not coll
 from akgentic.tool.core.testing.standard.bad_input import BadInputTests
 from akgentic.tool.core.testing.standard.card import CardStandardTests
 from akgentic.tool.core.testing.standard.delta import DeltaPersistenceTests
+from akgentic.tool.core.testing.standard.refusals import Refusal, RefusalTests
 from akgentic.tool.core.testing.standard.surface import PublicSurfaceTests, StoredFormTests
 from akgentic.tool.core.testing.standard.vector_search import VectorSearchTests
 
@@ -31,6 +34,8 @@ __all__ = [
     "CardStandardTests",
     "DeltaPersistenceTests",
     "PublicSurfaceTests",
+    "Refusal",
+    "RefusalTests",
     "StoredFormTests",
     "VectorSearchTests",
 ]
