@@ -13,7 +13,6 @@ from akgentic.tool.core.testing import (
     ToolTestAgent,
     bind_card,
     expect_retry,
-    settle,
     tool_state_events,
 )
 from akgentic.tool.knowledge_graph import (
@@ -96,24 +95,6 @@ def test_partial_batch_applies_valid_items_and_names_the_bad_ones(
     assert [r.label() for r in delta.relations_added] == ["Bob -[knows]-> Alice"]
     assert delta.entities_modified == []
     assert delta.entities_removed == []
-
-
-def test_invalid_arguments_are_retriable_and_change_nothing(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
-) -> None:
-    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    message = expect_retry(
-        tools["update_graph"], create_entities=[{"name": "", "entity_type": "X"}]
-    )
-    assert "create_entities[0].name" in message
-    message = expect_retry(tools["update_graph"])
-    assert "no change" in message
-    message = expect_retry(tools["search_graph"], query="x", mode="fuzzy")
-    assert "mode" in message
-    message = expect_retry(tools["search_graph"], query="x", top_k=0)
-    assert "top_k" in message
-    settle(actor_system, orchestrator)
-    assert tool_state_events(actor_system, orchestrator, KG_ACTOR_NAME) == []
 
 
 def test_deleting_an_entity_removes_its_relations_in_the_same_delta(

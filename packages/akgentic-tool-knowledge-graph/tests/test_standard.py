@@ -54,9 +54,14 @@ class TestGraphBadInput(RefusalTests):
         ],
         "search_graph": [{"query": ""}, {"query": "x", "score_threshold": 2}],
     }
-    # Arguments of the wrong type: the refusal names the argument path and what it wants.
+    # The refusal names the argument path at fault and what it should be.
     refusals: ClassVar[Mapping[str, Sequence[Refusal]]] = {
         "update_graph": [
+            ({}, "update_graph got no change: pass create_entities"),
+            (
+                {"create_entities": [{"name": "", "entity_type": "X"}]},
+                "create_entities[0].name: String should have at least 1 character",
+            ),
             ({"create_entities": "Alice"}, "create_entities: Input should be a valid list"),
             (
                 {"create_entities": ["Alice"]},
@@ -97,6 +102,8 @@ class TestGraphBadInput(RefusalTests):
             ),
         ],
         "search_graph": [
+            ({"query": "x", "mode": "fuzzy"}, "mode: Input should be 'hybrid'"),
+            ({"query": "x", "top_k": 0}, "top_k: Input should be greater than or equal to 1"),
             ({"query": 42}, "query: Input should be a valid string"),
             ({"query": ["tea"]}, "query: Input should be a valid string"),
             ({"query": "tea", "mode": 3}, "mode: Input should be 'hybrid', 'keyword' or 'vector'"),

@@ -54,9 +54,13 @@ class TestPlanningBadInput(RefusalTests):
         "get_planning_task": [{"task_id": 7}, {"task_id": None}],
         "search_planning": [{"status": "bogus"}, {"query": "q" * 5000}],
     }
-    # Arguments of the wrong type: the refusal names the argument and what it wants.
+    # The refusal names the argument at fault and what it should be.
     refusals: ClassVar[Mapping[str, Sequence[Refusal]]] = {
         "update_planning": [
+            (
+                {"create_tasks": [{"description": "ok"}, {"description": "d" * 301}]},
+                "(nothing was changed): create_tasks[1].description: String should have at most",
+            ),
             ({"create_tasks": "write the spec"}, "create_tasks must be a list, got str"),
             ({"update_tasks": {"id": 1}}, "update_tasks must be a list, got dict"),
             ({"delete_tasks": "1"}, "delete_tasks must be a list of integer task ids"),
