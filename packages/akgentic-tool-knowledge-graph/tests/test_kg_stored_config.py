@@ -9,11 +9,9 @@ applying it to that state.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import pytest
 import yaml
 from pydantic import BaseModel
 
@@ -21,7 +19,14 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.utils.deserializer import deserialize_object
 from akgentic.tool.core import ToolFactory
-from akgentic.tool.core.testing import StoredFormTests, ToolRetry, ToolTestAgent, team_tool_actor
+from akgentic.tool.core.testing import (
+    StoredFormTests,
+    StoredUseTests,
+    ToolRetry,
+    ToolTestAgent,
+    card_callables,
+    team_tool_actor,
+)
 from akgentic.tool.knowledge_graph import (
     GetGraph,
     GraphSearchResult,
@@ -34,9 +39,7 @@ from akgentic.tool.knowledge_graph import (
     SearchQuery,
 )
 
-ENTRIES: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text()
-)
+ENTRIES = StoredFormTests.stored_entries(__file__, yaml.safe_load)
 MODELS: dict[str, type[Any]] = {
     "KnowledgeGraphTool": KnowledgeGraphTool,
     "KnowledgeGraphConfig": KnowledgeGraphConfig,
@@ -50,61 +53,62 @@ def _stored(card: str) -> dict[str, Any]:
     return config
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=[f"{e['card']}-{i}" for i, e in enumerate(ENTRIES)])
-def test_stored_entry_loads_round_trips_and_works(
-    entry: dict[str, Any],
-    actor_system: ActorSystem,
-    orchestrator: ActorAddress,
-    tool_agent: ToolTestAgent,
-) -> None:
-    # Round trips and the stored class paths are checked in test_standard.py.
-    loaded = MODELS[entry["card"]].model_validate(entry["config"])
-    if isinstance(loaded, KnowledgeGraphTool):
-        _use_card(loaded, tool_agent)
-    elif isinstance(loaded, KnowledgeGraphConfig):
-        graph = team_tool_actor(actor_system, orchestrator, KnowledgeGraphActor, loaded)
-        report = graph.update_graph(
-            ManageGraph.model_validate(
-                {"create_entities": [{"name": "X", "entity_type": "T", "description": "x"}]}
+class TestGraphStoredUse(StoredUseTests):
+    # Round trips and the stored class paths: the stored-form tests below.
+    stored_models = StoredFormTests.models_of(ENTRIES, MODELS)
+
+    def put_to_work(
+        self,
+        model: BaseModel,
+        system: ActorSystem,
+        orchestrator: ActorAddress,
+        agent: ToolTestAgent,
+    ) -> None:
+        if isinstance(model, KnowledgeGraphTool):
+            _use_card(model, agent)
+        elif isinstance(model, KnowledgeGraphConfig):
+            graph = team_tool_actor(system, orchestrator, KnowledgeGraphActor, model)
+            report = graph.update_graph(
+                ManageGraph.model_validate(
+                    {"create_entities": [{"name": "X", "entity_type": "T", "description": "x"}]}
+                )
             )
-        )
-        assert report.errors == []
-        assert [e.name for e in graph.get_graph().entities] == ["X"]
-    elif isinstance(loaded, KnowledgeGraphState):
-        graph = team_tool_actor(
-            actor_system,
-            orchestrator,
-            KnowledgeGraphActor,
-            KnowledgeGraphConfig(vector_store=False),
-        )
-        graph.init_state(loaded)
-        view = graph.get_graph()
-        assert [e.name for e in view.entities] == ["Acme", "Alice", "Bob"]
-        assert str(view.entities[0].id) == "6f1c2a58-0d4e-4a53-9a2f-1b1f7c0c2a01"
-        hits = graph.search(SearchQuery(query="premium", mode="keyword")).hits
-        assert [h.entity.name for h in hits if h.entity] == ["Acme"]
-        assert "Acme (Company)" in graph.overview()
-    else:
-        assert isinstance(loaded, KnowledgeGraphStateEvent)
-        state = KnowledgeGraphState.model_validate(_stored("KnowledgeGraphState"))
-        state.apply(loaded, seq=1)
-        assert sorted(state.entities) == ["Acme", "Alice"]  # Bob removed by id
-        assert state.entities["Acme"].description.endswith("renewed in 2024")
-        assert [(r.label(), r.description) for r in state.relations.values()] == [
-            ("Alice -[manages]-> Acme", "Since 2022, main contact")
-        ]
+            assert report.errors == []
+            assert [e.name for e in graph.get_graph().entities] == ["X"]
+        elif isinstance(model, KnowledgeGraphState):
+            graph = team_tool_actor(
+                system,
+                orchestrator,
+                KnowledgeGraphActor,
+                KnowledgeGraphConfig(vector_store=False),
+            )
+            graph.init_state(model)
+            view = graph.get_graph()
+            assert [e.name for e in view.entities] == ["Acme", "Alice", "Bob"]
+            assert str(view.entities[0].id) == "6f1c2a58-0d4e-4a53-9a2f-1b1f7c0c2a01"
+            hits = graph.search(SearchQuery(query="premium", mode="keyword")).hits
+            assert [h.entity.name for h in hits if h.entity] == ["Acme"]
+            assert "Acme (Company)" in graph.overview()
+        else:
+            assert isinstance(model, KnowledgeGraphStateEvent)
+            state = KnowledgeGraphState.model_validate(_stored("KnowledgeGraphState"))
+            state.apply(model, seq=1)
+            assert sorted(state.entities) == ["Acme", "Alice"]  # Bob removed by id
+            assert state.entities["Acme"].description.endswith("renewed in 2024")
+            assert [(r.label(), r.description) for r in state.relations.values()] == [
+                ("Alice -[manages]-> Acme", "Since 2022, main contact")
+            ]
 
 
 def _use_card(card: KnowledgeGraphTool, agent: ToolTestAgent) -> None:
     factory = ToolFactory([card], observer=agent, retry_exception=ToolRetry)
-    tools = {fn.__name__: fn for fn in factory.get_tools()}
-    prompts = {fn.__name__: fn for fn in factory.get_system_prompts()}
+    callables = card_callables(factory)  # tools and system prompts, by name
     if card.read_only:
-        assert "update_graph" not in tools
+        assert "update_graph" not in callables
         assert "update_graph" not in factory.commands.names()
     else:
         # The predecessor's call shape: one `update` object.
-        result = tools["update_graph"](
+        result = callables["update_graph"](
             update={
                 "create_entities": [
                     {
@@ -124,15 +128,15 @@ def _use_card(card: KnowledgeGraphTool, agent: ToolTestAgent) -> None:
             }
         )
         assert result == ("Knowledge graph updated: 2 entities created, 1 relation added.")
-    if "search_graph" in tools:
-        found = tools["search_graph"](query={"query": "Acme", "mode": "keyword", "top_k": 3})
+    if "search_graph" in callables:
+        found = callables["search_graph"](query={"query": "Acme", "mode": "keyword", "top_k": 3})
         assert isinstance(found, GraphSearchResult)
         if not card.read_only:
             assert [h.entity.name for h in found.hits if h.entity] == ["Acme"]
     else:
         assert card.search is False
-    if "get_graph" in prompts:
-        text = prompts["get_graph"]()
+    if "get_graph" in callables:
+        text = callables["get_graph"]()
         param = card.get_graph if isinstance(card.get_graph, GetGraph) else GetGraph()
         if card.read_only:
             assert "update_graph" not in text
@@ -159,11 +163,9 @@ def test_stored_state_and_delta_deserialize_by_the_predecessor_module_path() -> 
 class TestGraphStoredForms(StoredFormTests):
     # Deltas travel inside a ToolStateEvent, whose dump names their class: their own dump
     # has no __model__ (the test above loads them by the predecessor's path).
-    stored_models: ClassVar[Sequence[BaseModel]] = [
-        MODELS[entry["card"]].model_validate(entry["config"])
-        for entry in ENTRIES
-        if entry["card"] != "KnowledgeGraphStateEvent"
-    ]
+    stored_models = StoredFormTests.models_of(
+        ENTRIES, {name: cls for name, cls in MODELS.items() if cls is not KnowledgeGraphStateEvent}
+    )
     model_paths: ClassVar[Mapping[type[BaseModel], str]] = {
         KnowledgeGraphTool: "akgentic.tool.knowledge_graph.kg_tool.KnowledgeGraphTool",
     }

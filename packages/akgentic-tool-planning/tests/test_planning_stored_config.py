@@ -8,19 +8,22 @@ with it, the predecessor's state by restoring a plan actor from it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import pytest
 import yaml
 from pydantic import BaseModel
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.utils.deserializer import deserialize_object
-from akgentic.tool.core import ToolFactory
-from akgentic.tool.core.testing import StoredFormTests, ToolRetry, ToolTestAgent, team_tool_actor
+from akgentic.tool.core.testing import (
+    StoredFormTests,
+    StoredUseTests,
+    ToolTestAgent,
+    bind_card,
+    team_tool_actor,
+)
 from akgentic.tool.planning import (
     PlanActor,
     PlanConfig,
@@ -31,9 +34,7 @@ from akgentic.tool.planning import (
     UpdatePlanning,
 )
 
-ENTRIES: list[dict[str, Any]] = yaml.safe_load(
-    (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text()
-)
+ENTRIES = StoredFormTests.stored_entries(__file__, yaml.safe_load)
 MODELS: dict[str, type[Any]] = {
     "PlanningTool": PlanningTool,
     "PlanConfig": PlanConfig,
@@ -41,52 +42,50 @@ MODELS: dict[str, type[Any]] = {
 }
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=[f"{e['card']}-{i}" for i, e in enumerate(ENTRIES)])
-def test_stored_entry_loads_round_trips_and_works(
-    entry: dict[str, Any],
-    actor_system: ActorSystem,
-    orchestrator: ActorAddress,
-    tool_agent: ToolTestAgent,
-) -> None:
-    # Round trips and the stored class paths are checked in test_standard.py.
-    loaded = MODELS[entry["card"]].model_validate(entry["config"])
-    if isinstance(loaded, PlanningTool):
-        _use_card(loaded, tool_agent)
-    elif isinstance(loaded, PlanConfig):
-        plan = team_tool_actor(actor_system, orchestrator, PlanActor, loaded)
-        assert plan.get_planning() == []
-        assert plan.update_planning(
-            {"create_tasks": [{"id": 1, "description": "x", "status": "pending", "owner": ""}]},
-            tool_agent.myAddress,
-        ) == ("Planning updated: created #1.")
-        assert [t.creator for t in plan.get_planning()] == ["@Tester"]
-    else:
-        assert isinstance(loaded, PlanManagerState)
-        plan = team_tool_actor(
-            actor_system, orchestrator, PlanActor, PlanConfig(vector_store=False)
-        )
-        plan.init_state(loaded)
-        tasks = plan.get_planning()
-        assert [(t.id, t.status, t.dependencies) for t in tasks] == [
-            (1, "completed", []),
-            (2, "started", [1]),
-            (3, "abort", [2]),
-        ]
-        text = plan.render("@Bob", False, 100)
-        assert "- ID 3 [abort] Benchmark against the old parser — Depends on: #2" in text
-        report = plan.update_plan([], [], [2], "@Bob")
-        assert report.summary == "updated #3; deleted #2"
-        assert plan.get_planning_task(3).dependencies == []
+class TestPlanningStoredUse(StoredUseTests):
+    # Round trips and the stored class paths: the stored-form tests below.
+    stored_models = StoredFormTests.models_of(ENTRIES, MODELS)
+
+    def put_to_work(
+        self,
+        model: BaseModel,
+        system: ActorSystem,
+        orchestrator: ActorAddress,
+        agent: ToolTestAgent,
+    ) -> None:
+        if isinstance(model, PlanningTool):
+            _use_card(model, agent)
+        elif isinstance(model, PlanConfig):
+            plan = team_tool_actor(system, orchestrator, PlanActor, model)
+            assert plan.get_planning() == []
+            assert plan.update_planning(
+                {"create_tasks": [{"id": 1, "description": "x", "status": "pending", "owner": ""}]},
+                agent.myAddress,
+            ) == ("Planning updated: created #1.")
+            assert [t.creator for t in plan.get_planning()] == ["@Tester"]
+        else:
+            assert isinstance(model, PlanManagerState)
+            plan = team_tool_actor(system, orchestrator, PlanActor, PlanConfig(vector_store=False))
+            plan.init_state(model)
+            tasks = plan.get_planning()
+            assert [(t.id, t.status, t.dependencies) for t in tasks] == [
+                (1, "completed", []),
+                (2, "started", [1]),
+                (3, "abort", [2]),
+            ]
+            text = plan.render("@Bob", False, 100)
+            assert "- ID 3 [abort] Benchmark against the old parser — Depends on: #2" in text
+            report = plan.update_plan([], [], [2], "@Bob")
+            assert report.summary == "updated #3; deleted #2"
+            assert plan.get_planning_task(3).dependencies == []
 
 
 def _use_card(card: PlanningTool, agent: ToolTestAgent) -> None:
-    factory = ToolFactory([card], observer=agent, retry_exception=ToolRetry)
-    tools = {fn.__name__: fn for fn in factory.get_tools()}
-    prompts = {fn.__name__: fn for fn in factory.get_system_prompts()}
+    callables = bind_card(agent, card)  # tools and system prompts, by name
     if card.update_planning is False:
-        assert "update_planning" not in tools
+        assert "update_planning" not in callables
         return
-    update = tools["update_planning"]
+    update = callables["update_planning"]
     if isinstance(card.update_planning, UpdatePlanning) and card.update_planning.instructions:
         assert card.update_planning.instructions in (update.__doc__ or "")
     # The predecessor's call shape, with its required fields and a status it allowed.
@@ -107,16 +106,16 @@ def _use_card(card: PlanningTool, agent: ToolTestAgent) -> None:
         )
         == "Planning updated: created #1, #2."
     )
-    if "get_planning_task" in tools:
-        task = tools["get_planning_task"](2)
+    if "get_planning_task" in callables:
+        task = callables["get_planning_task"](2)
         assert isinstance(task, Task)
         assert task.dependencies == [1]
-    if "search_planning" in tools:
-        found = tools["search_planning"](status="abort", mode="keyword", top_k=5)
+    if "search_planning" in callables:
+        found = callables["search_planning"](status="abort", mode="keyword", top_k=5)
         assert isinstance(found, PlanSearchResult)
         assert [t.id for t in found.tasks] == [1]
-    if "get_planning" in prompts:
-        assert "Depends on: #1" in prompts["get_planning"]()
+    if "get_planning" in callables:
+        assert "Depends on: #1" in callables["get_planning"]()
 
 
 def test_stored_state_deserializes_by_its_module_path() -> None:
@@ -129,9 +128,7 @@ def test_stored_state_deserializes_by_its_module_path() -> None:
 
 
 class TestPlanningStoredForms(StoredFormTests):
-    stored_models: ClassVar[Sequence[BaseModel]] = [
-        MODELS[entry["card"]].model_validate(entry["config"]) for entry in ENTRIES
-    ]
+    stored_models = StoredFormTests.models_of(ENTRIES, MODELS)
     model_paths: ClassVar[Mapping[type[BaseModel], str]] = {
         # The predecessor's snapshots name this path: it must never move.
         PlanManagerState: "akgentic.tool.planning.planning_actor.PlanManagerState",

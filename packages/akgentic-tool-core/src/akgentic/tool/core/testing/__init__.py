@@ -48,6 +48,7 @@ from akgentic.tool.core.testing.standard import (
     Refusal,
     RefusalTests,
     StoredFormTests,
+    StoredUseTests,
     VectorSearchTests,
 )
 from akgentic.tool.core.testing.team import (
@@ -79,6 +80,7 @@ __all__ = [
     "Refusal",
     "RefusalTests",
     "StoredFormTests",
+    "StoredUseTests",
     "TeamRecorder",
     "ToolRetry",
     "ToolTestAgent",

@@ -10,6 +10,8 @@ are not named ``Test...`` so that importing one into a test module does not coll
   answers its bad calls with a retry.
 - :class:`StoredFormTests`: stored forms (cards, actor configs, states) load, round-trip
   unchanged and keep the ``__model__`` path they were persisted with.
+- :class:`StoredUseTests`: each stored model, loaded, works on a fresh team (the package
+  says how it is used).
 - :class:`PublicSurfaceTests`: the package's public names are pinned and resolve.
 - :class:`BadInputTests`: each bad call asks for a retry through a ``RetriableError`` and
   leaves the tool's state as it was.
@@ -26,6 +28,7 @@ from akgentic.tool.core.testing.standard.bad_input import BadInputTests
 from akgentic.tool.core.testing.standard.card import CardStandardTests
 from akgentic.tool.core.testing.standard.delta import DeltaPersistenceTests
 from akgentic.tool.core.testing.standard.refusals import Refusal, RefusalTests
+from akgentic.tool.core.testing.standard.stored_use import StoredUseTests
 from akgentic.tool.core.testing.standard.surface import PublicSurfaceTests, StoredFormTests
 from akgentic.tool.core.testing.standard.vector_search import VectorSearchTests
 
@@ -37,5 +40,6 @@ __all__ = [
     "Refusal",
     "RefusalTests",
     "StoredFormTests",
+    "StoredUseTests",
     "VectorSearchTests",
 ]
