@@ -1,11 +1,11 @@
 """Stored sandbox configurations of akgentic-tool 1.6 load, round-trip and work.
 
 Each entry of ``fixtures/stored_config.yaml`` uses the predecessor's field names. Every
-entry passes core's standard stored-form checks (round trips, its ``__model__`` path). Cards
-are then wired by a ``ToolFactory`` to an agent of a
-real team and their ``exec_command`` tool is called (with the predecessor's ``cmd`` and
-``cwd`` parameters). Stored actor configurations build a real sandbox actor in the team,
-whose ``exec`` runs a command; the stored actor state validates and round-trips.
+entry passes core's standard stored-form checks (round trips, its ``__model__`` path).
+Cards are then wired by a ``ToolFactory`` to an agent of a real team and their
+``exec_command`` tool is called (with the predecessor's ``cmd`` and ``cwd`` parameters).
+Stored actor configurations build a real sandbox actor in the team, whose ``exec`` runs a
+command; the stored actor state validates.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class TestSandboxStoredForms(StoredFormTests):
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry["about"] for entry in ENTRIES])
-def test_a_stored_configuration_loads_round_trips_and_works(
+def test_a_stored_configuration_loads_and_works(
     entry: dict[str, Any],
     workspaces_root: Path,
     bwrap_works: bool,

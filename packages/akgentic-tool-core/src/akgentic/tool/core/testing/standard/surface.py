@@ -43,7 +43,7 @@ class PublicSurfaceTests:
 
     def test_public_names_are_pinned(self) -> None:
         # Adding a name is deliberate and removing one breaks users: both show here. A
-        # name listed twice in ``__all__`` (or in the pin) shows too: the lists differ.
+        # name listed twice in ``__all__`` shows too, as long as the pin lists it once.
         assert sorted(self.module.__all__) == sorted(self.public_names)
         twice = sorted({name for name in self.public_names if self.public_names.count(name) > 1})
         assert twice == [], f"public_names lists {twice} more than once"
@@ -64,13 +64,12 @@ class StoredFormTests:
 
     Supply :attr:`stored_models`: instances as a deployment stores them (:meth:`models_of`
     validates them from the entries :meth:`stored_entries` reads from the package's
-    stored-config fixture). Each must come
-    back equal from ``model_dump`` -> ``model_validate`` and from JSON, its dump must carry
-    ``__model__``, and loading that dump by its ``__model__`` path (what a store does)
-    must give back an equal instance of the same class. :attr:`model_paths` pins the
-    ``__model__`` of a class whose persisted path must never move (class -> path).
-    :meth:`same_model` compares two loads (by type and dump, which leaves out runtime
-    handles a card keeps in private attributes).
+    stored-config fixture). Each must come back equal from ``model_dump`` ->
+    ``model_validate`` and from JSON, its dump must carry ``__model__``, and loading that
+    dump by its ``__model__`` path (what a store does) must give back an equal instance of
+    the same class. :attr:`model_paths` pins the ``__model__`` of a class whose persisted
+    path must never move (class -> path). :meth:`same_model` compares two loads (by type
+    and dump, which leaves out runtime handles a card keeps in private attributes).
     """
 
     stored_models: ClassVar[Sequence[BaseModel]]
