@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pydantic import BaseModel
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import RetryPromptPart, ToolReturnPart
 from pydantic_ai.profiles import ModelProfile
@@ -111,12 +112,12 @@ def test_threads_never_take_the_same_turn(in_threads: Callable[..., list[object]
     assert sorted(map(str, outputs)) == sorted(answers)
 
 
-def test_a_react_agent_runs_on_it_with_a_profile(fake_keys: object) -> None:
-    model = ScriptedModel(
-        ScriptedCall("lookup", {"key": "k"}, "c1"),
-        '{"value": "v"}',
-        profile=ModelProfile(supports_json_schema_output=True),
-    )
+class Answer(BaseModel):
+    value: str
+
+
+def test_a_react_agent_gets_a_structured_answer_from_json_text(fake_keys: object) -> None:
+    model = ScriptedModel(ScriptedCall("lookup", {"key": "k"}, "c1"), '{"value": "v"}')
     seen: list[str] = []
 
     def lookup(key: str) -> str:
@@ -124,14 +125,26 @@ def test_a_react_agent_runs_on_it_with_a_profile(fake_keys: object) -> None:
         seen.append(key)
         return "v"
 
-    agent = ReactAgent(ReactAgentConfig(), tools=[lookup], model=model)
+    agent = ReactAgent(ReactAgentConfig(), tools=[lookup], result_type=Answer, model=model)
     try:
-        assert agent.run_sync("go") == '{"value": "v"}'
+        assert agent.run_sync("go") == Answer(value="v")
     finally:
         agent.close()
     assert seen == ["k"]
     returned = [p for m in agent.context.messages for p in m.parts if isinstance(p, ToolReturnPart)]
     assert [(p.tool_call_id, p.content) for p in returned] == [("c1", "v")]
+
+
+async def test_an_empty_script_answers_when_done_under_its_model_name() -> None:
+    result = await _agent(ScriptedModel(), []).run("go")
+    assert result.output == "Nothing left to do."
+    assert result.all_messages()[-1].model_name == "scripted"  # type: ignore[union-attr]
+
+
+def test_the_profile_and_name_are_pydantic_ais() -> None:
+    model = ScriptedModel(profile=ModelProfile(supports_json_schema_output=False), model_name="x")
+    assert model.profile["supports_json_schema_output"] is False
+    assert model.model_name == "x"
 
 
 async def test_tool_results_reads_any_history_in_order() -> None:
