@@ -14,6 +14,7 @@ MODULE = textwrap.dedent(
 
     from pydantic import BaseModel
 
+    from akgentic.core.orchestrator import Orchestrator
     from akgentic.tool.core.testing import StoredUseTests
 
 
@@ -28,11 +29,12 @@ MODULE = textwrap.dedent(
     class TestShelfUse(StoredUseTests):
         stored_models = [Shelf(label="a", count=1), Shelf(label="b", count=BROKEN)]
 
-        def put_to_work(self, model, system, orchestrator, agent):
+        def put_to_work(self, model, team):
             assert isinstance(model, Shelf)
-            assert orchestrator not in TEAMS, "each stored model gets a fresh team"
-            TEAMS.append(orchestrator)
-            assert agent.config.name == "@Tester"
+            assert team.orchestrator not in TEAMS, "each stored model gets a fresh team"
+            TEAMS.append(team.orchestrator)
+            assert team.agent.config.name == "@Tester"
+            assert team.system.proxy_ask(team.orchestrator, Orchestrator).get_team()
             assert model.count > 0, f"shelf {model.label} holds nothing"
     """
 )

@@ -1,26 +1,15 @@
-"""Semantic graph search with no API key: the team's real ``#VectorStore`` embeds with a
-local model2vec model (a tiny one this test writes), so a query finds an entity by
-meaning where keyword search finds nothing.
-
-Needs the vector store with its ``local-embeddings`` extra, which this package does not
-depend on: skipped where they are not installed (the package's isolated run).
-"""
+"""Semantic graph search with no API key: core's standard test on the team's real
+``#VectorStore`` and a tiny local model finds an entity by meaning where keyword search
+finds nothing (skipped where the vector store is not installed)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
-import pytest
-
-from akgentic.tool.core.factory import ToolFactory
-from akgentic.tool.core.testing import ToolRetry, ToolTestAgent, card_callables, eventually
-from akgentic.tool.core.vector_store import lookup_vector_store
+from akgentic.tool.core.card import ToolCard
+from akgentic.tool.core.testing import LocalEmbeddingTests
 from akgentic.tool.knowledge_graph import KG_COLLECTION, KnowledgeGraphTool
-
-pytest.importorskip("model2vec")
-store_tool = pytest.importorskip("akgentic.tool.vector_store.tool")
-model_kit = pytest.importorskip("akgentic.tool.vector_store.testing")
 
 ENTITIES = [
     {"name": "Garage", "entity_type": "Place", "description": "where every automobile is fixed"},
@@ -28,28 +17,20 @@ ENTITIES = [
 ]
 
 
-@pytest.fixture
-def local_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No key anywhere, downloads off, and the local model pointed at a tiny folder."""
-    for name in ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    folder: Path = model_kit.write_static_model(tmp_path / "tiny-model")
-    monkeypatch.setenv("AKGENTIC_LOCAL_EMBEDDING_MODEL", str(folder))
-    return folder
+class TestGraphLocalEmbeddings(LocalEmbeddingTests):
+    collection = KG_COLLECTION
+    # A semantic hit, and named so: the entity and how it matched.
+    found_by_meaning: ClassVar[list[str]] = ["Garage (vector)"]
 
+    def make_card(self) -> ToolCard:
+        return KnowledgeGraphTool()
 
-def test_an_entity_is_found_by_meaning_without_an_api_key(
-    tool_agent: ToolTestAgent, local_only: Path
-) -> None:
-    cards = [store_tool.VectorStoreTool(), KnowledgeGraphTool()]  # every default
-    tools = card_callables(ToolFactory(cards, observer=tool_agent, retry_exception=ToolRetry))
-    tools["update_graph"](create_entities=ENTITIES)
-    store = lookup_vector_store(tool_agent, "#VectorStore")
-    assert store is not None
-    eventually(lambda: store.collection_stats(KG_COLLECTION).embedded == len(ENTITIES))
+    def seed(self, tools: dict[str, Callable[..., Any]]) -> int:
+        tools["update_graph"](create_entities=ENTITIES)
+        return len(ENTITIES)
 
-    assert tools["search_graph"](query="car", mode="keyword").hits == []
-    result: Any = tools["search_graph"](query="car")
-    assert [(hit.entity.name, hit.matched_by) for hit in result.hits] == [("Garage", "vector")]
-    assert result.note is None
+    def search(
+        self, tools: dict[str, Callable[..., Any]], query: str, **options: Any
+    ) -> tuple[list[str], str | None]:
+        result = tools["search_graph"](query=query, **options)
+        return [f"{hit.entity.name} ({hit.matched_by})" for hit in result.hits], result.note

@@ -15,11 +15,10 @@ from typing import Any, ClassVar
 import yaml
 from pydantic import BaseModel
 
-from akgentic.core.actor_address import ActorAddress
-from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.utils.deserializer import deserialize_object
 from akgentic.tool.core import ToolFactory
 from akgentic.tool.core.testing import (
+    LiveTeam,
     StoredFormTests,
     StoredUseTests,
     ToolRetry,
@@ -57,17 +56,11 @@ class TestGraphStoredUse(StoredUseTests):
     # Round trips and the stored class paths: the stored-form tests below.
     stored_models = StoredFormTests.models_of(ENTRIES, MODELS)
 
-    def put_to_work(
-        self,
-        model: BaseModel,
-        system: ActorSystem,
-        orchestrator: ActorAddress,
-        agent: ToolTestAgent,
-    ) -> None:
+    def put_to_work(self, model: BaseModel, team: LiveTeam) -> None:
         if isinstance(model, KnowledgeGraphTool):
-            _use_card(model, agent)
+            _use_card(model, team.agent)
         elif isinstance(model, KnowledgeGraphConfig):
-            graph = team_tool_actor(system, orchestrator, KnowledgeGraphActor, model)
+            graph = team_tool_actor(team.system, team.orchestrator, KnowledgeGraphActor, model)
             report = graph.update_graph(
                 ManageGraph.model_validate(
                     {"create_entities": [{"name": "X", "entity_type": "T", "description": "x"}]}
@@ -77,8 +70,8 @@ class TestGraphStoredUse(StoredUseTests):
             assert [e.name for e in graph.get_graph().entities] == ["X"]
         elif isinstance(model, KnowledgeGraphState):
             graph = team_tool_actor(
-                system,
-                orchestrator,
+                team.system,
+                team.orchestrator,
                 KnowledgeGraphActor,
                 KnowledgeGraphConfig(vector_store=False),
             )

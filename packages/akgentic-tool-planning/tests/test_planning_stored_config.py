@@ -14,10 +14,9 @@ from typing import Any, ClassVar
 import yaml
 from pydantic import BaseModel
 
-from akgentic.core.actor_address import ActorAddress
-from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.utils.deserializer import deserialize_object
 from akgentic.tool.core.testing import (
+    LiveTeam,
     StoredFormTests,
     StoredUseTests,
     ToolTestAgent,
@@ -46,26 +45,22 @@ class TestPlanningStoredUse(StoredUseTests):
     # Round trips and the stored class paths: the stored-form tests below.
     stored_models = StoredFormTests.models_of(ENTRIES, MODELS)
 
-    def put_to_work(
-        self,
-        model: BaseModel,
-        system: ActorSystem,
-        orchestrator: ActorAddress,
-        agent: ToolTestAgent,
-    ) -> None:
+    def put_to_work(self, model: BaseModel, team: LiveTeam) -> None:
         if isinstance(model, PlanningTool):
-            _use_card(model, agent)
+            _use_card(model, team.agent)
         elif isinstance(model, PlanConfig):
-            plan = team_tool_actor(system, orchestrator, PlanActor, model)
+            plan = team_tool_actor(team.system, team.orchestrator, PlanActor, model)
             assert plan.get_planning() == []
             assert plan.update_planning(
                 {"create_tasks": [{"id": 1, "description": "x", "status": "pending", "owner": ""}]},
-                agent.myAddress,
+                team.agent.myAddress,
             ) == ("Planning updated: created #1.")
             assert [t.creator for t in plan.get_planning()] == ["@Tester"]
         else:
             assert isinstance(model, PlanManagerState)
-            plan = team_tool_actor(system, orchestrator, PlanActor, PlanConfig(vector_store=False))
+            plan = team_tool_actor(
+                team.system, team.orchestrator, PlanActor, PlanConfig(vector_store=False)
+            )
             plan.init_state(model)
             tasks = plan.get_planning()
             assert [(t.id, t.status, t.dependencies) for t in tasks] == [

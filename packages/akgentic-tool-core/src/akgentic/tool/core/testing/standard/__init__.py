@@ -22,13 +22,16 @@ are not named ``Test...`` so that importing one into a test module does not coll
   retries once the team stopped.
 - :class:`VectorSearchTests`: for a consumer of the team's vector store: mirroring,
   keyword-then-meaning answers, and each way the store can be missing or failing.
+- :class:`LocalEmbeddingTests`: the same consumer on the real ``#VectorStore`` and a local
+  model, with no API key: a query found by meaning alone.
 """
 
 from akgentic.tool.core.testing.standard.bad_input import BadInputTests
 from akgentic.tool.core.testing.standard.card import CardStandardTests
 from akgentic.tool.core.testing.standard.delta import DeltaPersistenceTests
+from akgentic.tool.core.testing.standard.local_embeddings import LocalEmbeddingTests
 from akgentic.tool.core.testing.standard.refusals import Refusal, RefusalTests
-from akgentic.tool.core.testing.standard.stored_use import StoredUseTests
+from akgentic.tool.core.testing.standard.stored_use import LiveTeam, StoredUseTests
 from akgentic.tool.core.testing.standard.surface import PublicSurfaceTests, StoredFormTests
 from akgentic.tool.core.testing.standard.vector_search import VectorSearchTests
 
@@ -36,6 +39,8 @@ __all__ = [
     "BadInputTests",
     "CardStandardTests",
     "DeltaPersistenceTests",
+    "LiveTeam",
+    "LocalEmbeddingTests",
     "PublicSurfaceTests",
     "Refusal",
     "RefusalTests",

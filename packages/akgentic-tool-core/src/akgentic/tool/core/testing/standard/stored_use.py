@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import pytest
 from pydantic import BaseModel
@@ -20,17 +20,27 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.testing.actors import ToolTestAgent
 
-__all__ = ["StoredUseTests"]
+__all__ = ["LiveTeam", "StoredUseTests"]
+
+
+class LiveTeam(NamedTuple):
+    """The running team a stored model is put to work in: its actor system, the address of
+    its orchestrator, and a member (the kit's test agent) to bind cards to."""
+
+    system: ActorSystem
+    orchestrator: ActorAddress
+    agent: ToolTestAgent
 
 
 class StoredUseTests(ABC):
     """One test per stored model, on a fresh team: :meth:`put_to_work` uses it.
 
     Supply :attr:`stored_models` (:meth:`StoredFormTests.models_of` reads them from the
-    package's fixture) and :meth:`put_to_work`: bind a stored card and call its tools,
-    create the tool's actor from a stored configuration, restore one from a stored state,
-    and check that each did what it should. The tests are named by the model's class and
-    its position in :attr:`stored_models`.
+    package's fixture) and :meth:`put_to_work`, which gets the model and the
+    :class:`LiveTeam`: bind a stored card and call its tools, create the tool's actor from a
+    stored configuration, restore one from a stored state, and check that each did what it
+    should. The tests are named by the model's class and its position in
+    :attr:`stored_models`.
     """
 
     stored_models: ClassVar[Sequence[BaseModel]]
@@ -43,15 +53,8 @@ class StoredUseTests(ABC):
             metafunc.parametrize("stored_model", models, ids=ids)
 
     @abstractmethod
-    def put_to_work(
-        self,
-        model: BaseModel,
-        system: ActorSystem,
-        orchestrator: ActorAddress,
-        agent: ToolTestAgent,
-    ) -> None:
-        """Use ``model`` in the team of ``orchestrator`` (``agent`` is a member of it) and
-        check the outcome."""
+    def put_to_work(self, model: BaseModel, team: LiveTeam) -> None:
+        """Use ``model`` in ``team`` and check the outcome."""
 
     def test_a_stored_model_works(
         self,
@@ -60,4 +63,4 @@ class StoredUseTests(ABC):
         orchestrator: ActorAddress,
         tool_agent: ToolTestAgent,
     ) -> None:
-        self.put_to_work(stored_model, actor_system, orchestrator, tool_agent)
+        self.put_to_work(stored_model, LiveTeam(actor_system, orchestrator, tool_agent))
