@@ -6,6 +6,7 @@ tests (test_kg_search.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 import akgentic.tool.knowledge_graph as kg
@@ -251,58 +252,9 @@ class TestGraphPersistence(DeltaPersistenceTests):
 
 class TestGraphSurface(PublicSurfaceTests):
     module = kg
-    public_names: ClassVar[Sequence[str]] = [
-        "BATCH_MAX_ITEMS",
-        "DEFAULT_KG_SCORE_THRESHOLD",
-        "DEFAULT_KG_TOP_K",
-        "DEFAULT_OBSERVATIONS_PER_HIT",
-        "DEFAULT_PATH_MAX_HOPS",
-        "DEFAULT_RESULT_MAX_CHARS",
-        "ENTITY_DESCRIPTION_MAX_CHARS",
-        "ENTITY_NAME_MAX_CHARS",
-        "ENTITY_TYPE_MAX_CHARS",
-        "Entity",
-        "EntityCreate",
-        "EntityUpdate",
-        "GetGraph",
-        "GetGraphQuery",
-        "GraphPath",
-        "GraphSearchHit",
-        "GraphSearchResult",
-        "GraphUpdateReport",
-        "GraphView",
-        "InputLimits",
-        "KG_ACTOR_NAME",
-        "KG_ACTOR_ROLE",
-        "KG_COLLECTION",
-        "KnowledgeGraph",
-        "KnowledgeGraphActor",
-        "KnowledgeGraphConfig",
-        "KnowledgeGraphState",
-        "KnowledgeGraphStateEvent",
-        "KnowledgeGraphTool",
-        "ManageGraph",
-        "MatchKind",
-        "OBSERVATIONS_PER_CALL_MAX",
-        "OBSERVATIONS_PER_ENTITY_MAX",
-        "OBSERVATION_MAX_CHARS",
-        "PathStep",
-        "QUERY_MAX_CHARS",
-        "RELATION_DESCRIPTION_MAX_CHARS",
-        "RELATION_TYPE_MAX_CHARS",
-        "ReadLimits",
-        "Relation",
-        "RelationCreate",
-        "RelationDelete",
-        "SearchGraph",
-        "SearchHit",
-        "SearchMode",
-        "SearchQuery",
-        "SearchResult",
-        "UpdateGraph",
-        "VS_ACTOR_NAME",
-        "relation_key",
-    ]
+    public_names = PublicSurfaceTests.names_listed_in(
+        Path(__file__).parent / "fixtures" / "public_names.txt"
+    )
     aliases: ClassVar[Mapping[str, object]] = {
         "akgentic.tool.knowledge_graph.event:KnowledgeGraphStateEvent": KnowledgeGraphStateEvent,
         "akgentic.tool.knowledge_graph.kg_tool:KnowledgeGraphTool": KnowledgeGraphTool,

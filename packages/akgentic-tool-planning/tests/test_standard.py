@@ -6,6 +6,7 @@ tests (test_planning_search.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 import akgentic.tool.planning as planning
@@ -170,42 +171,9 @@ class TestPlanPersistence(DeltaPersistenceTests):
 
 class TestPlanningSurface(PublicSurfaceTests):
     module = planning
-    public_names: ClassVar[Sequence[str]] = [
-        "BATCH_MAX_ITEMS",
-        "DEFAULT_PLANNING_SCORE_THRESHOLD",
-        "DEFAULT_PLANNING_TOP_K",
-        "DEPENDENCIES_MAX",
-        "DESCRIPTION_MAX_CHARS",
-        "GetPlanning",
-        "GetPlanningTask",
-        "OUTPUT_MAX_CHARS",
-        "OWNER_MAX_CHARS",
-        "PLANNING_ACTOR_NAME",
-        "PLANNING_ACTOR_ROLE",
-        "PLANNING_COLLECTION",
-        "PLAN_COLLECTION",
-        "PLAN_MAX_TASKS",
-        "PROMPT_MAX_OWNERS",
-        "PlanActor",
-        "PlanConfig",
-        "PlanInputLimits",
-        "PlanManagerState",
-        "PlanSearchResult",
-        "PlanState",
-        "PlanUpdateReport",
-        "PlanningStateEvent",
-        "PlanningTool",
-        "QUERY_MAX_CHARS",
-        "SearchPlanning",
-        "TASK_STATUSES",
-        "Task",
-        "TaskCreate",
-        "TaskStatus",
-        "TaskUpdate",
-        "UpdatePlan",
-        "UpdatePlanning",
-        "VS_ACTOR_NAME",
-    ]
+    public_names = PublicSurfaceTests.names_listed_in(
+        Path(__file__).parent / "fixtures" / "public_names.txt"
+    )
     aliases: ClassVar[Mapping[str, object]] = {
         "akgentic.tool.planning.planning:PlanningTool": PlanningTool,
         "akgentic.tool.planning.planning_actor:PlanActor": PlanActor,
