@@ -26,13 +26,15 @@ async def test_model_calls_the_tool_retries_after_bad_input_and_reads_the_output
     factory = ToolFactory([ExecTool(mode="local")], observer=tool_agent, retry_exception=ModelRetry)
     # The model answers with what the tool returned.
     script = ScriptedModel(
-        ("exec_command", {"cmd": "echo 'unclosed"}),
-        ("exec_command", {"cmd": "python3 -c 'print(6 * 7)'"}),
+        [
+            ("exec_command", {"cmd": "echo 'unclosed"}),
+            ("exec_command", {"cmd": "python3 -c 'print(6 * 7)'"}),
+        ],
         answer=None,
     )
-    agent = Agent(script.model, tools=factory.get_tools())
+    agent = Agent(script.model(), tools=factory.get_tools())
     result = await agent.run("compute")
     assert result.output == "exit_code: 0\n--- stdout ---\n42"
-    assert script.offered == [["exec_command"]] * 3  # the bad call, the fixed call, the answer
+    assert script.offers == [["exec_command"]] * 3  # the bad call, the fixed call, the answer
     (refusal,) = script.retried
     assert "check its quotes" in refusal

@@ -286,10 +286,10 @@ async def test_an_agent_searches_and_sees_rate_limit_advice(
     fake_tavily: FakeTavily, tool_agent: ToolTestAgent
 ) -> None:
     factory = ToolFactory([SearchTool()], observer=tool_agent, retry_exception=ModelRetry)
-    script = ScriptedModel(("web_search", {"query": "pykka actors", "max_results": 2}))
-    agent = Agent(script.model, tools=factory.get_tools())
+    script = ScriptedModel([("web_search", {"query": "pykka actors", "max_results": 2})])
+    agent = Agent(script.model(), tools=factory.get_tools())
     result = await agent.run("find it")
-    assert result.output == "done"
+    assert result.output == "finished"
     assert [hit.url for hit in script.returned[0]] == [
         "https://example.com/0",
         "https://example.com/1",

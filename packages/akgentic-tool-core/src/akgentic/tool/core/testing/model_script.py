@@ -13,6 +13,7 @@ kit's plugin, and a test imports it only where pydantic-ai is installed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from pydantic_ai.messages import (
@@ -31,44 +32,63 @@ ScriptedCall = tuple[str, dict[str, Any]]
 """One tool call of a script: the tool's name and its arguments."""
 
 
+@dataclass
 class ScriptedModel:
     """A pydantic-ai model that calls tools from a script, then answers.
 
     Each run (each user prompt) opens with the first call of ``calls``. What a call sends
     back, its result or a retry prompt (the tool refused its input), is followed by the
     next call of the script, or by the answer once the script is spent: ``answer``, or
-    what the last call sent back, as text, when ``answer`` is ``None``.
+    what the last call sent back, as text, when ``answer`` is ``None``. A run resumed with
+    its history (after an approval, say) carries on where it stopped.
 
-    Hand :attr:`model` to ``pydantic_ai.Agent``. After a run, :attr:`messages` holds what
-    the model saw last (the run, and the history it was given), :attr:`returned` and
-    :attr:`retried` what the tools sent back, and :attr:`offered` the tool names offered at
-    each request.
+    Hand :meth:`model` to ``pydantic_ai.Agent``. After a run, :attr:`seen` holds the
+    messages the model saw last (the run, and the history it was given); :meth:`results`,
+    :attr:`returned` and :attr:`retried` read what the tools sent back; :attr:`offered`
+    lists the tool names the latest request offered, :attr:`offers` those of every
+    request.
 
-    Raises ``ValueError`` when ``calls`` is empty.
+    Raises ``ValueError`` when ``answer`` is ``None`` and there is no call to answer with.
     """
 
-    def __init__(self, *calls: ScriptedCall, answer: str | None = "done") -> None:
-        if not calls:
-            raise ValueError("ScriptedModel needs at least one (tool name, arguments) call")
-        self.calls: tuple[ScriptedCall, ...] = calls
-        self.answer = answer
-        self.messages: list[ModelMessage] = []
-        self.offered: list[list[str]] = []
-        self.model = FunctionModel(self._respond)
+    calls: Sequence[ScriptedCall] = ()
+    answer: str | None = "finished"
+    seen: list[ModelMessage] = field(default_factory=list)
+    offers: list[list[str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.answer is None and not self.calls:
+            raise ValueError(
+                "ScriptedModel: answer=None answers with what the last call sent back, "
+                "so calls needs at least one (tool name, arguments) call"
+            )
+
+    def model(self) -> FunctionModel:
+        """A model playing this script (every model of one script shares its records)."""
+        return FunctionModel(self._respond)
+
+    @property
+    def offered(self) -> list[str]:
+        """The tool names the latest request offered (none before the first)."""
+        return self.offers[-1] if self.offers else []
+
+    def results(self) -> list[ToolReturnPart | RetryPromptPart]:
+        """Every tool outcome in :attr:`seen` (a result or a retry prompt), in order."""
+        return [part for message in self.seen for part in message.parts if _is_outcome(part)]
 
     @property
     def returned(self) -> list[Any]:
-        """The content of every tool result in :attr:`messages`, in order."""
-        return [part.content for part in _parts(self.messages, ToolReturnPart)]
+        """The content of every tool result in :attr:`seen`, in order."""
+        return [part.content for part in self.results() if isinstance(part, ToolReturnPart)]
 
     @property
     def retried(self) -> list[str]:
-        """The text of every retry prompt (a refused call) in :attr:`messages`, in order."""
-        return [str(part.content) for part in _parts(self.messages, RetryPromptPart)]
+        """The text of every retry prompt (a refused call) in :attr:`seen`, in order."""
+        return [str(part.content) for part in self.results() if isinstance(part, RetryPromptPart)]
 
     def _respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        self.messages = list(messages)
-        self.offered.append([tool.name for tool in info.function_tools])
+        self.seen = list(messages)
+        self.offers.append([tool.name for tool in info.function_tools])
         step = _outcomes_this_run(messages)
         if step < len(self.calls):
             name, args = self.calls[step]
@@ -77,10 +97,6 @@ class ScriptedModel:
             return ModelResponse(parts=[TextPart(self.answer)])
         sent_back = [part for part in messages[-1].parts if _is_outcome(part)]
         return ModelResponse(parts=[TextPart(str(sent_back[-1].content))])
-
-
-def _parts[P](messages: Sequence[ModelMessage], kind: type[P]) -> list[P]:
-    return [part for message in messages for part in message.parts if isinstance(part, kind)]
 
 
 def _outcomes_this_run(messages: Sequence[ModelMessage]) -> int:
