@@ -12,7 +12,6 @@ from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.testing import (
     ToolTestAgent,
     bind_card,
-    expect_retry,
     tool_state_events,
 )
 from akgentic.tool.knowledge_graph import (
@@ -65,36 +64,6 @@ def test_a_new_entity_type_is_applied_and_emitted(
     assert [(h.entity.name, h.entity.entity_type) for h in hits if h.entity] == [
         ("Alice", "Engineer")
     ]
-
-
-def test_partial_batch_applies_valid_items_and_names_the_bad_ones(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
-) -> None:
-    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    tools["update_graph"](create_entities=[_person("Alice")])
-    message = expect_retry(
-        tools["update_graph"],
-        create_entities=[_person("Bob"), _person("Alice")],
-        update_entities=[{"name": "Zed", "description": "x"}],
-        create_relations=[
-            {"from_entity": "Bob", "to_entity": "Alice", "relation_type": "knows"},
-            {"from_entity": "Bob", "to_entity": "Ghost", "relation_type": "knows"},
-        ],
-        delete_entities=["Nobody"],
-    )
-    assert "create_entities[1]: entity 'Alice' already exists" in message
-    assert "update_entities[0]: unknown entity 'Zed'" in message
-    assert "create_relations[1] Bob -[knows]-> Ghost: unknown entity 'Ghost'" in message
-    assert "delete_entities[0]: unknown entity 'Nobody'" in message
-    assert "4 of 6 change(s) rejected" in message
-    # The valid part was applied, and its event went out before the error.
-    events = tool_state_events(actor_system, orchestrator, KG_ACTOR_NAME)
-    assert [e.seq for e in events] == [1, 2]
-    delta = events[1].payload
-    assert [e.name for e in delta.entities_added] == ["Bob"]
-    assert [r.label() for r in delta.relations_added] == ["Bob -[knows]-> Alice"]
-    assert delta.entities_modified == []
-    assert delta.entities_removed == []
 
 
 def test_deleting_an_entity_removes_its_relations_in_the_same_delta(

@@ -9,6 +9,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import BaseModel
+
 import akgentic.tool.knowledge_graph as kg
 from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.card import ToolCard
@@ -16,11 +18,13 @@ from akgentic.tool.core.delta_state import TrackedState
 from akgentic.tool.core.testing import (
     CardStandardTests,
     DeltaPersistenceTests,
+    PartialBatchTests,
     PublicSurfaceTests,
     Refusal,
     RefusalTests,
 )
 from akgentic.tool.knowledge_graph import (
+    KG_ACTOR_NAME,
     InputLimits,
     KnowledgeGraphActor,
     KnowledgeGraphConfig,
@@ -168,6 +172,44 @@ class TestGraphTightLimits(TestGraphBadInput):
             query_max_chars=20,
         )
         return KnowledgeGraphTool(vector_store=False, input_limits=limits)
+
+
+class TestGraphPartialBatch(PartialBatchTests):
+    batch_tool = "update_graph"
+    tool_id = KG_ACTOR_NAME
+    mixed_batch: ClassVar[Mapping[str, Any]] = {
+        "create_entities": [
+            {"name": "Bob", "entity_type": "Person"},
+            {"name": "Alice", "entity_type": "Person"},
+        ],
+        "update_entities": [{"name": "Zed", "description": "x"}],
+        "create_relations": [
+            {"from_entity": "Bob", "to_entity": "Alice", "relation_type": "knows"},
+            {"from_entity": "Bob", "to_entity": "Ghost", "relation_type": "knows"},
+        ],
+        "delete_entities": ["Nobody"],
+    }
+    changes = 6
+    rejected: ClassVar[Sequence[str]] = [
+        "create_entities[1]: entity 'Alice' already exists",
+        "update_entities[0]: unknown entity 'Zed'",
+        "create_relations[1] Bob -[knows]-> Ghost: unknown entity 'Ghost'",
+        "delete_entities[0]: unknown entity 'Nobody'",
+    ]
+    applied = "1 entity created, 1 relation added"
+
+    def make_card(self) -> ToolCard:
+        return KnowledgeGraphTool(vector_store=False)
+
+    def seed(self, tools: Tools) -> None:
+        tools["update_graph"](create_entities=[{"name": "Alice", "entity_type": "Person"}])
+
+    def check_applied(self, tools: Tools, delta: BaseModel) -> None:
+        assert isinstance(delta, KnowledgeGraphStateEvent)
+        assert [e.name for e in delta.entities_added] == ["Bob"]
+        assert [r.label() for r in delta.relations_added] == ["Bob -[knows]-> Alice"]
+        assert delta.entities_modified == []
+        assert delta.entities_removed == []
 
 
 class TestGraphPersistence(DeltaPersistenceTests):

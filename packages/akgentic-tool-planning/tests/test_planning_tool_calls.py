@@ -77,29 +77,6 @@ def test_the_limits_are_in_the_schema() -> None:
     ]
 
 
-def test_partial_batch_reports_each_bad_item_and_applies_the_rest(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
-) -> None:
-    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
-    tools["update_planning"](create_tasks=[{"description": "first"}])
-    message = expect_retry(
-        tools["update_planning"],
-        create_tasks=[{"description": "second"}, {"description": "bad", "status": "done"}],
-        update_tasks=[{"id": 99, "status": "started"}, {"id": 1, "status": "finished"}],
-        delete_tasks=[42],
-    )
-    assert "create_tasks[1]: invalid status 'done'" in message
-    assert "update_tasks[0] (task 99): unknown task id 99" in message
-    assert "update_tasks[1] (task 1): invalid status 'finished'" in message
-    assert "delete_tasks[0]: unknown task id 42" in message
-    assert "4 of 5 change(s) rejected" in message
-    assert "Applied: created #2" in message
-    events = tool_state_events(actor_system, orchestrator, PLANNING_ACTOR_NAME)
-    assert [e.seq for e in events] == [1, 2]
-    assert [t.description for t in events[1].payload.tasks_added] == ["second"]
-    assert tools["get_planning_task"](1).status == "pending"
-
-
 def test_get_planning_task_errors(tool_agent: ToolTestAgent) -> None:
     tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     assert "unknown task id 3" in expect_retry(tools["get_planning_task"], 3)

@@ -9,6 +9,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import BaseModel
+
 import akgentic.tool.planning as planning
 from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.card import ToolCard
@@ -16,14 +18,17 @@ from akgentic.tool.core.delta_state import TrackedState
 from akgentic.tool.core.testing import (
     CardStandardTests,
     DeltaPersistenceTests,
+    PartialBatchTests,
     PublicSurfaceTests,
     Refusal,
     RefusalTests,
 )
 from akgentic.tool.planning import (
+    PLANNING_ACTOR_NAME,
     PlanActor,
     PlanConfig,
     PlanInputLimits,
+    PlanningStateEvent,
     PlanningTool,
     PlanState,
 )
@@ -111,6 +116,36 @@ class TestPlanningTightLimits(TestPlanningBadInput):
             description_max_chars=20, owner_max_chars=8, query_max_chars=15, tasks_per_call=3
         )
         return PlanningTool(vector_store=False, input_limits=limits)
+
+
+class TestPlanningPartialBatch(PartialBatchTests):
+    batch_tool = "update_planning"
+    tool_id = PLANNING_ACTOR_NAME
+    mixed_batch: ClassVar[Mapping[str, Any]] = {
+        "create_tasks": [{"description": "second"}, {"description": "bad", "status": "done"}],
+        "update_tasks": [{"id": 99, "status": "started"}, {"id": 1, "status": "finished"}],
+        "delete_tasks": [42],
+    }
+    changes = 5
+    rejected: ClassVar[Sequence[str]] = [
+        "create_tasks[1]: invalid status 'done'",
+        "update_tasks[0] (task 99): unknown task id 99",
+        "update_tasks[1] (task 1): invalid status 'finished'",
+        "delete_tasks[0]: unknown task id 42",
+    ]
+    applied = "created #2"
+
+    def make_card(self) -> ToolCard:
+        return PlanningTool(vector_store=False)
+
+    def seed(self, tools: Tools) -> None:
+        tools["update_planning"](create_tasks=[{"description": "first"}])
+
+    def check_applied(self, tools: Tools, delta: BaseModel) -> None:
+        assert isinstance(delta, PlanningStateEvent)
+        assert [t.description for t in delta.tasks_added] == ["second"]
+        assert (delta.tasks_modified, delta.tasks_removed) == ([], [])
+        assert tools["get_planning_task"](1).status == "pending"
 
 
 class TestPlanPersistence(DeltaPersistenceTests):

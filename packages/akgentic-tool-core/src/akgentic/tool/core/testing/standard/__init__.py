@@ -17,6 +17,8 @@ are not named ``Test...`` so that importing one into a test module does not coll
   leaves the tool's state as it was.
 - :class:`RefusalTests`: :class:`BadInputTests`, plus bad calls whose refusal must say what
   to fix (a text it must contain).
+- :class:`PartialBatchTests`: a batch-update call mixing valid and invalid changes applies
+  the valid ones in one event and names the rejected ones.
 - :class:`DeltaPersistenceTests`: for a ``DeltaToolActor``: one event per change,
   snapshot cadence, stop and resume, restore after an abrupt end, replay of the events,
   retries once the team stopped.
@@ -30,6 +32,7 @@ from akgentic.tool.core.testing.standard.bad_input import BadInputTests
 from akgentic.tool.core.testing.standard.card import CardStandardTests
 from akgentic.tool.core.testing.standard.delta import DeltaPersistenceTests
 from akgentic.tool.core.testing.standard.local_embeddings import LocalEmbeddingTests
+from akgentic.tool.core.testing.standard.partial_batch import PartialBatchTests
 from akgentic.tool.core.testing.standard.refusals import Refusal, RefusalTests
 from akgentic.tool.core.testing.standard.stored_use import LiveTeam, StoredUseTests
 from akgentic.tool.core.testing.standard.surface import PublicSurfaceTests, StoredFormTests
@@ -41,6 +44,7 @@ __all__ = [
     "DeltaPersistenceTests",
     "LiveTeam",
     "LocalEmbeddingTests",
+    "PartialBatchTests",
     "PublicSurfaceTests",
     "Refusal",
     "RefusalTests",
