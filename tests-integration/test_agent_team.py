@@ -2,7 +2,7 @@
 
 akgentic-agent 1.6.8 comes from the package index through the bundle's `agent` extra; its
 requirement on `akgentic-tool` resolves to our code-free 2.0.0. Its code is used as shipped:
-only the model is replaced by a scripted pydantic-ai `FunctionModel` (and, for the last test,
+only the model is replaced by akgentic-llm's `ScriptedModel` (and, for the last test,
 by the load-testing mock through the environment variable it reads).
 """
 
@@ -17,16 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.messages import UserPromptPart
 from pydantic_ai.profiles import ModelProfile
 
 from akgentic.agent import AgentConfig, AgentMessage, BaseAgent, HumanProxy
@@ -38,6 +29,7 @@ from akgentic.core.orchestrator import Orchestrator
 from akgentic.llm import ReactAgent
 from akgentic.llm.config import AgentUsageLimits, RunUsageLimits
 from akgentic.llm.prompts import PromptTemplate
+from akgentic.llm.testing import Reply, ScriptedCall, ScriptedModel, ScriptedRequest
 from akgentic.tool.core.event import CommandsAnnouncedEvent
 from akgentic.tool.core.testing import eventually, orchestrator_events
 from akgentic.tool.core.workspace_dir import WORKSPACES_ROOT_ENV
@@ -50,7 +42,7 @@ PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
 
-Respond = Callable[[list[ModelMessage], AgentInfo], ModelResponse]
+Respond = Callable[[ScriptedRequest], Reply]
 SCRIPTS: dict[str, Respond] = {}
 SEEN: dict[str, list[Any]] = {}
 RECEIVED: dict[str, list[AgentMessage]] = {}
@@ -58,7 +50,8 @@ _LOCK = threading.Lock()
 
 
 class ScriptedAgent(BaseAgent):
-    """akgentic-agent's BaseAgent as shipped; only its model is a scripted FunctionModel."""
+    """akgentic-agent's BaseAgent as shipped; only its model is a scripted one, reacting to
+    each request."""
 
     def _build_react_agent(self, config: Any, tools: list[Any], toolsets: list[Any]) -> Any:
         agent = super()._build_react_agent(config, tools, toolsets)
@@ -66,7 +59,7 @@ class ScriptedAgent(BaseAgent):
         if script is not None and isinstance(agent, ReactAgent):
             # a JSON-schema capable profile: BaseAgent asks for native structured output
             profile = ModelProfile(supports_json_schema_output=True)
-            agent.pydantic_agent.model = FunctionModel(script, profile=profile)
+            agent.pydantic_agent.model = ScriptedModel(when_done=script, profile=profile)
         return agent
 
 
@@ -84,28 +77,18 @@ class Recorder(HumanProxy):
         self.send(to, AgentMessage(content=content, type=kind, recipient=to))  # type: ignore[arg-type]
 
 
-def _last_request(messages: list[ModelMessage]) -> ModelRequest:
-    request = messages[-1]
-    assert isinstance(request, ModelRequest)
-    return request
+def _media_of(request: ScriptedRequest) -> list[Any]:
+    """What the request's user prompt carries besides text (images from `!!` references)."""
+    media: list[Any] = []
+    for part in request.messages[-1].parts:
+        if isinstance(part, UserPromptPart) and not isinstance(part.content, str):
+            media += [item for item in part.content if not isinstance(item, str)]
+    return media
 
 
-def _prompt_of(request: ModelRequest) -> tuple[str, list[Any]]:
-    text, media = "", []
-    for part in request.parts:
-        if isinstance(part, UserPromptPart):
-            content = part.content if isinstance(part.content, list) else [part.content]
-            for item in content:
-                if isinstance(item, str):
-                    text += item
-                else:
-                    media.append(item)
-    return text, media
-
-
-def _answer(*messages: tuple[str, str, str]) -> ModelResponse:
+def _answer(*messages: tuple[str, str, str]) -> str:
     body = [{"message_type": k, "message": m, "recipient": r} for k, m, r in messages]
-    return ModelResponse(parts=[TextPart(json.dumps({"messages": body}))])
+    return json.dumps({"messages": body})
 
 
 def _record(name: str, item: Any) -> None:
@@ -113,42 +96,34 @@ def _record(name: str, item: Any) -> None:
         SEEN.setdefault(name, []).append(item)
 
 
-def lead_script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    request = _last_request(messages)
-    text, media = _prompt_of(request)
+def lead_script(request: ScriptedRequest) -> Reply:
+    text = request.prompt
     if not text:  # the tools' answers to this run's calls
-        returns = [p for p in request.parts if isinstance(p, ToolReturnPart)]
-        for part in returns:
-            _record("@Lead", (part.tool_name, str(part.content)))
-        if any(part.tool_name == "hire_members" for part in returns):
+        for result in request.results:
+            _record("@Lead", (result.tool_name, str(result.content)))
+        if any(result.tool_name == "hire_members" for result in request.results):
             return _answer(("instruction", "write dev.txt saying hello", "@Developer"))
         return _answer()
-    _record("@Lead", ("prompt", text, [type(m).__name__ for m in media]))
+    _record("@Lead", ("prompt", text, [type(m).__name__ for m in _media_of(request)]))
     if "hire a developer" in text:
-        return ModelResponse(
-            parts=[
-                ToolCallPart("hire_members", {"roles": ["Developer"]}),
-                ToolCallPart("workspace_write", {"path": "brief.md", "content": "# Brief\n"}),
-            ]
-        )
+        return [
+            ScriptedCall("hire_members", {"roles": ["Developer"]}),
+            ScriptedCall("workspace_write", {"path": "brief.md", "content": "# Brief\n"}),
+        ]
     if "fire the developer" in text:
-        return ModelResponse(parts=[ToolCallPart("fire_members", {"names": ["@Developer"]})])
-    if "spend" in text and info.function_tools:
-        return ModelResponse(parts=[ToolCallPart("workspace_list", {"path": "."})])
+        return ScriptedCall("fire_members", {"names": ["@Developer"]})
+    if "spend" in text and request.tools:
+        return ScriptedCall("workspace_list", {"path": "."})
     # anything else, including a tool-free conclusion: a short answer to the human
-    return _answer(("response", f"noted ({len(info.function_tools)} tools)", "@Human"))
+    return _answer(("response", f"noted ({len(request.tools)} tools)", "@Human"))
 
 
-def developer_script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    request = _last_request(messages)
-    if any(isinstance(p, ToolReturnPart) for p in request.parts):
+def developer_script(request: ScriptedRequest) -> Reply:
+    if request.results:
         return _answer()
-    text, _ = _prompt_of(request)
-    _record("@Developer", ("prompt", text))
-    if "write dev.txt" in text:
-        return ModelResponse(
-            parts=[ToolCallPart("workspace_write", {"path": "dev.txt", "content": "hello\n"})]
-        )
+    _record("@Developer", ("prompt", request.prompt))
+    if "write dev.txt" in request.prompt:
+        return ScriptedCall("workspace_write", {"path": "dev.txt", "content": "hello\n"})
     return _answer()
 
 

@@ -57,7 +57,9 @@ def _script(*calls: tuple[str, dict[str, Any]]) -> ScriptedModel:
     """The model: asks for the writes in ``calls`` (call id, arguments) on a prompt, then
     reports what it got."""
     writes = [ScriptedCall("workspace_write", args, call_id) for call_id, args in calls]
-    return ScriptedModel(writes, lambda results: " | ".join(str(r.content) for r in results))
+    return ScriptedModel(
+        writes, lambda request: " | ".join(str(r.content) for r in request.results)
+    )
 
 
 def _returns(script: ScriptedModel) -> list[str]:

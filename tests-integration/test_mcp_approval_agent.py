@@ -36,7 +36,7 @@ def test_an_approved_mcp_call_resumes_the_agent_with_the_servers_answer() -> Non
         # Calls shout; once the approved call has run, answers what the server said.
         model=ScriptedModel(
             ScriptedCall("shout", {"text": "release"}, "m1"),
-            lambda results: f"server said {results[0].content}",
+            lambda request: f"server said {request.results[0].content}",
         ),
     )
     decided: list[Any] = []

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pydantic import BaseModel
-from pydantic_ai import Agent, ModelRetry
+from pydantic_ai import Agent, BinaryContent, ModelRetry
 from pydantic_ai.messages import RetryPromptPart, ToolReturnPart
 from pydantic_ai.profiles import ModelProfile
 from pydantic_ai.usage import RequestUsage
 
 from akgentic.llm import ReactAgent, ReactAgentConfig
-from akgentic.llm.testing import ScriptedCall, ScriptedModel, ToolResult, tool_results
+from akgentic.llm.testing import Reply, ScriptedCall, ScriptedModel, ScriptedRequest, tool_results
 
 
 def _agent(model: ScriptedModel, log: list[str]) -> Agent[None, str]:
@@ -47,8 +47,8 @@ async def test_parallel_calls_keep_their_ids_and_a_callable_answers_from_the_res
     log: list[str] = []
     calls = [ScriptedCall("lookup", {"key": "a"}, "c-a"), ScriptedCall("lookup", {"key": "b"})]
 
-    def report(results: list[ToolResult]) -> str:
-        return " | ".join(str(r.content) for r in results)
+    def report(request: ScriptedRequest) -> str:
+        return " | ".join(str(r.content) for r in request.results)
 
     model = ScriptedModel(calls, report)
     result = await _agent(model, log).run("go")
@@ -61,7 +61,7 @@ async def test_parallel_calls_keep_their_ids_and_a_callable_answers_from_the_res
 
 
 async def test_a_refused_call_comes_back_as_a_retry_prompt() -> None:
-    model = ScriptedModel(ScriptedCall("lookup", {"key": "missing"}), lambda r: str(len(r)))
+    model = ScriptedModel(ScriptedCall("lookup", {"key": "missing"}), lambda r: str(len(r.results)))
     result = await _agent(model, []).run("go")
     (refused,) = model.tool_results()
     assert isinstance(refused, RetryPromptPart)
@@ -156,3 +156,27 @@ async def test_tool_results_reads_any_history_in_order() -> None:
     kinds = [type(r) for r in tool_results(result.all_messages())]
     assert kinds == [RetryPromptPart, ToolReturnPart]
     assert tool_results(result.all_messages()[:2]) == []  # the prompt and the first call
+
+
+async def test_a_callable_when_done_reacts_to_every_request() -> None:
+    log: list[str] = []
+    asked: list[tuple[str, list[str], int]] = []
+
+    def react(request: ScriptedRequest) -> Reply:
+        asked.append((request.prompt, request.tools, len(request.results)))
+        if request.results:
+            return f"got {request.results[0].content}"
+        return ScriptedCall("lookup", {"key": request.prompt})
+
+    agent = _agent(ScriptedModel(when_done=react), log)
+    first = await agent.run("a")
+    second = await agent.run(["b", BinaryContent(b"x", media_type="image/png")])
+    assert (first.output, second.output) == ("got value of a", "got value of b")
+    assert log == ["a", "b"]
+    # a request bringing tool results back carries no prompt text; media is not text
+    assert asked == [
+        ("a", ["lookup"], 0),
+        ("", ["lookup"], 1),
+        ("b", ["lookup"], 0),
+        ("", ["lookup"], 1),
+    ]

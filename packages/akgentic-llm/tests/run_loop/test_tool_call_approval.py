@@ -66,7 +66,7 @@ def scripted() -> ScriptedModel:
     """Calls write_note; once the call is decided, answers what the tool said."""
     return ScriptedModel(
         ScriptedCall("write_note", {"path": "a.md", "text": "hi"}, "c1"),
-        lambda results: f"tool said: {results[0].content}",
+        lambda request: f"tool said: {request.results[0].content}",
     )
 
 

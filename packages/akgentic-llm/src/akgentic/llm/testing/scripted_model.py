@@ -5,17 +5,18 @@ pydantic-ai's ``TestModel`` calls every tool it is offered; a hand-written ``Fun
 says exactly what to do but repeats the same message plumbing in every file. This model
 takes the script as data instead: each model request is answered by the next turn.
 
-A turn is one model response:
+A turn is one model response (a ``Reply``), or a function choosing it:
 
 - a ``str``: the final text answer;
 - a ``ScriptedCall``: one tool call; a sequence of them: parallel calls in one response;
-- a callable: the final text, computed from the tool results the request carries (what the
-  previous turn's calls sent back).
+- a callable taking the ``ScriptedRequest`` being answered (its prompt, the tool results it
+  carries, the tools offered) and returning one of the above.
 
 Turns are taken in request order, whatever run the request belongs to: a script shared by
 several runs carries on where the previous run stopped (a follow-up prompt, a run resumed
-after an approval). Once the script is spent, every request gets ``when_done``. Taking a
-turn is guarded by a lock, so runs in threads never take the same turn twice.
+after an approval). Once the script is spent, every request gets ``when_done``, itself a
+turn: an empty script with a callable ``when_done`` is a model that reacts to each request.
+Taking a turn is guarded by a lock, so runs in threads never take the same turn twice.
 """
 
 from __future__ import annotations
@@ -33,12 +34,13 @@ from pydantic_ai.messages import (
     TextPart,
     ToolCallPart,
     ToolReturnPart,
+    UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.profiles import ModelProfileSpec
 from pydantic_ai.usage import RequestUsage
 
-__all__ = ["ScriptedCall", "ScriptedModel", "ToolResult", "Turn", "tool_results"]
+# The public names are listed once, in the package's ``__init__``.
 
 type ToolResult = ToolReturnPart | RetryPromptPart
 """What a tool call comes back as: its return value, or a retry prompt (a refused call)."""
@@ -55,13 +57,48 @@ class ScriptedCall:
     call_id: str | None = None
 
     def part(self) -> ToolCallPart:
+        """The call as the part of a model response."""
         if self.call_id is None:
             return ToolCallPart(self.tool, self.args)
         return ToolCallPart(self.tool, self.args, tool_call_id=self.call_id)
 
 
-type Turn = str | ScriptedCall | Sequence[ScriptedCall] | Callable[[list[ToolResult]], str]
-"""One model response of a script (see the module's description)."""
+@dataclass(frozen=True, slots=True)
+class ScriptedRequest:
+    """The model request a callable turn answers: the history it carries (``messages``, the
+    request itself last) and what pydantic-ai tells the model (``info``)."""
+
+    messages: list[ModelMessage]
+    info: AgentInfo
+
+    @property
+    def prompt(self) -> str:
+        """The text of the user prompt in the request (``""`` when it carries none, as when
+        it brings tool results back)."""
+        return "".join(
+            item
+            for part in self.messages[-1].parts
+            if isinstance(part, UserPromptPart)
+            for item in ([part.content] if isinstance(part.content, str) else part.content)
+            if isinstance(item, str)
+        )
+
+    @property
+    def results(self) -> list[ToolResult]:
+        """The tool results the request carries: what the previous turn's calls sent back."""
+        return tool_results(self.messages[-1:])
+
+    @property
+    def tools(self) -> list[str]:
+        """The names of the tools offered to the model for this request."""
+        return [tool.name for tool in self.info.function_tools]
+
+
+type Reply = str | ScriptedCall | Sequence[ScriptedCall]
+"""One model response: a text answer, a tool call, or parallel tool calls."""
+
+type Turn = Reply | Callable[[ScriptedRequest], Reply]
+"""One step of a script: a reply, or a function of the request choosing it."""
 
 
 class ScriptedModel(FunctionModel):
@@ -76,7 +113,7 @@ class ScriptedModel(FunctionModel):
     def __init__(
         self,
         *turns: Turn,
-        when_done: str = "Nothing left to do.",
+        when_done: Turn = "Nothing left to do.",
         usage: RequestUsage | None = None,
         model_name: str = "scripted",
         profile: ModelProfileSpec | None = None,
@@ -95,27 +132,25 @@ class ScriptedModel(FunctionModel):
         return tool_results(self.seen)
 
     def _respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        request = ScriptedRequest(list(messages), info)
         with self._lock:
             index = self.served
             self.served += 1
-            self.seen = list(messages)
-            self.offered = [tool.name for tool in info.function_tools]
+            self.seen = request.messages
+            self.offered = request.tools
         turn = self.turns[index] if index < len(self.turns) else self.when_done
-        parts = _parts(turn, messages[-1:])
+        parts = _parts(turn(request) if callable(turn) else turn)
         if self.usage is None:
             return ModelResponse(parts=parts)
         return ModelResponse(parts=parts, usage=self.usage)
 
 
-def _parts(turn: Turn, latest: list[ModelMessage]) -> list[ModelResponsePart]:
-    """The response parts of ``turn``; ``latest`` is the request being answered."""
-    if isinstance(turn, str):
-        return [TextPart(turn)]
-    if isinstance(turn, ScriptedCall):
-        return [turn.part()]
-    if callable(turn):
-        return [TextPart(turn(tool_results(latest)))]
-    return [call.part() for call in turn]
+def _parts(reply: Reply) -> list[ModelResponsePart]:
+    if isinstance(reply, str):
+        return [TextPart(reply)]
+    if isinstance(reply, ScriptedCall):
+        return [reply.part()]
+    return [call.part() for call in reply]
 
 
 def tool_results(messages: Sequence[ModelMessage]) -> list[ToolResult]:
