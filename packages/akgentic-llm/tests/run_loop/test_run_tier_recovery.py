@@ -17,16 +17,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 from pydantic_ai.exceptions import UsageLimitExceeded
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.messages import ModelMessage, ToolReturnPart
 from pydantic_ai.profiles import ModelProfile
 from pydantic_ai.usage import RequestUsage
 
@@ -43,6 +34,7 @@ from akgentic.llm.capabilities.limit_recovery import (
 )
 from akgentic.llm.config import AgentUsageLimits, ModelConfig, ReactAgentConfig, RunUsageLimits
 from akgentic.llm.event import LlmMessageEvent, LlmUsageEvent
+from akgentic.llm.testing import Reply, ScriptedCall, ScriptedModel, ScriptedRequest
 
 
 @dataclass
@@ -56,50 +48,33 @@ class Agentic:
     tool_free_prompts: list[str] = field(default_factory=list)
     tool_free_histories: list[list[ModelMessage]] = field(default_factory=list)
 
-    def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        usage = RequestUsage(input_tokens=10, output_tokens=2)
-        if info.function_tools:
+    def respond(self, request: ScriptedRequest) -> Reply:
+        info = request.info
+        if request.tools:
             self.tool_requests += 1
             if self.loop_forever or self.tool_requests == 1:
-                return ModelResponse(
-                    parts=[
-                        ToolCallPart(
-                            "lookup",
-                            {"q": str(self.tool_requests)},
-                            tool_call_id=f"t{self.tool_requests}",
-                        )
-                    ],
-                    usage=usage,
-                )
-            return ModelResponse(parts=[TextPart("normal answer")], usage=usage)
+                n = self.tool_requests
+                return ScriptedCall("lookup", {"q": str(n)}, f"t{n}")
+            return "normal answer"
         self.tool_free_requests += 1
-        self.tool_free_histories.append(list(messages))
-        last = messages[-1]
-        assert isinstance(last, ModelRequest)
-        self.tool_free_prompts.extend(
-            str(p.content) for p in last.parts if isinstance(p, UserPromptPart)
-        )
+        self.tool_free_histories.append(request.messages)
+        if request.prompt:
+            self.tool_free_prompts.append(request.prompt)
         if info.output_tools:
             # a structured conclusion: answer through the output tool
-            return ModelResponse(
-                parts=[
-                    ToolCallPart(
-                        info.output_tools[0].name,
-                        {"title": "partial", "points": ["a"]},
-                        tool_call_id="out",
-                    )
-                ],
-                usage=usage,
-            )
+            args = {"title": "partial", "points": ["a"]}
+            return ScriptedCall(info.output_tools[0].name, args, "out")
         if info.model_request_parameters.output_mode == "prompted":
             # a structured conclusion through prompt-based extraction: answer in JSON
-            return ModelResponse(
-                parts=[TextPart('{"title": "partial", "points": ["a"]}')], usage=usage
-            )
-        return ModelResponse(parts=[TextPart(self.conclusion)], usage=usage)
+            return '{"title": "partial", "points": ["a"]}'
+        return self.conclusion
 
-    def model(self) -> FunctionModel:
-        return FunctionModel(self.respond, profile=ModelProfile(supports_json_schema_output=False))
+    def model(self) -> ScriptedModel:
+        return ScriptedModel(
+            when_done=self.respond,
+            usage=RequestUsage(input_tokens=10, output_tokens=2),
+            profile=ModelProfile(supports_json_schema_output=False),
+        )
 
 
 class NeverConcludes(LimitRecoveryCapability):
@@ -274,16 +249,14 @@ async def test_row3_conclusion_that_breaches_is_not_recovered_again(build: Any) 
     """A conclusion that itself breaches raises; no third run is started."""
     calls: list[bool] = []
 
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        calls.append(bool(info.function_tools))
+    def respond(request: ScriptedRequest) -> Reply:
+        calls.append(bool(request.tools))
         # Without tools it still asks for one: an unknown tool, so pydantic-ai wants a retry,
         # which the conclusion's one-request budget cannot pay for.
-        return ModelResponse(
-            parts=[ToolCallPart("lookup", {"q": "x"}, tool_call_id=f"c{len(calls)}")]
-        )
+        return ScriptedCall("lookup", {"q": "x"}, f"c{len(calls)}")
 
     agent = build(None, _config(run=RunUsageLimits(run_request_limit=2)))
-    agent.pydantic_agent.model = FunctionModel(respond)
+    agent.pydantic_agent.model = ScriptedModel(when_done=respond)
     with pytest.raises(RunUsageLimitError) as info:
         await agent.run("go")
     assert str(info.value) == "The next request would exceed the request_limit of 2"
