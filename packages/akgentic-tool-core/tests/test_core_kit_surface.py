@@ -141,3 +141,21 @@ def test_a_malformed_fixture_is_refused_by_its_path(
 ) -> None:
     with pytest.raises(ValueError, match=rf"fixtures/stored_config\.yaml: .*{refusal}"):
         StoredFormTests.stored_entries(_fixture(tmp_path, text), json.loads)
+
+
+def test_models_are_read_by_the_names_of_the_classes_listed() -> None:
+    listed = StoredFormTests.models_of(ENTRIES, [BaseConfig])
+    mapped = StoredFormTests.models_of(ENTRIES, {"BaseConfig": BaseConfig})
+    assert [m.model_dump() for m in listed] == [m.model_dump() for m in mapped]
+    assert len(listed) == 2
+    assert StoredFormTests.models_of(ENTRIES, [Elsewhere]) == [Elsewhere(checked="by the package")]
+
+
+class Elsewhere(BaseModel):
+    checked: str
+
+
+def test_two_listed_classes_of_one_name_are_refused() -> None:
+    other = type("BaseConfig", (BaseModel,), {})
+    with pytest.raises(ValueError, match="two stored classes are named BaseConfig"):
+        StoredFormTests.models_of(ENTRIES, [BaseConfig, other])

@@ -98,18 +98,21 @@ class StoredFormTests:
     @staticmethod
     def models_of(
         entries: Iterable[Mapping[str, Any]],
-        classes: Mapping[str, type[BaseModel]],
+        classes: Mapping[str, type[BaseModel]] | Iterable[type[BaseModel]],
         key: str = "card",
     ) -> list[BaseModel]:
         """The stored models of a stored-config fixture, in its order.
 
         Each entry names its model under ``key`` and holds the stored data under
-        ``config``; an entry whose name is not in ``classes`` is left out (a package
-        checks those models elsewhere, e.g. one that needs a test's environment).
+        ``config``. ``classes`` maps those names to classes, or lists the classes, each
+        named by its ``__name__`` (how fixtures name them). An entry whose name is not
+        among them is left out (a package checks those models elsewhere, e.g. one that
+        needs a test's environment).
         """
+        by_name = dict(classes) if isinstance(classes, Mapping) else _by_name(classes)
         models: list[BaseModel] = []
         for index, entry in enumerate(entries):
-            cls = classes.get(entry.get(key, ""))
+            cls = by_name.get(entry.get(key, ""))
             if cls is None:
                 continue
             if "config" not in entry:
@@ -141,3 +144,12 @@ class StoredFormTests:
             sample = next((m for m in self.stored_models if type(m) is cls), None)
             assert sample is not None, f"model_paths names {cls.__name__}: add a sample"
             assert sample.model_dump()["__model__"] == path
+
+
+def _by_name(classes: Iterable[type[BaseModel]]) -> dict[str, type[BaseModel]]:
+    by_name: dict[str, type[BaseModel]] = {}
+    for cls in classes:
+        # Two classes of one name would make a fixture's entries ambiguous.
+        if by_name.setdefault(cls.__name__, cls) is not cls:
+            raise ValueError(f"two stored classes are named {cls.__name__}: pass a mapping")
+    return by_name
