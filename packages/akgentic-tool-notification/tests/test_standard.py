@@ -32,10 +32,8 @@ class TestNotificationStoredForms(StoredFormTests):
     # The fixture names a card under `card` and an actor configuration under `config_model`;
     # its persisted state holds actor addresses and is checked in the stored-config tests.
     stored_models = [
-        *StoredFormTests.models_of(STORED, {"NotificationTool": NotificationTool}),
-        *StoredFormTests.models_of(
-            STORED, {"NotificationConfig": NotificationConfig}, "config_model"
-        ),
+        *StoredFormTests.models_of(STORED, [NotificationTool]),
+        *StoredFormTests.models_of(STORED, [NotificationConfig], "config_model"),
     ]
 
 

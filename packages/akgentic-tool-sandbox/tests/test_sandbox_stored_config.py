@@ -31,9 +31,7 @@ from akgentic.tool.sandbox import (
 )
 
 ENTRIES = StoredFormTests.stored_entries(__file__, yaml.safe_load)
-MODELS: dict[str, type[BaseModel]] = {
-    m.__name__: m for m in (ExecTool, SandboxConfig, SandboxState)
-}
+STORED_CLASSES = (ExecTool, SandboxConfig, SandboxState)
 
 
 class TestSandboxStoredForms(StoredFormTests):
@@ -49,7 +47,7 @@ class TestSandboxStoredForms(StoredFormTests):
 
     @property
     def stored_models(self) -> list[BaseModel]:  # type: ignore[override]
-        return StoredFormTests.models_of(ENTRIES, MODELS)
+        return StoredFormTests.models_of(ENTRIES, STORED_CLASSES)
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry["about"] for entry in ENTRIES])
@@ -64,7 +62,7 @@ def test_a_stored_configuration_loads_and_works(
     if entry.get("needs") == "bwrap" and not bwrap_works:
         pytest.skip("bubblewrap cannot create namespaces here")
     # Round trips are standard tests (TestSandboxStoredForms); here the loaded model works.
-    loaded = MODELS[entry["card"]].model_validate(entry["config"])
+    (loaded,) = StoredFormTests.models_of([entry], STORED_CLASSES)
 
     if isinstance(loaded, ExecTool):
         factory = ToolFactory([loaded], observer=tool_agent, retry_exception=ConformanceRetry)

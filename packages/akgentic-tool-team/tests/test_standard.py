@@ -59,7 +59,7 @@ class TestTeamBadInput(BadInputTests):
 
 
 class TestTeamStoredForms(StoredFormTests):
-    stored_models = StoredFormTests.models_of(STORED, {"TeamTool": TeamTool})
+    stored_models = StoredFormTests.models_of(STORED, [TeamTool])
 
 
 class TestTeamSurface(PublicSurfaceTests):

@@ -33,8 +33,7 @@ class TestVectorStoreStoredForms(StoredFormTests):
     # must then survive persistence unchanged. A CollectionConfig is stored inside the model
     # holding it (no __model__ of its own): its round trip is in the stored-config tests.
     stored_models = StoredFormTests.models_of(
-        STORED,
-        {m.__name__: m for m in (VectorStoreTool, VectorStoreConfig, VectorStoreState)},
+        STORED, [VectorStoreTool, VectorStoreConfig, VectorStoreState]
     )
 
 

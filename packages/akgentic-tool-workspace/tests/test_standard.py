@@ -73,7 +73,7 @@ class TestWorkspaceBadInput(BadInputTests):
 
 
 class TestWorkspaceStoredForms(StoredFormTests):
-    stored_models = StoredFormTests.models_of(STORED, {"WorkspaceTool": WorkspaceTool})
+    stored_models = StoredFormTests.models_of(STORED, [WorkspaceTool])
 
 
 class TestWorkspaceSurface(PublicSurfaceTests):
