@@ -39,12 +39,8 @@ from akgentic.tool.knowledge_graph import (
 )
 
 ENTRIES = StoredFormTests.stored_entries(__file__, yaml.safe_load)
-MODELS: dict[str, type[Any]] = {
-    "KnowledgeGraphTool": KnowledgeGraphTool,
-    "KnowledgeGraphConfig": KnowledgeGraphConfig,
-    "KnowledgeGraphState": KnowledgeGraphState,
-    "KnowledgeGraphStateEvent": KnowledgeGraphStateEvent,
-}
+# The stored models with a stored form of their own (a delta's is its ToolStateEvent's).
+FORMS = [KnowledgeGraphTool, KnowledgeGraphConfig, KnowledgeGraphState]
 
 
 def _stored(card: str) -> dict[str, Any]:
@@ -54,7 +50,7 @@ def _stored(card: str) -> dict[str, Any]:
 
 class TestGraphStoredUse(StoredUseTests):
     # Round trips and the stored class paths: the stored-form tests below.
-    stored_models = StoredFormTests.models_of(ENTRIES, MODELS)
+    stored_models = StoredFormTests.models_of(ENTRIES, [*FORMS, KnowledgeGraphStateEvent])
 
     def put_to_work(self, model: BaseModel, team: LiveTeam) -> None:
         if isinstance(model, KnowledgeGraphTool):
@@ -156,9 +152,7 @@ def test_stored_state_and_delta_deserialize_by_the_predecessor_module_path() -> 
 class TestGraphStoredForms(StoredFormTests):
     # Deltas travel inside a ToolStateEvent, whose dump names their class: their own dump
     # has no __model__ (the test above loads them by the predecessor's path).
-    stored_models = StoredFormTests.models_of(
-        ENTRIES, {name: cls for name, cls in MODELS.items() if cls is not KnowledgeGraphStateEvent}
-    )
+    stored_models = StoredFormTests.models_of(ENTRIES, FORMS)
     model_paths: ClassVar[Mapping[type[BaseModel], str]] = {
         KnowledgeGraphTool: "akgentic.tool.knowledge_graph.kg_tool.KnowledgeGraphTool",
     }

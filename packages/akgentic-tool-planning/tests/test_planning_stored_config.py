@@ -9,7 +9,7 @@ with it, the predecessor's state by restoring a plan actor from it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import yaml
 from pydantic import BaseModel
@@ -34,16 +34,12 @@ from akgentic.tool.planning import (
 )
 
 ENTRIES = StoredFormTests.stored_entries(__file__, yaml.safe_load)
-MODELS: dict[str, type[Any]] = {
-    "PlanningTool": PlanningTool,
-    "PlanConfig": PlanConfig,
-    "PlanManagerState": PlanManagerState,
-}
+STORED_CLASSES = [PlanningTool, PlanConfig, PlanManagerState]
 
 
 class TestPlanningStoredUse(StoredUseTests):
     # Round trips and the stored class paths: the stored-form tests below.
-    stored_models = StoredFormTests.models_of(ENTRIES, MODELS)
+    stored_models = StoredFormTests.models_of(ENTRIES, STORED_CLASSES)
 
     def put_to_work(self, model: BaseModel, team: LiveTeam) -> None:
         if isinstance(model, PlanningTool):
@@ -123,7 +119,7 @@ def test_stored_state_deserializes_by_its_module_path() -> None:
 
 
 class TestPlanningStoredForms(StoredFormTests):
-    stored_models = StoredFormTests.models_of(ENTRIES, MODELS)
+    stored_models = StoredFormTests.models_of(ENTRIES, STORED_CLASSES)
     model_paths: ClassVar[Mapping[type[BaseModel], str]] = {
         # The predecessor's snapshots name this path: it must never move.
         PlanManagerState: "akgentic.tool.planning.planning_actor.PlanManagerState",
