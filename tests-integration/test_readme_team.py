@@ -8,7 +8,6 @@ import subprocess
 import sys
 import types
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,23 +58,17 @@ def test_your_first_team_runs_as_a_script(tmp_path: Path) -> None:
 
 def test_first_team_member_hands_a_retriable_error_back_to_the_model() -> None:
     """The guide's Member passes retry_exception=ModelRetry: a bad call is retried, not fatal."""
-    from pydantic_ai.messages import ModelResponse, RetryPromptPart, TextPart, ToolCallPart
-    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.messages import RetryPromptPart
 
     from akgentic.core import ActorSystem, BaseConfig, Orchestrator
+    from akgentic.llm.testing import ScriptedCall, ScriptedModel
 
     module = types.ModuleType("readme_first_team")
     sys.modules[module.__name__] = module
     exec(_first_team_example(), module.__dict__)
     member_class, card_class = module.Member, module.GlossaryTool
-    seen: list[str] = []
-
-    def respond(messages: list[Any], info: Any) -> ModelResponse:
-        retries = [p for p in messages[-1].parts if isinstance(p, RetryPromptPart)]
-        if retries:
-            seen.append(str(retries[0].content))
-            return ModelResponse(parts=[TextPart("retried")])
-        return ModelResponse(parts=[ToolCallPart("glossary_lookup", {"prefix": ""})])
+    # A call the tool refuses, then an answer once the refusal is back.
+    model = ScriptedModel(ScriptedCall("glossary_lookup", {"prefix": ""}), "retried")
 
     system = ActorSystem()
     try:
@@ -85,8 +78,10 @@ def test_first_team_member_hands_a_retriable_error_back_to_the_model() -> None:
         team = system.proxy_ask(orchestrator, Orchestrator)
         address = team.createActor(member_class, config=BaseConfig(name="@M", role="Member"))
         member = system.proxy_ask(address, member_class)
-        member.equip([card_class(terms={"a": "b"})], model=FunctionModel(respond))
+        member.equip([card_class(terms={"a": "b"})], model=model)
         assert member.work("look up nothing") == "retried"
     finally:
         system.shutdown()
-    assert "prefix must not be empty" in seen[0]
+    (refused,) = model.tool_results()
+    assert isinstance(refused, RetryPromptPart)
+    assert "prefix must not be empty" in str(refused.content)
