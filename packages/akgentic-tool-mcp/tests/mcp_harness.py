@@ -1,4 +1,4 @@
-"""Helpers for the MCP end-to-end tests: real server processes and scripted models.
+"""Helpers for the MCP end-to-end tests: real server processes and a scripted model.
 
 Servers are `mcp_demo_server.py` run as subprocesses. For HTTP transports the listening
 socket is bound here on a free 127.0.0.1 port and inherited by the child, so the port is
@@ -12,20 +12,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelResponse,
-    RetryPromptPart,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+# The tests' scripted model (tool calls one per turn, then "finished") is the tool-core kit's;
+# the tests import it from here, next to the servers it talks to.
+from akgentic.tool.core.testing.model_script import ScriptedModel as ScriptedModel
 
 SERVER_SCRIPT = str(Path(__file__).with_name("mcp_demo_server.py"))
 
@@ -88,44 +82,3 @@ def start_http_server(transport: str, path: str, *extra: str) -> ServerProcess:
 def stdio_args() -> tuple[str, list[str]]:
     """Command and arguments that start the demo server over stdio."""
     return sys.executable, [SERVER_SCRIPT, "stdio"]
-
-
-@dataclass
-class ScriptedModel:
-    """A FunctionModel that makes the given tool calls one per turn, then answers.
-
-    (akgentic-llm's ``ScriptedModel`` does the same, but this package's tests run without
-    akgentic-llm installed.) It records the tool names it was offered and every message it saw, so tests can check
-    what crossed the protocol and what came back.
-    """
-
-    calls: list[tuple[str, dict[str, Any]]]
-    offered: list[str] = field(default_factory=list)
-    seen: list[ModelMessage] = field(default_factory=list)
-
-    def model(self) -> FunctionModel:
-        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            self.seen = list(messages)
-            self.offered = [tool.name for tool in info.function_tools]
-            done = len(_outcomes(messages))
-            if done < len(self.calls):
-                name, args = self.calls[done]
-                return ModelResponse(parts=[ToolCallPart(name, args)])
-            return ModelResponse(parts=[TextPart("finished")])
-
-        return FunctionModel(respond)
-
-    def results(self) -> list[ToolReturnPart | RetryPromptPart]:
-        """Every tool outcome the model received, in order."""
-        return _outcomes(self.seen)
-
-
-def _outcomes(messages: list[ModelMessage]) -> list[ToolReturnPart | RetryPromptPart]:
-    # Only requests carry tool outcomes (a response's parts are never one), so the kind of
-    # the part is the whole test.
-    return [
-        part
-        for message in messages
-        for part in message.parts
-        if isinstance(part, ToolReturnPart | RetryPromptPart)
-    ]
