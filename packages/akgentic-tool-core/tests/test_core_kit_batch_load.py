@@ -14,9 +14,23 @@ STEADY = [9.0, 9.0] + [0.001] * 10 + [0.001] * 10
 GROWING = [9.0, 9.0] + [0.001] * 10 + [0.003] * 10
 
 
-def _rows(capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+def _report(
+    capsys: pytest.CaptureFixture[str], timings: list[float], **load: Any
+) -> tuple[bool, dict[str, Any], dict[str, Any]]:
+    """Whether ``batched_load_rows`` met both targets, and the two rows it printed. The
+    load is a plan of 20 tasks taking 0.5 s (the floor: 0.25 s) against 0.7 s, unless
+    ``load`` says otherwise; its growth is that of ``timings``."""
+    met = batched_load_rows(
+        load.pop("subject", "plan"),
+        load.pop("load", "20 tasks"),
+        timings=timings,
+        **{"total": 0.5, "floor": 0.25, "target_seconds": 0.7, "growth": batch_growth(timings)}
+        | load,
+    )
     lines = capsys.readouterr().out.splitlines()
-    return [json.loads(line.removeprefix("BENCH ")) for line in lines if line.startswith("BENCH ")]
+    rows = [json.loads(line.removeprefix("BENCH ")) for line in lines if line.startswith("BENCH ")]
+    load_row, growth_row = rows
+    return met, load_row, growth_row
 
 
 def test_growth_compares_the_last_ten_with_batches_three_to_twelve() -> None:
@@ -27,17 +41,8 @@ def test_growth_compares_the_last_ten_with_batches_three_to_twelve() -> None:
 
 
 def test_a_load_within_both_targets_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    met = batched_load_rows(
-        "plan",
-        "20 tasks",
-        total=0.5,
-        floor=0.25,
-        timings=STEADY,
-        growth=batch_growth(STEADY),
-        target_seconds=0.7,
-    )
+    met, load, growth = _report(capsys, STEADY)
     assert met is True
-    load, growth = _rows(capsys)
     assert load == {
         "workload": "plan load 20 tasks",
         "median_ms": 500.0,
@@ -52,32 +57,20 @@ def test_a_load_within_both_targets_passes(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_a_growing_batch_cost_fails(capsys: pytest.CaptureFixture[str]) -> None:
-    met = batched_load_rows(
-        "graph",
-        "20 entities",
-        total=1.0,
-        floor=0.5,
-        timings=GROWING,
-        growth=batch_growth(GROWING),
-        target_seconds=4.0,
+    met, load, growth = _report(
+        capsys, GROWING, subject="graph", load="20 entities", total=1.0, target_seconds=4.0
     )
     assert met is False
-    load, growth = _rows(capsys)
-    assert (load["target"], load["ok"]) == ("< 4 s", True)
+    assert (load["workload"], load["target"], load["ok"]) == (
+        "graph load 20 entities",
+        "< 4 s",
+        True,
+    )
     assert (growth["ratio"], growth["ok"]) == (3.0, False)
 
 
 def test_a_slow_load_fails(capsys: pytest.CaptureFixture[str]) -> None:
-    met = batched_load_rows(
-        "plan",
-        "20 tasks",
-        total=0.8,
-        floor=0.4,
-        timings=STEADY,
-        growth=1.0,
-        target_seconds=0.7,
-    )
+    met, load, growth = _report(capsys, STEADY, total=0.8)
     assert met is False
-    load, growth = _rows(capsys)
-    assert load["ok"] is False
+    assert (load["ratio"], load["ok"]) == (3.2, False)
     assert growth["ok"] is True

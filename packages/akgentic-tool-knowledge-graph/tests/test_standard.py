@@ -197,12 +197,12 @@ class TestGraphPartialBatch(PartialBatchTests):
         "delete_entities[0]: unknown entity 'Nobody'",
     ]
     applied = "1 entity created, 1 relation added"
+    seed_batch: ClassVar[Mapping[str, Any]] = {
+        "create_entities": [{"name": "Alice", "entity_type": "Person"}]
+    }
 
     def make_card(self) -> ToolCard:
         return KnowledgeGraphTool(vector_store=False)
-
-    def seed(self, tools: Tools) -> None:
-        tools["update_graph"](create_entities=[{"name": "Alice", "entity_type": "Person"}])
 
     def check_applied(self, tools: Tools, delta: BaseModel) -> None:
         assert isinstance(delta, KnowledgeGraphStateEvent)

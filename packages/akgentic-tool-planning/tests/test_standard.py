@@ -134,12 +134,10 @@ class TestPlanningPartialBatch(PartialBatchTests):
         "delete_tasks[0]: unknown task id 42",
     ]
     applied = "created #2"
+    seed_batch: ClassVar[Mapping[str, Any]] = {"create_tasks": [{"description": "first"}]}
 
     def make_card(self) -> ToolCard:
         return PlanningTool(vector_store=False)
-
-    def seed(self, tools: Tools) -> None:
-        tools["update_planning"](create_tasks=[{"description": "first"}])
 
     def check_applied(self, tools: Tools, delta: BaseModel) -> None:
         assert isinstance(delta, PlanningStateEvent)

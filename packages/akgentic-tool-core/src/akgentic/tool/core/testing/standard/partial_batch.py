@@ -35,8 +35,8 @@ class PartialBatchTests(ABC):
     change's position and the reason), says "<rejected> of <changes> change(s) rejected"
     and "Applied: <applied>" (the summary of the valid part). By the time the refusal
     arrives, the tool actor :attr:`tool_id` has sent exactly one state event for the call,
-    and :meth:`check_applied` finds the valid part in it. Supply :meth:`make_card`,
-    :meth:`seed` (the state the batch refers to, optional) and :meth:`check_applied`.
+    and :meth:`check_applied` finds the valid part in it. Supply :meth:`make_card` and
+    :meth:`check_applied`, and :attr:`seed_batch` when the mixed batch refers to items.
     """
 
     batch_tool: ClassVar[str]
@@ -45,14 +45,12 @@ class PartialBatchTests(ABC):
     changes: ClassVar[int]
     rejected: ClassVar[Sequence[str]]
     applied: ClassVar[str]
+    seed_batch: ClassVar[Mapping[str, Any]] = {}
+    """An earlier call of :attr:`batch_tool` making what the mixed batch refers to."""
 
     @abstractmethod
     def make_card(self) -> ToolCard:
         """The card under test."""
-
-    def seed(self, tools: Tools) -> None:
-        """Calls that give the state what the batch refers to (none by default)."""
-        return
 
     @abstractmethod
     def check_applied(self, tools: Tools, delta: BaseModel) -> None:
@@ -63,7 +61,8 @@ class PartialBatchTests(ABC):
         self, actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
     ) -> None:
         tools = bind_card(tool_agent, self.make_card())
-        self.seed(tools)
+        if self.seed_batch:
+            tools[self.batch_tool](**self.seed_batch)
         sent = len(tool_state_events(actor_system, orchestrator, self.tool_id))
         message = expect_retry(tools[self.batch_tool], **self.mixed_batch)
         for text in self.rejected:
