@@ -25,7 +25,6 @@ from akgentic.tool.core.testing import (
 )
 from akgentic.tool.knowledge_graph import (
     KG_ACTOR_NAME,
-    InputLimits,
     KnowledgeGraphActor,
     KnowledgeGraphConfig,
     KnowledgeGraphState,
@@ -139,39 +138,6 @@ class TestGraphBadInput(RefusalTests):
 
     def read_state(self, tools: Tools) -> Any:
         return tools["get_graph"]()
-
-
-class TestGraphTightLimits(TestGraphBadInput):
-    """Lowered ``input_limits`` refuse a call whole: nothing of it is applied."""
-
-    bad_calls: ClassVar[Calls] = {
-        "update_graph": [
-            {"create_entities": [{"name": "A" * 11, "entity_type": "P"}]},
-            {"update_entities": [{"name": "Ann", "add_observations": ["o" * 21]}]},
-            {"update_entities": [{"name": "Ann", "add_observations": ["c", "d"]}]},
-            {
-                "create_relations": [
-                    {
-                        "from_entity": "Ann",
-                        "to_entity": "Ann",
-                        "relation_type": "self",
-                        "description": "d" * 11,
-                    }
-                ]
-            },
-        ],
-        "search_graph": [{"query": "q" * 21}],
-    }
-
-    def make_card(self) -> ToolCard:
-        limits = InputLimits(
-            name_max_chars=10,
-            observation_max_chars=20,
-            observations_per_entity=3,
-            relation_description_max_chars=10,
-            query_max_chars=20,
-        )
-        return KnowledgeGraphTool(vector_store=False, input_limits=limits)
 
 
 class TestGraphPartialBatch(PartialBatchTests):

@@ -1,22 +1,21 @@
 """Bounds on what the model writes to the plan can be lowered per card (``input_limits``).
 
-The schema's ceilings stay the defaults; a lowered bound is enforced at the tool's entry
-with a RetriableError naming the field, its length and the limit, and the plan is left as
-it was; an output past its bound is cut, as the ceiling's is.
+The schema's ceilings stay the defaults; a lowered bound is stated in the tool
+descriptions and enforced at the tool's entry with a RetriableError naming the field, its
+length and the limit, and the plan is left as it was (core's standard lowered-limits
+tests); an output past its bound is cut, as the ceiling's is.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import pytest
-from pydantic import ValidationError
 
-from akgentic.tool.core.testing import (
-    ToolTestAgent,
-    bind_card,
-    expect_retry,
-)
+from akgentic.tool.core.card import ToolCard
+from akgentic.tool.core.input_limits import LowerableLimits
+from akgentic.tool.core.testing import LoweredLimitsTests, Refusal, ToolTestAgent, bind_card
 from akgentic.tool.planning import (
     BATCH_MAX_ITEMS,
     DESCRIPTION_MAX_CHARS,
@@ -27,6 +26,8 @@ from akgentic.tool.planning import (
     PlanningTool,
 )
 
+Tools = dict[str, Callable[..., Any]]
+
 TIGHT = PlanInputLimits(
     description_max_chars=20,
     output_max_chars=10,
@@ -34,75 +35,75 @@ TIGHT = PlanInputLimits(
     query_max_chars=15,
     tasks_per_call=3,
 )
+REPORT = {"description": "write the report"}
+
+
+class TestPlanningLoweredLimits(LoweredLimitsTests):
+    lowered = TIGHT
+    ceilings: ClassVar[Mapping[str, int]] = {
+        "description_max_chars": DESCRIPTION_MAX_CHARS,
+        "output_max_chars": OUTPUT_MAX_CHARS,
+        "owner_max_chars": OWNER_MAX_CHARS,
+        "query_max_chars": QUERY_MAX_CHARS,
+        "tasks_per_call": BATCH_MAX_ITEMS,
+    }
+    described: ClassVar[Mapping[str, Sequence[str]]] = {
+        "update_planning": [
+            "tighter limits: descriptions 20, outputs 10, owners 8, items per list 3"
+        ],
+        "search_planning": ["limits the query to 15 characters"],
+    }
+    bad_calls: ClassVar[Mapping[str, Sequence[Mapping[str, Any]]]] = {
+        "update_planning": [{"create_tasks": [{"description": "d" * 25}]}],
+        "search_planning": [{"query": "q" * 16}],
+    }
+    refusals: ClassVar[Mapping[str, Sequence[Refusal]]] = {
+        "update_planning": [
+            (
+                {"create_tasks": [{"description": "d" * 25}]},
+                "(nothing was changed): create_tasks[0].description: 25 characters, at most 20 "
+                "(input_limits.description_max_chars)",
+            ),
+            (
+                {"create_tasks": [{"description": "short", "owner": "@Bartholomew"}]},
+                "create_tasks[0].owner: 12 characters, at most 8",
+            ),
+            (
+                {"update_tasks": [{"id": 1, "description": "e" * 21}]},
+                "update_tasks[0].description: 21 characters, at most 20",
+            ),
+            (
+                {"delete_tasks": [1, 2, 3, 4]},
+                "delete_tasks: 4 items, at most 3 per call (input_limits.tasks_per_call)",
+            ),
+        ],
+        "search_planning": [({"query": "q" * 16}, "query holds at most 15 characters, got 16")],
+    }
+
+    def card_with(self, limits: LowerableLimits) -> ToolCard:
+        assert isinstance(limits, PlanInputLimits)
+        return PlanningTool(vector_store=False, input_limits=limits)
+
+    def seed(self, tools: Tools) -> None:
+        tools["update_planning"](create_tasks=[REPORT])
+
+    def read_state(self, tools: Tools) -> Any:
+        return tools["get_planning"]()
 
 
 @pytest.fixture
-def tight(tool_agent: ToolTestAgent) -> dict[str, Any]:
+def tight(tool_agent: ToolTestAgent) -> Tools:
     tools = bind_card(tool_agent, PlanningTool(vector_store=False, input_limits=TIGHT))
-    tools["update_planning"](create_tasks=[{"description": "write the report"}])
+    tools["update_planning"](create_tasks=[REPORT])
     return tools
 
 
-def test_defaults_are_the_schema_ceilings() -> None:
-    limits = PlanInputLimits()
-    assert (
-        limits.description_max_chars,
-        limits.output_max_chars,
-        limits.owner_max_chars,
-        limits.query_max_chars,
-        limits.tasks_per_call,
-    ) == (
-        DESCRIPTION_MAX_CHARS,
-        OUTPUT_MAX_CHARS,
-        OWNER_MAX_CHARS,
-        QUERY_MAX_CHARS,
-        BATCH_MAX_ITEMS,
-    )
-    with pytest.raises(ValidationError, match="description_max_chars"):
-        PlanningTool(input_limits={"description_max_chars": DESCRIPTION_MAX_CHARS + 1})
-
-
-def test_lowered_limits_name_each_field_and_its_limit(
-    tight: dict[str, Any],
-) -> None:
-    # That such a call changes nothing is a standard test (test_standard.py, tight limits).
-    message = expect_retry(
-        tight["update_planning"],
-        create_tasks=[{"description": "d" * 25, "owner": "@Bartholomew"}],
-        update_tasks=[{"id": 1, "description": "e" * 21}],
-    )
-    assert "nothing was changed" in message
-    assert (
-        "create_tasks[0].description: 25 characters, at most 20 "
-        "(input_limits.description_max_chars)"
-    ) in message
-    assert "create_tasks[0].owner: 12 characters, at most 8" in message
-    assert "update_tasks[0].description: 21 characters, at most 20" in message
-    message = expect_retry(tight["update_planning"], delete_tasks=[1, 2, 3, 4])
-    assert "delete_tasks: 4 items, at most 3 per call (input_limits.tasks_per_call)" in message
-
-
-def test_a_lowered_output_limit_cuts_the_output(tight: dict[str, Any]) -> None:
+def test_a_lowered_output_limit_cuts_the_output(tight: Tools) -> None:
     tight["update_planning"](update_tasks=[{"id": 1, "output": "finished it all, on time"}])
     output = tight["get_planning_task"](1).output
     assert len(output) <= 10
     assert output.endswith("…")
 
 
-def test_a_lowered_query_limit(tight: dict[str, Any]) -> None:
-    message = expect_retry(tight["search_planning"], query="q" * 16)
-    assert "query holds at most 15 characters, got 16" in message
+def test_a_query_within_the_lowered_limit_is_answered(tight: Tools) -> None:
     assert [t.id for t in tight["search_planning"](query="report", mode="keyword").tasks] == [1]
-
-
-def test_the_tool_descriptions_state_the_lowered_limits(tight: dict[str, Any]) -> None:
-    assert "tighter limits: descriptions 20, outputs 10, owners 8, items per list 3" in (
-        tight["update_planning"].__doc__
-    )
-    assert "limits the query to 15 characters" in tight["search_planning"].__doc__
-
-
-def test_default_descriptions_are_unchanged(tool_agent: ToolTestAgent) -> None:
-    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
-    assert "tighter" not in tools["update_planning"].__doc__
-    assert "limits the query" not in tools["search_planning"].__doc__

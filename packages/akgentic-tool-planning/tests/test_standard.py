@@ -27,7 +27,6 @@ from akgentic.tool.planning import (
     PLANNING_ACTOR_NAME,
     PlanActor,
     PlanConfig,
-    PlanInputLimits,
     PlanningStateEvent,
     PlanningTool,
     PlanState,
@@ -96,26 +95,6 @@ class TestPlanningBadInput(RefusalTests):
 
     def read_state(self, tools: Tools) -> Any:
         return tools["get_planning"]()
-
-
-class TestPlanningTightLimits(TestPlanningBadInput):
-    """Lowered ``input_limits`` refuse a call whole: nothing of it is applied."""
-
-    bad_calls: ClassVar[Calls] = {
-        "update_planning": [
-            {"create_tasks": [{"description": "d" * 25}]},
-            {"create_tasks": [{"description": "short", "owner": "@Bartholomew"}]},
-            {"update_tasks": [{"id": 1, "description": "e" * 21}]},
-            {"delete_tasks": [1, 2, 3, 4]},
-        ],
-        "search_planning": [{"query": "q" * 16}],
-    }
-
-    def make_card(self) -> ToolCard:
-        limits = PlanInputLimits(
-            description_max_chars=20, owner_max_chars=8, query_max_chars=15, tasks_per_call=3
-        )
-        return PlanningTool(vector_store=False, input_limits=limits)
 
 
 class TestPlanningPartialBatch(PartialBatchTests):

@@ -17,6 +17,8 @@ are not named ``Test...`` so that importing one into a test module does not coll
   leaves the tool's state as it was.
 - :class:`RefusalTests`: :class:`BadInputTests`, plus bad calls whose refusal must say what
   to fix (a text it must contain).
+- :class:`LoweredLimitsTests`: a card's lowered ``input_limits``: ceilings as defaults and
+  no higher, stated in the tool descriptions, refused with the setting named.
 - :class:`PartialBatchTests`: a batch-update call mixing valid and invalid changes applies
   the valid ones in one event and names the rejected ones.
 - :class:`DeltaPersistenceTests`: for a ``DeltaToolActor``: one event per change,
@@ -32,6 +34,7 @@ from akgentic.tool.core.testing.standard.bad_input import BadInputTests
 from akgentic.tool.core.testing.standard.card import CardStandardTests
 from akgentic.tool.core.testing.standard.delta import DeltaPersistenceTests
 from akgentic.tool.core.testing.standard.local_embeddings import LocalEmbeddingTests
+from akgentic.tool.core.testing.standard.lowered_limits import LoweredLimitsTests
 from akgentic.tool.core.testing.standard.partial_batch import PartialBatchTests
 from akgentic.tool.core.testing.standard.refusals import Refusal, RefusalTests
 from akgentic.tool.core.testing.standard.stored_use import LiveTeam, StoredUseTests
@@ -44,6 +47,7 @@ __all__ = [
     "DeltaPersistenceTests",
     "LiveTeam",
     "LocalEmbeddingTests",
+    "LoweredLimitsTests",
     "PartialBatchTests",
     "PublicSurfaceTests",
     "Refusal",
