@@ -48,7 +48,6 @@ TIGHT = InputLimits(
     relation_description_max_chars=10,
     query_max_chars=20,
 )
-ANN = {"name": "Ann", "entity_type": "P", "observations": ["a", "b"]}
 
 
 class TestGraphLoweredLimits(LoweredLimitsTests):
@@ -132,7 +131,9 @@ class TestGraphLoweredLimits(LoweredLimitsTests):
         return KnowledgeGraphTool(vector_store=False, input_limits=limits)
 
     def seed(self, tools: Tools) -> None:
-        tools["update_graph"](create_entities=[ANN])
+        tools["update_graph"](
+            create_entities=[{"name": "Ann", "entity_type": "P", "observations": ["a", "b"]}]
+        )
 
     def read_state(self, tools: Tools) -> Any:
         return tools["get_graph"]()
@@ -140,9 +141,7 @@ class TestGraphLoweredLimits(LoweredLimitsTests):
 
 @pytest.fixture
 def tight(tool_agent: ToolTestAgent) -> Tools:
-    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, input_limits=TIGHT))
-    tools["update_graph"](create_entities=[ANN])
-    return tools
+    return TestGraphLoweredLimits().seeded_tools(tool_agent)  # TIGHT, with Ann
 
 
 def test_an_item_named_before_the_limit_was_lowered_can_still_be_reached(

@@ -15,7 +15,7 @@ import pytest
 
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.input_limits import LowerableLimits
-from akgentic.tool.core.testing import LoweredLimitsTests, Refusal, ToolTestAgent, bind_card
+from akgentic.tool.core.testing import LoweredLimitsTests, Refusal, ToolTestAgent
 from akgentic.tool.planning import (
     BATCH_MAX_ITEMS,
     DESCRIPTION_MAX_CHARS,
@@ -35,7 +35,6 @@ TIGHT = PlanInputLimits(
     query_max_chars=15,
     tasks_per_call=3,
 )
-REPORT = {"description": "write the report"}
 
 
 class TestPlanningLoweredLimits(LoweredLimitsTests):
@@ -85,7 +84,7 @@ class TestPlanningLoweredLimits(LoweredLimitsTests):
         return PlanningTool(vector_store=False, input_limits=limits)
 
     def seed(self, tools: Tools) -> None:
-        tools["update_planning"](create_tasks=[REPORT])
+        tools["update_planning"](create_tasks=[{"description": "write the report"}])
 
     def read_state(self, tools: Tools) -> Any:
         return tools["get_planning"]()
@@ -93,9 +92,7 @@ class TestPlanningLoweredLimits(LoweredLimitsTests):
 
 @pytest.fixture
 def tight(tool_agent: ToolTestAgent) -> Tools:
-    tools = bind_card(tool_agent, PlanningTool(vector_store=False, input_limits=TIGHT))
-    tools["update_planning"](create_tasks=[REPORT])
-    return tools
+    return TestPlanningLoweredLimits().seeded_tools(tool_agent)  # TIGHT, with task 1
 
 
 def test_a_lowered_output_limit_cuts_the_output(tight: Tools) -> None:

@@ -8,7 +8,7 @@ refusal must hold (the argument path at fault, the limit broken), checked the sa
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from akgentic.core.actor_address import ActorAddress
@@ -36,12 +36,18 @@ class RefusalTests(BadInputTests):
 
     refusals: ClassVar[Mapping[str, Sequence[Refusal]]] = {}
 
+    def seeded_tools(self, agent: ToolTestAgent) -> dict[str, Callable[..., Any]]:
+        """The card under test bound to ``agent``, after :meth:`seed`: what the refusals
+        are made against, and a fixture of the package's own tests may start from."""
+        tools = bind_card(agent, self.make_card())
+        self.seed(tools)
+        return tools
+
     def test_refusals_say_what_to_fix(
         self, actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
     ) -> None:
         assert self.refusals, "list at least one refusal"
-        tools = bind_card(tool_agent, self.make_card())
-        self.seed(tools)
+        tools = self.seeded_tools(tool_agent)
         before = self.read_state(tools)
         settle(actor_system, orchestrator)
         emitted = orchestrator_events(actor_system, orchestrator, ToolStateEvent)
