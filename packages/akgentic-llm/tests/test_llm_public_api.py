@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 import akgentic.llm
 import akgentic.llm.capabilities
+import akgentic.llm.testing
 
-# The pin is data, kept once (one name a line) rather than restated as code beside __all__.
-EXPECTED = (Path(__file__).parent / "fixtures" / "public_names.txt").read_text("utf-8").split()
+# A pin is data, kept once (one name a line) rather than restated as code beside __all__.
+FIXTURES = Path(__file__).parent / "fixtures"
+PINNED = [(akgentic.llm, "public_names.txt"), (akgentic.llm.testing, "testing_public_names.txt")]
 
 
-def test_all_is_pinned_and_resolvable() -> None:
-    assert len(set(EXPECTED)) == len(EXPECTED), "the pin lists a name twice"
-    assert sorted(akgentic.llm.__all__) == sorted(EXPECTED)
-    for name in akgentic.llm.__all__:
-        assert getattr(akgentic.llm, name) is not None, name
+@pytest.mark.parametrize(("module", "pin"), PINNED, ids=lambda item: getattr(item, "__name__", ""))
+def test_all_is_pinned_and_resolvable(module: ModuleType, pin: str) -> None:
+    expected = (FIXTURES / pin).read_text("utf-8").split()
+    assert len(set(expected)) == len(expected), f"{pin} lists a name twice"
+    assert sorted(module.__all__) == sorted(expected)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
 
 
 def test_default_conclusion_reason_is_not_exported_at_the_root() -> None:

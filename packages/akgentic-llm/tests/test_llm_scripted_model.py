@@ -180,3 +180,20 @@ async def test_a_callable_when_done_reacts_to_every_request() -> None:
         ("b", ["lookup"], 0),
         ("", ["lookup"], 1),
     ]
+
+
+async def test_returned_and_retried_read_what_the_tools_sent_back() -> None:
+    log: list[str] = []
+    model = ScriptedModel(
+        ScriptedCall("lookup", {"key": "missing"}),
+        ScriptedCall("lookup", {"key": "k"}),
+        ScriptedCall("lookup", {}),  # no key: pydantic-ai refuses the arguments
+        "done",
+    )
+    await _agent(model, log).run("go")
+    assert log == ["missing", "k"]  # the call without its argument never ran
+    assert model.returned() == ["value of k"]
+    refusal, invalid = model.retried()
+    assert refusal == "no missing"  # a tool's own refusal, word for word
+    assert "key" in invalid
+    assert "Field required" in invalid  # the validation errors, as the model reads them

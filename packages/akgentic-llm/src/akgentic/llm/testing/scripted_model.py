@@ -107,7 +107,8 @@ class ScriptedModel(FunctionModel):
     ``usage`` is the token usage every response reports (none by default); ``model_name`` and
     ``profile`` are ``FunctionModel``'s. What the latest request carried is kept for the
     test: :attr:`seen` (its messages), :attr:`offered` (the tool names it offered) and
-    :meth:`tool_results`; :attr:`served` counts the requests answered.
+    :meth:`tool_results` (or, read further, :meth:`returned` and :meth:`retried`);
+    :attr:`served` counts the requests answered.
     """
 
     def __init__(
@@ -131,6 +132,18 @@ class ScriptedModel(FunctionModel):
         """Every tool result in the latest request's messages, in order."""
         return tool_results(self.seen)
 
+    def returned(self) -> list[Any]:
+        """What every tool call that ran sent back, in order: each ``ToolReturnPart``'s
+        content among the latest request's messages (refused calls are left out)."""
+        return [part.content for part in self.tool_results() if isinstance(part, ToolReturnPart)]
+
+    def retried(self) -> list[str]:
+        """The text of every retry prompt (a refused call) among the latest request's
+        messages, in order."""
+        return [
+            _retry_text(part) for part in self.tool_results() if isinstance(part, RetryPromptPart)
+        ]
+
     def _respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         request = ScriptedRequest(list(messages), info)
         with self._lock:
@@ -151,6 +164,15 @@ def _parts(reply: Reply) -> list[ModelResponsePart]:
     if isinstance(reply, ScriptedCall):
         return [reply.part()]
     return [call.part() for call in reply]
+
+
+def _retry_text(part: RetryPromptPart) -> str:
+    # A tool's refusal is the text it gave (a ``ModelRetry``'s message), read as is; arguments
+    # failing validation carry a list of errors instead, read as pydantic-ai words it for the
+    # model, so a test can still look for a field's name in it.
+    if isinstance(part.content, str):
+        return part.content
+    return part.model_response()
 
 
 def tool_results(messages: Sequence[ModelMessage]) -> list[ToolResult]:
