@@ -184,3 +184,13 @@ def test_truncate_never_exceeds_the_budget(limit: int) -> None:
 
     assert len(truncate("abcdefghij", limit)) <= limit
     assert truncate("abc", 5) == "abc"
+
+
+def test_a_task_exactly_at_the_budget_is_kept_whole(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent, gates: Gates
+) -> None:
+    ann = spawn(actor_system, orchestrator, "@Ann")
+    gates.hold(tool_agent, ann.myAddress, "x" * 10)
+    tool = activity_tool(tool_agent, TeamTool(get_team_activity=GetTeamActivity(max_task_chars=10)))
+    (row,) = tool().members  # type: ignore[operator]
+    assert row.task == "x" * 10

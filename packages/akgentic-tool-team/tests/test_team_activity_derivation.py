@@ -157,3 +157,26 @@ def test_texts_are_kept_apart_from_the_rows_and_rows_are_oldest_first() -> None:
         started_at=at(50),
         suspect=False,
     )
+
+
+def test_a_closed_message_does_not_hide_the_open_ones_after_it() -> None:
+    boss, ann, bob = address("@Boss"), address("@Ann"), address("@Bob")
+    done, open_task = UserMessage(content="done already"), UserMessage(content="still open")
+    history = [
+        sent(boss, bob, done),
+        telemetry(ReceivedMessage, bob, done.id, 30),
+        telemetry(ProcessedMessage, bob, done.id, 25),
+        sent(boss, ann, open_task),
+        telemetry(ReceivedMessage, ann, open_task.id, 20),
+    ]
+    assert [(b.name, text) for b, text in busy_members(history, [boss, ann, bob])] == [
+        ("@Ann", "still open")
+    ]
+
+
+def test_an_open_message_exactly_at_the_stale_age_is_still_reported() -> None:
+    ann = address("@Ann")
+    history = [telemetry(ReceivedMessage, ann, uuid.uuid4(), 300)]
+    ((row, _),) = busy_members(history, [ann], stale_after_seconds=300)
+    assert row.started_at == at(300)
+    assert busy_members(history, [ann], stale_after_seconds=299.5) == []

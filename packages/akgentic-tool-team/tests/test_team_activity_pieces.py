@@ -136,8 +136,9 @@ def test_summary_budget_comes_from_the_params() -> None:
     assert SummaryBudget.from_params(params) == SummaryBudget(
         model="pieces", max_chars=120, poll_attempts=3, poll_delay_seconds=0.1
     )
-    with pytest.raises(ValueError, match="no summarizer"):
+    with pytest.raises(ValueError) as info:
         SummaryBudget.from_params(GetTeamActivity())
+    assert str(info.value) == "GetTeamActivity has no summarizer: there is no summary budget"
     with pytest.raises(ValidationError):
         SummaryBudget(model="pieces", max_chars=0, poll_attempts=1, poll_delay_seconds=0)
 
@@ -249,6 +250,71 @@ def test_a_failed_summary_is_truncated_and_not_pending(
     members, pending = apply_summaries(rows, texts, 100, budget(), cache)
     assert (members, pending) == (apply_truncations(rows, texts, 40), 0)
     assert cache.failure(rows[0].message_id) is not None
+
+
+def test_summaries_already_cached_or_failed_are_not_waited_for(
+    actor_system: ActorSystem, orchestrator: ActorAddress, summarizer: Summarizer
+) -> None:
+    rows, texts = three_rows()
+    cache = summary_cache(actor_system, orchestrator)
+    apply_summaries(rows[:1], texts, 0, budget(), cache)  # @Ann's summary is now cached
+    summarizer.mode = "fail"
+    apply_summaries(rows[1:2], texts, 0, budget(), cache)  # @Bob's failed
+    assert cache.failure(rows[1].message_id) is not None
+    pauses: list[float] = []
+    members, pending = apply_summaries(rows, texts, 0, budget(), cache, sleep=pauses.append)
+    assert [(m.summarized, pending) for m in members] == [(True, 0), (False, 0), (False, 0)]
+    assert pauses == []  # nothing left to wait for: no poll delay at all
+    assert len(summarizer.prompts) == 2  # neither was asked of the model again
+
+
+def summarized_once(
+    system: ActorSystem, orchestrator: ActorAddress, model: str
+) -> tuple[bool, str]:
+    """Whether a new long task got a summary from ``model``, and the task shown."""
+    ann = row("@Ann")
+    limits = SummaryBudget(model=model, max_chars=100, poll_attempts=60, poll_delay_seconds=0.05)
+    cache = summary_cache(system, orchestrator)
+    ((member,), _) = apply_summaries([ann], {ann.message_id: LONG}, 0, limits, cache)
+    return member.summarized, member.task
+
+
+def test_a_registered_factory_builds_a_model_per_summary(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    built: list[FunctionModel] = []
+    answer = Summarizer()
+
+    def factory() -> FunctionModel:
+        built.append(FunctionModel(answer.respond))
+        return built[-1]
+
+    register_summarizer_model("built", factory)
+    try:
+        assert summarized_once(actor_system, orchestrator, "built") == (
+            True,
+            "Summary 1: ledger work.",
+        )
+        assert summarized_once(actor_system, orchestrator, "built")[0] is True
+        assert len(built) == 2
+    finally:
+        unregister_summarizer_model("built")
+
+
+def test_an_unregistered_name_is_a_pydantic_ai_model_string(
+    actor_system: ActorSystem, orchestrator: ActorAddress, summarizer: Summarizer
+) -> None:
+    # "test" is pydantic-ai's own offline model; no name of ours shadows it.
+    assert summarized_once(actor_system, orchestrator, "test") == (
+        True,
+        "success (no tool calls)",
+    )
+    unregister_summarizer_model("pieces")
+    unregister_summarizer_model("pieces")  # forgetting an unknown name is no error
+    summarized, task = summarized_once(actor_system, orchestrator, "pieces")
+    assert summarized is False  # "pieces" is no model string: the summary fails
+    assert task.endswith("…")
+    assert summarizer.prompts == []
 
 
 class DirectCache(TeamActivityActor):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -16,11 +17,13 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages.orchestrator import StartMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent, eventually
 from akgentic.tool.team import (
+    TEAM_ACTIVITY_ACTOR_ROLE,
     ActivitySummarizer,
     GetTeamActivity,
     SummarizerWorker,
@@ -30,6 +33,7 @@ from akgentic.tool.team import (
     register_summarizer_model,
     unregister_summarizer_model,
 )
+from akgentic.tool.team import team as team_module
 
 LONG = "Migrate the payments service to the new ledger API, " + "then backfill history " * 30
 SHORT = "Answer the support ticket"
@@ -103,7 +107,9 @@ def test_summarizer_creates_the_actor_and_adds_summarize_over(
     assert inspect.signature(tool).parameters["summarize_over"].default is None
     schema = Tool(tool).tool_def.parameters_json_schema
     assert set(schema["properties"]) == {"summarize_over"}
-    assert "#TeamActivity" in team_names(actor_system, orchestrator)
+    cache = actor_system.proxy_ask(orchestrator, Orchestrator).get_team_member("#TeamActivity")
+    assert cache is not None
+    assert cache.role == TEAM_ACTIVITY_ACTOR_ROLE == "ToolActor"  # as tool actors carry
 
 
 def test_summarize_over_none_makes_no_model_call(
@@ -292,6 +298,19 @@ def test_negative_summarize_over_is_retriable(
         activity(tool_agent, summarized_card())(summarize_over=-1)
 
 
+def test_summarize_over_zero_summarizes_every_task(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    gates: Gates,
+    model: ScriptedModel,
+) -> None:
+    busy_pair(actor_system, orchestrator, tool_agent, gates)
+    report: TeamActivityReport = activity(tool_agent, summarized_card())(summarize_over=0)
+    assert {m.name: m.summarized for m in report.members} == {"@Ann": True, "@Bob": True}
+    assert sorted(model.calls) == sorted([" ".join(LONG.split()), SHORT])
+
+
 def test_summary_cache_actor_is_not_listed_and_is_shared(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent, model: Any
 ) -> None:
@@ -333,3 +352,45 @@ def test_summary_cache_gone_degrades_to_truncation(
     assert {m.name for m in report.members} == {"@Ann", "@Bob"}
     assert not any(m.summarized for m in report.members)
     assert model.calls == []
+
+
+class WedgedCache(TeamActivityActor):
+    """A #TeamActivity that hangs on every progress ask until the test lets it go."""
+
+    released = threading.Event()
+
+    def progress(self, keys: list[Any]) -> Any:
+        WedgedCache.released.wait(10)
+        return super().progress(keys)
+
+
+def test_a_wedged_summary_cache_costs_a_bounded_wait_then_truncation(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    gates: Gates,
+    model: ScriptedModel,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The card's asks to the cache are bounded (5 s); shortened here to keep the test fast.
+    monkeypatch.setattr(team_module, "_CACHE_ASK_TIMEOUT_SECONDS", 0.5)
+    busy_pair(actor_system, orchestrator, tool_agent, gates)
+    orch = actor_system.proxy_ask(orchestrator, Orchestrator)
+    orch.getChildrenOrCreate(WedgedCache, BaseConfig(name="#TeamActivity", role="ToolActor"))
+    WedgedCache.released.clear()
+    try:
+        tool = activity(tool_agent, summarized_card())  # finds the wedged one by its name
+        started = time.monotonic()
+        with caplog.at_level(logging.WARNING, logger="akgentic.tool.team.activity"):
+            report: TeamActivityReport = tool(summarize_over=100)
+        # Without the bound the call would hang for the whole 10 s wedge.
+        assert time.monotonic() - started < 8.0
+    finally:
+        WedgedCache.released.set()
+    assert {m.name for m in report.members} == {"@Ann", "@Bob"}
+    assert not any(m.summarized for m in report.members)
+    (record,) = caplog.records
+    # The warning says summaries were skipped, and why: the ask's timeout error ("0.5 seconds").
+    assert "summaries unavailable" in record.getMessage()
+    assert record.getMessage().endswith("0.5 seconds")

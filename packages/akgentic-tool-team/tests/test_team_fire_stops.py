@@ -15,6 +15,7 @@ from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent, eventually, spawn_tool_agent
 from akgentic.tool.team import TeamTool
+from akgentic.tool.team import team as team_module
 
 
 class NotingAgent(ToolTestAgent):
@@ -89,6 +90,32 @@ def test_a_busy_member_stops_once_its_handler_returns(
     release.set()
     eventually(lambda: not developer.is_alive())
     eventually(lambda: "@Developer" not in team_names(actor_system, orchestrator))
+
+
+def test_several_fired_at_once_and_several_still_busy(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    lead: NotingAgent,
+    gates: Gates,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The answer waits up to _FIRE_WAIT_SECONDS (3 s) for busy members: shortened to keep the
+    # test fast, long enough for the idle member to stop on a loaded runner (the busy ones
+    # outlast it either way).
+    monkeypatch.setattr(team_module, "_FIRE_WAIT_SECONDS", 1.0)
+    tools = tools_by_name(ToolFactory([TeamTool()], observer=lead).get_tools())
+    tools["hire_members"](["Developer", "Developer", "Reviewer"])
+    first, second, reviewer = lead.hired
+    gates.hold(lead, second, "a long task")
+    gates.hold(lead, reviewer, "a long review")
+    answer = tools["fire_members"](["@Developer", "@Developer-2", "@Rev"])
+    assert answer == (
+        "Fired @Developer, @Developer-2, @Rev. "
+        "@Developer-2, @Rev will stop once they finish the message in hand."
+    )
+    assert not first.is_alive()
+    gates.release_all()
+    eventually(lambda: not second.is_alive() and not reviewer.is_alive())
 
 
 def test_a_member_the_hook_already_stopped_is_fine(

@@ -107,6 +107,10 @@ def test_the_team_size_is_capped(
         ("@\u0391\u03b7\u03b7", "looks like '@Ann'"),  # all Greek: Alpha, eta, eta
         ("@Hu\u200bman", "invisible or control character U+200B"),
         ("@Ann\u202e", "invisible or control character U+202E"),
+        ("@Hu\nman", "invisible or control character U+000A"),  # a newline inside
+        ("@Ann\x07", "invisible or control character U+0007"),
+        # Tangut letters have no Unicode character name: their script counts as UNKNOWN.
+        ("@Ann\U00017000", "mixes letters of several scripts (LATIN, UNKNOWN)"),
         ("@Ann\n", None),  # surrounding whitespace is trimmed: then it is taken
         ("\uff20Ann", "looks like '@Ann'"),  # a full-width "@"
         ("@" + "x" * 64, "is 65 characters long, the most allowed is 64"),
@@ -146,6 +150,17 @@ def test_a_name_is_stored_nfc_normalised(
     assert commands.call("hire_member", "Reviewer", "@Dev-太郎").name == "@Dev-太郎"
 
 
+def test_names_at_the_limits_are_accepted(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent, catalog: None
+) -> None:
+    commands = bind(tool_agent).commands
+    longest = "@" + "x" * (DEFAULT_MAX_NAME_CHARS - 1)
+    assert commands.call("hire_member", "Developer", longest).name == longest
+    # A name in one script that has no character names (Tangut) is still one script.
+    tangut = "@\U00017000\U00017001"
+    assert commands.call("hire_member", "Reviewer", tangut).name == tangut
+
+
 def test_an_automatic_name_steps_around_look_alikes(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent, catalog: None
 ) -> None:
@@ -165,6 +180,8 @@ def test_a_huge_role_is_not_echoed_and_wrong_types_are_retriable(
     assert "no profile has the role" in message
     assert "(1000000 characters)" in message
     assert len(message) < 400
+    # Up to 40 characters a role is echoed whole.
+    assert "no profile has the role '" + "R" * 40 + "'. Roles" in refusal(hire, ["R" * 40])
     assert "roles must be a list" in refusal(hire, "Developer")
     assert "a role must be text, got dict" in refusal(hire, [{"role": "Developer"}])
     assert "name must be text, got int" in refusal(factory.commands.call, "hire_member", "X", 7)
@@ -178,6 +195,9 @@ def test_fire_lists_are_bounded_and_typed(
     fire = tools_by_name(bind(tool_agent).get_tools())["fire_members"]
     message = refusal(fire, ["@Nobody"] * (MAX_FIRES_PER_CALL + 1))
     assert "one call fires at most 100" in message
+    # Exactly the limit is allowed: the names are then checked one by one.
+    message = refusal(fire, ["@Nobody"] * MAX_FIRES_PER_CALL)
+    assert message.startswith("no team member is named '@Nobody'")
     assert "names must be a list" in refusal(fire, "@Ann")
     assert "a member name must be text, got int" in refusal(fire, [3])
     assert len(refusal(fire, ["N" * 1_000_000])) < 300

@@ -69,21 +69,25 @@ def test_roster_prompt_lists_members_and_hireable_profiles(
     spawn(actor_system, orchestrator, "@Human", role="Human", agent_class=GatedUserProxy)
     roster, profiles = factory_for(tool_agent).get_system_prompts()
     assert (roster.__name__, profiles.__name__) == ("team_roster", "role_profiles")
-    text = roster()
-    assert "You are @Tester (Tester)." in text
-    assert "- @Ann (Developer)" in text
-    assert "- @Human (Human, human)" in text
-    assert "#SomeToolActor" not in text
-    assert "- @Tester" not in text  # yourself, once, at the top
-    text = profiles()
-    assert "- Developer: Does developer work. Skills: python, testing." in text
-    assert "- Reviewer: Does reviewer work." in text
-    assert "Auditor" not in text  # in the catalog but not open for hiring
+    # Yourself once, at the top; the tool actor is left out; the human is marked.
+    assert roster() == (
+        "## Your team\n"
+        "You are @Tester (Tester).\n"
+        "Members:\n"
+        "- @Ann (Developer)\n"
+        "- @Human (Human, human)"
+    )
+    # Skills only where the profile has some; the closed Auditor profile is not offered.
+    assert profiles() == (
+        "## Profiles you can hire\n"
+        "- Developer: Does developer work. Skills: python, testing.\n"
+        "- Reviewer: Does reviewer work."
+    )
 
 
 def test_roster_prompt_for_an_empty_team(tool_agent: ToolTestAgent) -> None:
     roster, profiles = factory_for(tool_agent).get_system_prompts()
-    assert roster().endswith("No other members yet.")
+    assert roster() == "## Your team\nYou are @Tester (Tester).\nNo other members yet."
     assert profiles() == "## Profiles you can hire\nNone."
 
 
@@ -278,8 +282,11 @@ def test_agent_outside_a_team_is_refused_at_bind_time(actor_system: ActorSystem)
     lone = actor_system.proxy_ask(
         actor_system.createActor(Kit, config=BaseConfig(name="@Lone")), Kit
     ).itself()
-    with pytest.raises(ValueError, match="belongs to a team"):
+    with pytest.raises(ValueError) as info:
         ToolFactory([TeamTool()], observer=lone)
+    assert str(info.value) == (
+        "TeamTool needs an agent that belongs to a team: its observer has no orchestrator"
+    )
 
 
 def test_tools_after_the_agent_stopped(
@@ -301,8 +308,15 @@ def test_agent_without_membership_hooks_is_refused_when_hiring_is_on(
     actor_system: ActorSystem, orchestrator: ActorAddress
 ) -> None:
     worker = spawn(actor_system, orchestrator, "@Plain")  # an Akgent without on_hire/on_fire
-    with pytest.raises(ValueError, match="lacks on_hire, on_fire"):
-        ToolFactory([TeamTool()], observer=worker)
+    refused = (
+        "TeamTool's hiring and firing need a TeamManagementToolObserver; WorkerAgent lacks "
+        "on_hire, on_fire (or disable hire_team_members and fire_team_members)"
+    )
+    # Either capability alone needs the hooks.
+    for card in (TeamTool(), TeamTool(fire_members=False), TeamTool(hire_members=False)):
+        with pytest.raises(ValueError) as info:
+            ToolFactory([card], observer=worker)
+        assert str(info.value) == refused
     # Read-only use needs no team-management calls.
     factory = ToolFactory([TeamTool(hire_members=False, fire_members=False)], observer=worker)
     assert [t.__name__ for t in factory.get_tools()] == ["team_activity"]
