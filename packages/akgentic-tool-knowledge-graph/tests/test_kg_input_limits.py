@@ -93,7 +93,8 @@ class TestGraphLoweredLimits(LoweredLimitsTests):
                 "update_entities[0].add_observations[0]: 21 characters, at most 20",
             ),
             (
-                {
+                {  # past two bounds: the second is named too
+                    "create_entities": [{"name": "Bartholomew", "entity_type": "P"}],
                     "create_relations": [
                         {
                             "from_entity": "Ann",
@@ -101,7 +102,7 @@ class TestGraphLoweredLimits(LoweredLimitsTests):
                             "relation_type": "self",
                             "description": "d" * 11,
                         }
-                    ]
+                    ],
                 },
                 "create_relations[0].description: 11 characters, at most 10",
             ),

@@ -64,7 +64,8 @@ class TestPlanningLoweredLimits(LoweredLimitsTests):
                 "(input_limits.description_max_chars)",
             ),
             (
-                {"create_tasks": [{"description": "short", "owner": "@Bartholomew"}]},
+                # past two bounds: the second is named too
+                {"create_tasks": [{"description": "d" * 25, "owner": "@Bartholomew"}]},
                 "create_tasks[0].owner: 12 characters, at most 8",
             ),
             (
