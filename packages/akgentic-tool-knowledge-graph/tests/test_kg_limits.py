@@ -1,8 +1,9 @@
-"""Size limits and argument types of the graph callables (security review findings).
+"""Size limits of the graph callables (security review findings).
 
-An over-limit or wrongly typed argument is a ``RetriableError`` naming the field and the
-limit or type, and the graph stays exactly as it was (no item changes, no state event).
-A value exactly at a limit is accepted.
+An over-limit argument is a ``RetriableError`` naming the field and the limit, and the
+graph stays exactly as it was (no item changes, no state event). A value exactly at a
+limit is accepted. Wrongly typed arguments are refusals of the standard bad-input tests
+(test_standard.py).
 """
 
 from __future__ import annotations

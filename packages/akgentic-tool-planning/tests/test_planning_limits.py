@@ -1,7 +1,8 @@
-"""Size limits and argument types of the planning callables (security review findings).
+"""Size limits of the planning callables (security review findings).
 
 Every refusal is a ``RetriableError`` that names the field and the limit, and leaves the
-plan exactly as it was: no task changes, no state event.
+plan exactly as it was: no task changes, no state event. Wrongly typed arguments are
+refusals of the standard bad-input tests (test_standard.py).
 """
 
 from __future__ import annotations
