@@ -44,23 +44,14 @@ class Erase(BaseToolParam):
     """Erasing the notes (a writing capability)."""
 
 
-class Notebook(ToolCard):
-    """A card built on rows; ``built`` counts every builder call by capability."""
+built: Counter[str] = Counter()  # every builder call of the notebooks, by capability
 
-    capabilities: ClassVar[tuple[Capability, ...]] = (
-        Capability("note", Note),
-        Capability("notes", Notes),
-        Capability("erase", Erase, writes=True),
-    )
-    built: ClassVar[Counter[str]] = Counter()
 
-    note: bool | Note = True
-    notes: bool | Notes = True
-    erase: bool | Erase = True
-    read_only: bool = False
+class _NotebookBuilders:
+    """The builders both notebooks share: one card declares its rows, the other derives them."""
 
     def _build_note(self, param: Note) -> Callable[[str], str]:
-        Notebook.built["note"] += 1
+        built["note"] += 1
         limit = param.max_chars
 
         def write_note(text: str) -> str:
@@ -70,7 +61,7 @@ class Notebook(ToolCard):
         return write_note
 
     def _build_notes(self, param: Notes) -> Callable[[], str]:
-        Notebook.built["notes"] += 1
+        built["notes"] += 1
 
         def show_notes() -> str:
             """The notes kept so far."""
@@ -79,7 +70,7 @@ class Notebook(ToolCard):
         return show_notes
 
     def _build_erase(self, param: Erase) -> Callable[[], str]:
-        Notebook.built["erase"] += 1
+        built["erase"] += 1
 
         def erase_notes() -> str:
             """Erase every note."""
@@ -88,24 +79,54 @@ class Notebook(ToolCard):
         return erase_notes
 
 
+class Notebook(_NotebookBuilders, ToolCard):
+    """A card with an explicit table in its class body."""
+
+    capabilities: ClassVar[tuple[Capability, ...]] = (
+        Capability("note", Note),
+        Capability("notes", Notes),
+        Capability("erase", Erase, writes=True),
+    )
+
+    note: bool | Note = True
+    notes: bool | Notes = True
+    erase: bool | Erase = True
+    read_only: bool = False
+
+
+class DerivedNotebook(_NotebookBuilders, ToolCard):
+    """The same card declared by its fields and builders alone."""
+
+    writing_capabilities: ClassVar[frozenset[str]] = frozenset({"erase"})
+
+    note: bool | Note = True
+    notes: bool | Notes = True
+    erase: bool | Erase = True
+    read_only: bool = False
+
+
+NOTEBOOKS = pytest.mark.parametrize("notebook", [Notebook, DerivedNotebook])
+
+
 @pytest.fixture(autouse=True)
 def _fresh_counts() -> None:
-    Notebook.built.clear()
+    built.clear()
 
 
 def _names(fns: Any) -> list[str]:
     return [fn.__name__ for fn in fns]
 
 
-def test_each_capability_is_on_exactly_its_params_channels() -> None:
-    card = Notebook()
+@NOTEBOOKS
+def test_each_capability_is_on_exactly_its_params_channels(notebook: type[Notebook]) -> None:
+    card = notebook()
     assert _names(card.get_tools()) == ["write_note", "erase_notes"]
     assert _names(card.get_system_prompts()) == ["show_notes"]
     commands = card.get_commands()
     assert list(commands) == [Note]
     assert commands[Note].__name__ == "write_note"
 
-    moved = Notebook(note=Note(expose={COMMAND}), notes=Notes(expose={TOOL_CALL, SYSTEM_PROMPT}))
+    moved = notebook(note=Note(expose={COMMAND}), notes=Notes(expose={TOOL_CALL, SYSTEM_PROMPT}))
     assert _names(moved.get_tools()) == ["show_notes", "erase_notes"]
     assert _names(moved.get_system_prompts()) == ["show_notes"]
     assert list(moved.get_commands()) == [Note]
@@ -130,34 +151,41 @@ def test_cards_left_on_defaults_do_not_share_what_another_card_configured() -> N
         assert write_note("x" * 150) == "x" * 100
         assert "Be brief." not in (write_note.__doc__ or "")
     assert short("abc") == "ab"
-    assert Note().instructions is None and Note().max_chars == 100
+    assert Note().instructions is None
+    assert Note().max_chars == 100
 
 
-def test_false_disables_a_capability_everywhere() -> None:
-    card = Notebook(note=False, notes=False)
+@NOTEBOOKS
+def test_false_disables_a_capability_everywhere(notebook: type[Notebook]) -> None:
+    card = notebook(note=False, notes=False)
     assert _names(card.get_tools()) == ["erase_notes"]
     assert card.get_system_prompts() == []
     assert card.get_commands() == {}
     assert card.capability_param("note") is None
-    assert Notebook.built["note"] == 0
-    assert Notebook.built["notes"] == 0
+    assert built["note"] == 0
+    assert built["notes"] == 0
 
 
-def test_read_only_leaves_writing_rows_out() -> None:
-    card = Notebook(read_only=True)
+@NOTEBOOKS
+def test_read_only_leaves_writing_rows_out(notebook: type[Notebook]) -> None:
+    card = notebook(read_only=True)
     assert _names(card.get_tools()) == ["write_note"]
     assert card.capability_param("erase") is None
-    assert Notebook.built["erase"] == 0
+    assert built["erase"] == 0
+    assert _names(notebook(read_only=False).get_tools()) == ["write_note", "erase_notes"]
 
 
-def test_a_builder_runs_once_per_call_and_never_for_a_channel_it_is_not_on() -> None:
-    card = Notebook()
+@NOTEBOOKS
+def test_a_builder_runs_once_per_call_and_never_for_a_channel_it_is_not_on(
+    notebook: type[Notebook],
+) -> None:
+    card = notebook()
     card.get_tools()
-    assert Notebook.built == Counter({"note": 1, "erase": 1})  # notes is a prompt only
+    assert built == Counter({"note": 1, "erase": 1})  # notes is a prompt only
     card.get_system_prompts()
-    assert Notebook.built == Counter({"note": 1, "erase": 1, "notes": 1})
+    assert built == Counter({"note": 1, "erase": 1, "notes": 1})
     card.get_commands()
-    assert Notebook.built == Counter({"note": 2, "erase": 1, "notes": 1})
+    assert built == Counter({"note": 2, "erase": 1, "notes": 1})
 
 
 def test_requires_approval_gates_the_capability() -> None:
@@ -289,6 +317,146 @@ def test_a_subclass_inherits_the_rows_and_its_overridden_builders() -> None:
 
     (prompt,) = Louder().get_system_prompts()
     assert prompt() == "NO NOTES"
+    assert Louder.capabilities == Notebook.capabilities
+
+
+class Extra(BaseToolParam):
+    """A capability a subclass adds."""
+
+
+class _ExtraBuilder:
+    def _build_extra(self, param: Extra) -> Callable[[], str]:
+        def extra() -> str:
+            """The added capability."""
+            return "extra"
+
+        return extra
+
+
+def test_derived_rows_equal_the_explicit_table_of_the_same_card() -> None:
+    assert DerivedNotebook.capabilities == Notebook.capabilities
+    assert DerivedNotebook.capabilities == (
+        Capability("note", Note),
+        Capability("notes", Notes),
+        Capability("erase", Erase, writes=True),
+    )
+
+
+def test_rows_follow_field_order_and_only_bool_or_one_param_fields_are_capabilities() -> None:
+    class Mixed(_NotebookBuilders, ToolCard):
+        size: int = 3
+        erase: bool | Erase = True
+        label: str | None = None
+        maybe: Note | None = None  # a param without a bool: not a switch
+        either: bool | Note | Notes = False  # two params: not one capability
+        vector_store: bool | str = False
+        note: bool | Note = True
+
+    assert Mixed.capabilities == (Capability("erase", Erase), Capability("note", Note))
+    assert _names(Mixed().get_tools()) == ["erase_notes", "write_note"]
+    assert Mixed().get_system_prompts() == []  # the builder of notes has no field here
+
+
+def test_a_capability_field_without_a_builder_fails_at_class_definition() -> None:
+    with pytest.raises(TypeError, match=r"Half field 'extra'.*no builder method _build_extra"):
+
+        class Half(_NotebookBuilders, ToolCard):
+            note: bool | Note = True
+            extra: bool | Extra = True
+
+
+def test_a_card_without_any_builder_keeps_its_hand_written_methods() -> None:
+    # The style before the table: param fields read by an overridden get_tools.
+    class ByHand(ToolCard):
+        note: bool | Note = True
+
+        def get_tools(self) -> list[Callable[..., Any]]:
+            return [len] if self.note else []
+
+    assert ByHand.capabilities == ()
+    assert ByHand().get_tools() == [len]
+    assert ByHand().get_commands() == {}  # Note is a command by default: no row made one
+
+
+def test_writing_names_must_be_derived_capabilities_of_a_card_with_read_only() -> None:
+    with pytest.raises(TypeError, match=r"Typo\.writing_capabilities names 'erse'"):
+
+        class Typo(_NotebookBuilders, ToolCard):
+            writing_capabilities: ClassVar[frozenset[str]] = frozenset({"erse"})
+            erase: bool | Erase = True
+            read_only: bool = False
+
+    with pytest.raises(TypeError, match=r"Loose\.writing_capabilities needs a read_only field"):
+
+        class Loose(_NotebookBuilders, ToolCard):
+            writing_capabilities: ClassVar[frozenset[str]] = frozenset({"erase"})
+            erase: bool | Erase = True
+
+    with pytest.raises(TypeError, match=r"Spelled\.writing_capabilities is the string 'erase'"):
+
+        class Spelled(_NotebookBuilders, ToolCard):
+            writing_capabilities = "erase"  # type: ignore[assignment]
+            erase: bool | Erase = True
+            read_only: bool = False
+
+    with pytest.raises(TypeError, match=r"Unmarked\.writing_capabilities names 'erase'"):
+
+        class Unmarked(_NotebookBuilders, ToolCard):  # the row should say writes=True
+            capabilities: ClassVar[tuple[Capability, ...]] = (Capability("erase", Erase),)
+            writing_capabilities: ClassVar[frozenset[str]] = frozenset({"erase"})
+            erase: bool | Erase = True
+            read_only: bool = False
+
+
+def test_an_explicit_table_wins_over_the_fields() -> None:
+    class Chosen(_NotebookBuilders, ToolCard):
+        capabilities: ClassVar[tuple[Capability, ...]] = (
+            Capability("notes", Notes, writes=True),
+            Capability("note", Note),
+        )
+        note: bool | Note = True
+        notes: bool | Notes = True
+        erase: bool | Erase = True  # has a builder, but the table leaves it out
+        read_only: bool = False
+
+    assert Chosen.capabilities == (Capability("notes", Notes, True), Capability("note", Note))
+    card = Chosen(notes=Notes(expose={TOOL_CALL}))
+    assert _names(card.get_tools()) == ["show_notes", "write_note"]
+    assert _names(Chosen(read_only=True, notes=Notes(expose={TOOL_CALL})).get_tools()) == [
+        "write_note"
+    ]
+
+
+def test_a_subclass_that_declares_nothing_derives_from_all_its_fields() -> None:
+    class Extended(_ExtraBuilder, DerivedNotebook):
+        extra: bool | Extra = True
+
+    assert [row.field for row in Extended.capabilities] == ["note", "notes", "erase", "extra"]
+    assert _names(Extended().get_tools()) == ["write_note", "erase_notes", "extra"]
+    # the writing names are inherited: read_only still leaves erase out, and only erase
+    assert _names(Extended(read_only=True).get_tools()) == ["write_note", "extra"]
+
+
+def test_a_subclass_of_an_explicit_table_keeps_its_rows_and_derives_its_new_fields() -> None:
+    class Picked(_NotebookBuilders, ToolCard):
+        capabilities: ClassVar[tuple[Capability, ...]] = (Capability("note", Note),)
+        note: bool | Note = True
+        erase: bool | Erase = True  # left out by the table
+
+    class PickedPlus(_ExtraBuilder, Picked):
+        extra: bool | Extra = True
+
+    assert PickedPlus.capabilities == (Capability("note", Note), Capability("extra", Extra))
+    assert _names(PickedPlus().get_tools()) == ["write_note", "extra"]
+    assert Picked.capabilities == (Capability("note", Note),)  # the parent is left as it was
+
+
+def test_a_subclass_may_declare_its_own_table_over_derived_rows() -> None:
+    class EraserOnly(DerivedNotebook):  # inherits writing_capabilities; its row agrees
+        capabilities: ClassVar[tuple[Capability, ...]] = (Capability("erase", Erase, writes=True),)
+
+    assert _names(EraserOnly().get_tools()) == ["erase_notes"]
+    assert EraserOnly(read_only=True).get_tools() == []
 
 
 def test_insert_before_args_adds_a_paragraph_before_the_arguments() -> None:

@@ -45,12 +45,16 @@ class ToolCard(TaggedModel, ABC):
     when set.
 
     ``capabilities`` is the card's capability table (see :mod:`akgentic.tool.core.capability`):
-    one :class:`Capability` row per ``bool | Param`` field, built by ``_build_<field>``.
-    ``get_tools``, ``get_system_prompts`` and ``get_commands`` are derived from it; a card
-    may still override them (or ``get_toolsets``) for what no row describes.
+    one :class:`Capability` row per ``bool | Param`` field, built by ``_build_<field>``,
+    derived from the fields when the class is defined (or declared in the class body, for
+    special cases). ``writing_capabilities`` names the fields whose capability a
+    ``read_only`` card leaves out. ``get_tools``, ``get_system_prompts`` and
+    ``get_commands`` are derived from the rows; a card may still override them (or
+    ``get_toolsets``) for what no row describes.
     """
 
     capabilities: ClassVar[tuple[Capability, ...]] = ()
+    writing_capabilities: ClassVar[frozenset[str]] = frozenset()
     # The rows checked and resolved for this class (set when each subclass is defined).
     __capability_table__: ClassVar[CapabilityTable] = CapabilityTable(rows=(), with_context=False)
 
@@ -109,7 +113,9 @@ class ToolCard(TaggedModel, ABC):
                 "the property, or assign self.depends_on in model_post_init"
             )
         with_context = cls._capability_context is not ToolCard._capability_context
-        cls.__capability_table__ = CapabilityTable.of(cls, with_context=with_context)
+        table = CapabilityTable.of(cls, with_context=with_context)
+        cls.__capability_table__ = table
+        cls.capabilities = table.capabilities  # derived rows read like declared ones
 
     @property
     def depends_on(self) -> list[str]:
