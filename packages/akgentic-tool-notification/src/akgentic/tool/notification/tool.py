@@ -10,13 +10,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import ClassVar, Self, cast
+from typing import Self, cast
 
 from pydantic import Field, PrivateAttr
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.capability import Capability
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
@@ -104,12 +103,6 @@ class NotificationTool(ToolCard):
         ge=1,
         description="Largest delay an agent may schedule, in seconds.",
     )
-    capabilities: ClassVar[tuple[Capability, ...]] = (
-        Capability("register_notification", RegisterNotification),
-        Capability("pending_notification", PendingNotifications),
-        Capability("cancel_notification", CancelNotification),
-    )
-
     register_notification: bool | RegisterNotification = True
     pending_notification: bool | PendingNotifications = True
     cancel_notification: bool | CancelNotification = True
@@ -168,7 +161,7 @@ class NotificationTool(ToolCard):
             raise RuntimeError("NotificationTool used before observer() bound it to an agent")
         return self._actor, self._owner
 
-    # -- the callables: one _build_<capability> per row of `capabilities` --------------
+    # -- the callables: one _build_<field> per `bool | Param` field ---------------------
 
     def _build_register_notification(self, param: RegisterNotification) -> Callable[..., str]:
         card = self

@@ -22,12 +22,11 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any, ClassVar, Self, TypeVar, cast
+from typing import Any, Self, TypeVar, cast
 
 from pydantic import PrivateAttr, field_validator
 
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.capability import Capability
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND as COMMAND  # importable here, as they were
 from akgentic.tool.core.channels import TOOL_CALL as TOOL_CALL
@@ -149,8 +148,6 @@ class ExecTool(ToolCard, SandboxSettings):
 
     mode: str = AUTO_MODE
     workspace_id: str | None = None
-    capabilities: ClassVar[tuple[Capability, ...]] = (Capability("exec_command", ExecCommand),)
-
     exec_command: bool | ExecCommand = True
 
     _sandbox: Any = PrivateAttr(default=None)

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal, cast
+from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
 from pydantic import Field
 
-from akgentic.tool.core.capability import Capability
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import TOOL_CALL as TOOL_CALL  # importable here, as it was
 from akgentic.tool.core.params import BaseToolParam
@@ -206,12 +205,6 @@ class SearchTool(ToolCard):
     set, is a ceiling over all three.
     """
 
-    capabilities: ClassVar[tuple[Capability, ...]] = (
-        Capability("web_search", WebSearch),
-        Capability("web_fetch", WebFetch),
-        Capability("web_crawl", WebCrawl),
-    )
-
     web_search: bool | WebSearch = True
     web_fetch: bool | WebFetch = True
     web_crawl: bool | WebCrawl = True
@@ -239,7 +232,7 @@ class SearchTool(ToolCard):
             return configured
         return min(configured, self.timeout_seconds)
 
-    # -- callables: one _build_<capability> per row of `capabilities` --------------------
+    # -- callables: one _build_<field> per `bool | Param` field ---------------------------
 
     def _build_web_search(self, param: WebSearch, clients: TavilyClients) -> Callable[..., Any]:
         configured_timeout = self._timeout(param.timeout)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar, Self, cast
+from typing import Any, Self, cast
 
 from pydantic import AliasChoices, Field, PrivateAttr
 
@@ -21,7 +21,6 @@ from akgentic.core.agent_card import AgentCard
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.messages.message import StopRecursively
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.capability import Capability
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ToolObserver
@@ -141,16 +140,9 @@ class TeamTool(ToolCard):
     which also creates the ``#TeamActivity`` cache actor.
     """
 
-    # Each row is built by _build_<field>; hire and fire offer another callable as a
-    # command (one member at a time, the address back): their _build_<field>_command.
-    capabilities: ClassVar[tuple[Capability, ...]] = (
-        Capability("get_team_roster", GetTeamRoster),
-        Capability("get_role_profiles", GetRoleProfiles),
-        Capability("hire_team_members", HireTeamMember),
-        Capability("fire_team_members", FireTeamMember),
-        Capability("get_team_activity", GetTeamActivity),
-    )
-
+    # Each capability field is built by _build_<field>; hire and fire offer another
+    # callable as a command (one member at a time, the address back): their
+    # _build_<field>_command.
     get_team_roster: bool | GetTeamRoster = True
     get_role_profiles: bool | GetRoleProfiles = True
     hire_team_members: bool | HireTeamMember = Field(

@@ -25,7 +25,6 @@ from pydantic import Field, PrivateAttr, model_validator
 from pydantic_ai.messages import BinaryContent
 
 from akgentic.core.utils.serializer import SerializableBaseModel
-from akgentic.tool.core.capability import Capability
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.channels import COMMAND, Channels
 from akgentic.tool.core.channels import TOOL_CALL as TOOL_CALL  # importable here, as it was
@@ -338,21 +337,18 @@ class WorkspaceTool(ToolCard):
         description="Largest file that write, edit, patch, documents and images take on.",
     )
 
-    # Read, list, glob, grep, view and the media command read; the other six write, and a
-    # read_only card leaves them out.
-    capabilities: ClassVar[tuple[Capability, ...]] = (
-        Capability("workspace_read", WorkspaceRead),
-        Capability("workspace_list", WorkspaceList),
-        Capability("workspace_glob", WorkspaceGlob),
-        Capability("workspace_grep", WorkspaceGrep),
-        Capability("workspace_view", WorkspaceView),
-        Capability("expand_media_refs", ExpandMediaRefs),
-        Capability("workspace_write", WorkspaceWrite, writes=True),
-        Capability("workspace_edit", WorkspaceEdit, writes=True),
-        Capability("workspace_multi_edit", WorkspaceMultiEdit, writes=True),
-        Capability("workspace_patch", WorkspacePatch, writes=True),
-        Capability("workspace_delete", WorkspaceDelete, writes=True),
-        Capability("workspace_mkdir", WorkspaceMkdir, writes=True),
+    # Each capability field is built by its _build_<field>, in field order (the order the
+    # tools are offered in): read, list, glob, grep, view and the media command read; the
+    # six after them write, and a read_only card leaves them out.
+    writing_capabilities: ClassVar[frozenset[str]] = frozenset(
+        {
+            "workspace_write",
+            "workspace_edit",
+            "workspace_multi_edit",
+            "workspace_patch",
+            "workspace_delete",
+            "workspace_mkdir",
+        }
     )
 
     workspace_read: bool | WorkspaceRead = True
@@ -360,13 +356,13 @@ class WorkspaceTool(ToolCard):
     workspace_glob: bool | WorkspaceGlob = True
     workspace_grep: bool | WorkspaceGrep = True
     workspace_view: bool | WorkspaceView = True
+    expand_media_refs: bool | ExpandMediaRefs = True
     workspace_write: bool | WorkspaceWrite = True
     workspace_edit: bool | WorkspaceEdit = True
     workspace_multi_edit: bool | WorkspaceMultiEdit = True
     workspace_patch: bool | WorkspacePatch = True
     workspace_delete: bool | WorkspaceDelete = True
     workspace_mkdir: bool | WorkspaceMkdir = True
-    expand_media_refs: bool | ExpandMediaRefs = True
 
     resources: list[Resource] = Field(
         default=[],  # pydantic copies it for each card
@@ -441,7 +437,7 @@ class WorkspaceTool(ToolCard):
         return _Bound(self.get_workspace(), self.seen_files())
 
     # -- the model-facing callables ---------------------------------------------------------
-    # One _build_<capability> per row: it reads every field of its param at bind time and
+    # One _build_<field> per capability: it reads every field of its param at bind time and
     # closes over the workspace. Every callable goes through _guarded, the tools' one exit.
 
     def _build_workspace_read(self, param: WorkspaceRead, bound: _Bound) -> Callable[..., str]:
