@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from akgentic.tool.core.testing import (
     eventually,
     spawn_tool_agent,
 )
+from akgentic.tool.core.workspace_dir import resolve_workspace_dir
 
 
 class GoodTool(ToolCard):
@@ -65,6 +67,15 @@ def test_fixtures_are_a_real_team(
     second = spawn_tool_agent(actor_system, orchestrator, name="@Second")
     assert second.team_id == tool_agent.team_id
     eventually(lambda: len(orch.get_team()) == 2)
+
+
+def test_workspaces_root_is_a_fresh_root_under_the_tests_own_folder(
+    workspaces_root: Path, tmp_path: Path
+) -> None:
+    assert workspaces_root.is_dir()
+    assert not any(workspaces_root.iterdir())
+    assert workspaces_root.is_relative_to(tmp_path)
+    assert resolve_workspace_dir("team") == (workspaces_root / "team").resolve()
 
 
 def test_agent_records_hires_fires_and_deliveries(

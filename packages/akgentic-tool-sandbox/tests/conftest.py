@@ -1,4 +1,5 @@
-"""Shared fixtures: sandboxes and their workspaces (the team comes from core's testing kit)."""
+"""Shared fixtures: sandboxes and their workspaces (the team and the per-test workspaces root,
+``workspaces_root``, come from core's testing kit)."""
 
 from __future__ import annotations
 
@@ -20,15 +21,6 @@ from akgentic.tool.sandbox.tool import ExecTool
 # An otherwise unused uid: commands run under it when the tests run as root, because Linux
 # never applies RLIMIT_NPROC to root (see the fork-bomb test).
 SANDBOX_TEST_UID = 64999
-
-
-@pytest.fixture
-def workspaces_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """AKGENTIC_WORKSPACES_ROOT pointed at a fresh directory for this test."""
-    root = tmp_path / "workspaces"
-    root.mkdir()
-    monkeypatch.setenv(WORKSPACES_ROOT_ENV, str(root))
-    return root
 
 
 ExecFn = Callable[[str], str]

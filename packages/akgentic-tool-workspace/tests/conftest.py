@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from akgentic.tool.core.workspace_dir import WORKSPACES_ROOT_ENV
 from akgentic.tool.workspace import WorkspaceTool
 
 Tools = dict[str, Callable[..., Any]]
@@ -27,12 +26,9 @@ def _no_caption_provider(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The workspaces root (AKGENTIC_WORKSPACES_ROOT) for this test."""
-    root = tmp_path / "workspaces"
-    root.mkdir()
-    monkeypatch.setenv(WORKSPACES_ROOT_ENV, str(root))
-    return root
+def roots(workspaces_root: Path) -> Path:
+    """The workspaces root for this test (the testing kit's fresh ``workspaces_root``)."""
+    return workspaces_root
 
 
 @pytest.fixture

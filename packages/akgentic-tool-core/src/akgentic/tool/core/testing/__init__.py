@@ -2,7 +2,8 @@
 
 It is a pytest plugin, registered through the ``pytest11`` entry point of
 akgentic-tool-core: installing the package gives every test session the fixtures
-``actor_system``, ``orchestrator`` and ``tool_agent``, with no ``conftest.py`` line.
+``actor_system``, ``orchestrator``, ``tool_agent`` and ``workspaces_root``, with no
+``conftest.py`` line.
 Everything runs on akgentic-core's real (Pykka) actor system. Requires the ``testing``
 extra (pytest).
 
@@ -30,6 +31,7 @@ from akgentic.tool.core.testing.actors import (
     spawn_tool_agent,
     team_tool_actor,
     tool_agent,
+    workspaces_root,
 )
 from akgentic.tool.core.testing.binding import ToolRetry, bind_card, card_callables, expect_retry
 from akgentic.tool.core.testing.conformance import (
@@ -118,4 +120,5 @@ __all__ = [
     "tool_agent",
     "tool_event_seqs",
     "tool_state_events",
+    "workspaces_root",
 ]

@@ -8,6 +8,7 @@ really reach the orchestrator's stream.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Self
 
 import pytest
@@ -18,6 +19,7 @@ from akgentic.core.agent import Akgent
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.agent_state import BaseState
 from akgentic.core.orchestrator import Orchestrator
+from akgentic.tool.core.workspace_dir import WORKSPACES_ROOT_ENV
 
 __all__ = [
     "ToolTestAgent",
@@ -28,6 +30,7 @@ __all__ = [
     "spawn_tool_agent",
     "team_tool_actor",
     "tool_agent",
+    "workspaces_root",
 ]
 
 
@@ -143,3 +146,16 @@ def orchestrator(actor_system: ActorSystem) -> ActorAddress:
 def tool_agent(actor_system: ActorSystem, orchestrator: ActorAddress) -> ToolTestAgent:
     """A running team member to attach cards to (``ToolFactory(cards, observer=tool_agent)``)."""
     return spawn_tool_agent(actor_system, orchestrator)
+
+
+@pytest.fixture
+def workspaces_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh, empty workspaces root for this test (``AKGENTIC_WORKSPACES_ROOT`` points at it).
+
+    Cards that keep files (workspace, sandbox, a card's ``resources``) then write below the
+    test's own temporary folder, never in the user's real root.
+    """
+    root = tmp_path / "workspaces"
+    root.mkdir()
+    monkeypatch.setenv(WORKSPACES_ROOT_ENV, str(root))
+    return root
