@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Self, cast
 from pydantic import AliasChoices, BaseModel, Field, ValidationError
 
 from akgentic.tool.core.batch_update import joined_lists, raise_rejected
-from akgentic.tool.core.capability import Capability, insert_before_args
+from akgentic.tool.core.capability import insert_before_args
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.core.params import BaseToolParam
@@ -98,11 +98,7 @@ class KnowledgeGraphTool(VectorConsumerCard):
     whatever ``update_graph`` says: the agent reads the team's graph but cannot change it.
     """
 
-    capabilities: ClassVar[tuple[Capability, ...]] = (
-        Capability("get_graph", GetGraph),
-        Capability("update_graph", UpdateGraph, writes=True),
-        Capability("search", SearchGraph),
-    )
+    writing_capabilities: ClassVar[frozenset[str]] = frozenset({"update_graph"})
 
     get_graph: bool | GetGraph = True
     update_graph: bool | UpdateGraph = True
@@ -142,7 +138,7 @@ class KnowledgeGraphTool(VectorConsumerCard):
     def _graph(self) -> ConsumerBinding[KnowledgeGraphActor]:
         return cast(ConsumerBinding[KnowledgeGraphActor], self._shared_binding())
 
-    # -- callables: one _build_<capability> per row of `capabilities` --------------------
+    # -- callables: one _build_<field> per capability field -----------------------------
 
     def _build_get_graph(self, param: GetGraph) -> Callable[[], str]:
         card = self

@@ -9,12 +9,12 @@ agent weakly, so tools never keep a stopped agent alive.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Self, cast
+from typing import Any, Self, cast
 
 from pydantic import BaseModel, Field, ValidationError
 
 from akgentic.tool.core.batch_update import joined_lists
-from akgentic.tool.core.capability import Capability, insert_before_args
+from akgentic.tool.core.capability import insert_before_args
 from akgentic.tool.core.channels import COMMAND, SYSTEM_PROMPT, TOOL_CALL, Channels
 from akgentic.tool.core.input_limits import query_limit_note
 from akgentic.tool.core.observer import ActorToolObserver, ToolObserver
@@ -102,13 +102,6 @@ class PlanningTool(VectorConsumerCard):
     without a store).
     """
 
-    capabilities: ClassVar[tuple[Capability, ...]] = (
-        Capability("get_planning", GetPlanning),
-        Capability("get_planning_task", GetPlanningTask),
-        Capability("update_planning", UpdatePlanning),
-        Capability("search_planning", SearchPlanning),
-    )
-
     get_planning: bool | GetPlanning = True
     get_planning_task: bool | GetPlanningTask = True
     update_planning: bool | UpdatePlanning = True
@@ -136,7 +129,7 @@ class PlanningTool(VectorConsumerCard):
     def _agent_name(self) -> str:
         return str(self._actor_observer().myAddress.name)
 
-    # -- callables: one _build_<capability> per row of `capabilities` --------------------
+    # -- callables: one _build_<field> per capability field -----------------------------
 
     def _build_get_planning(self, param: GetPlanning) -> Callable[[], str]:
         card = self
