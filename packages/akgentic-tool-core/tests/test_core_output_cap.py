@@ -11,9 +11,9 @@ from pydantic import BaseModel
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.toolsets import FunctionToolset
 
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 from akgentic.tool.core import RetriableError, ToolCard, ToolFactory
 from akgentic.tool.core.output_cap import DEFAULT_MAX_OUTPUT_CHARS
-from akgentic.tool.core.testing.model_script import ScriptedModel
 
 
 class Row(BaseModel):
@@ -132,30 +132,30 @@ def test_a_card_stores_its_bound_only_when_stated() -> None:
 
 def test_toolset_results_reach_the_model_bounded() -> None:
     factory = ToolFactory([ChattyTool()], retry_exception=ModelRetry, max_output_chars=2_000)
-    script = ScriptedModel([("remote_dump", {})])
-    agent = Agent(script.model(), toolsets=factory.get_toolsets())
+    script = ScriptedModel(ScriptedCall("remote_dump"), "finished")
+    agent = Agent(script, toolsets=factory.get_toolsets())
     assert agent.run_sync("go").output == "finished"
-    assert script.retried == []
-    (content,) = script.returned
+    assert script.retried() == []
+    (content,) = script.returned()
     assert content.startswith("r" * 2_000 + "\n[remote_dump: output cut at 2,000 of 200,000")
 
 
 def test_a_bounded_tool_still_turns_bad_input_into_a_retry() -> None:
     factory = ToolFactory([ChattyTool()], retry_exception=ModelRetry)
-    script = ScriptedModel([("refuse", {})])
-    agent = Agent(script.model(), tools=factory.get_tools())
+    script = ScriptedModel(ScriptedCall("refuse"), "finished")
+    agent = Agent(script, tools=factory.get_tools())
     assert agent.run_sync("go").output == "finished"
-    assert script.returned == []
-    assert script.retried == ["give a smaller number"]
+    assert script.returned() == []
+    assert script.retried() == ["give a smaller number"]
 
 
 def test_the_cut_json_of_a_model_tool_reaches_the_model_as_text() -> None:
     factory = ToolFactory([ChattyTool()], retry_exception=ModelRetry, max_output_chars=300)
-    script = ScriptedModel([("dump_rows", {})])
-    agent = Agent(script.model(), tools=factory.get_tools())
+    script = ScriptedModel(ScriptedCall("dump_rows"), "finished")
+    agent = Agent(script, tools=factory.get_tools())
     agent.run_sync("go")
-    assert script.retried == []
-    (content,) = script.returned
+    assert script.retried() == []
+    (content,) = script.returned()
     assert content.startswith('[{"name":"row 0"')
     assert "dump_rows: output cut at 300 of " in content
     with pytest.raises(json.JSONDecodeError):

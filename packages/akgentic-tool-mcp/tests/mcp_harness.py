@@ -1,4 +1,4 @@
-"""Helpers for the MCP end-to-end tests: real server processes and a scripted model.
+"""Helpers for the MCP end-to-end tests: real server processes to talk to.
 
 Servers are `mcp_demo_server.py` run as subprocesses. For HTTP transports the listening
 socket is bound here on a free 127.0.0.1 port and inherited by the child, so the port is
@@ -16,10 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-
-# The tests' scripted model (tool calls one per turn, then "finished") is the tool-core kit's;
-# the tests import it from here, next to the servers it talks to.
-from akgentic.tool.core.testing.model_script import ScriptedModel as ScriptedModel
 
 SERVER_SCRIPT = str(Path(__file__).with_name("mcp_demo_server.py"))
 

@@ -10,11 +10,12 @@ server is the demo server over stdio; its ``shout`` really upper-cases on the ot
 from __future__ import annotations
 
 import pytest
-from mcp_harness import ScriptedModel, stdio_args
+from mcp_harness import stdio_args
 from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, ToolDenied
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import ToolReturnPart
 
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.mcp import MCPStdioConnectionConfig, MCPTool
 
@@ -28,18 +29,24 @@ def _card(gated: set[str]) -> MCPTool:
 def _agent(card: MCPTool, script: ScriptedModel) -> Agent[None, str | DeferredToolRequests]:
     factory = ToolFactory([card])
     return Agent(
-        script.model(),
+        script,
         toolsets=factory.get_toolsets(),
         output_type=[str, DeferredToolRequests],  # type: ignore[arg-type]
     )
 
 
 def _returns(script: ScriptedModel) -> dict[str, str]:
-    return {p.tool_name: str(p.content) for p in script.results() if isinstance(p, ToolReturnPart)}
+    return {
+        p.tool_name: str(p.content) for p in script.tool_results() if isinstance(p, ToolReturnPart)
+    }
 
 
 async def test_a_gated_mcp_call_waits_then_runs_on_the_server_once_approved() -> None:
-    script = ScriptedModel(calls=[("add", {"a": 2, "b": 3}), ("shout", {"text": "ship it"})])
+    script = ScriptedModel(
+        ScriptedCall("add", {"a": 2, "b": 3}),
+        ScriptedCall("shout", {"text": "ship it"}),
+        "finished",
+    )
     agent = _agent(_card({"shout"}), script)
 
     first = await agent.run("use the server")
@@ -55,7 +62,7 @@ async def test_a_gated_mcp_call_waits_then_runs_on_the_server_once_approved() ->
 
 
 async def test_a_denied_mcp_call_never_reaches_the_server() -> None:
-    script = ScriptedModel(calls=[("shout", {"text": "drop the table"})])
+    script = ScriptedModel(ScriptedCall("shout", {"text": "drop the table"}), "finished")
     agent = _agent(_card({"shout"}), script)
 
     first = await agent.run("use the server")
@@ -71,7 +78,7 @@ async def test_a_denied_mcp_call_never_reaches_the_server() -> None:
 
 
 async def test_a_misspelt_gated_name_stops_the_run_instead_of_leaving_a_tool_ungated() -> None:
-    script = ScriptedModel(calls=[("shout", {"text": "hi"})])
+    script = ScriptedModel(ScriptedCall("shout", {"text": "hi"}))
     agent = _agent(_card({"shoot"}), script)
 
     with pytest.raises(UserError, match=r"MCPTool\.approval_required names shoot") as caught:

@@ -20,10 +20,11 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
-from mcp_harness import ScriptedModel, ServerProcess, start_http_server
+from mcp_harness import ServerProcess, start_http_server
 from pydantic_ai import Agent
 from pydantic_ai.messages import ToolReturnPart
 
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 from akgentic.tool.mcp import MCPConnectionError, MCPHTTPConnectionConfig, MCPTool
 from akgentic.tool.mcp.oauth_handler import (
     AuthorizationCode,
@@ -69,7 +70,7 @@ async def test_the_flow_yields_a_token_the_server_accepts(oauth_server: str) -> 
     # Without a token, the server turns MCPTool away.
     anonymous = MCPTool(connection=MCPHTTPConnectionConfig(url=oauth_server))
     with pytest.raises(MCPConnectionError):
-        await Agent(ScriptedModel(calls=[]).model(), toolsets=anonymous.get_toolsets()).run("x")
+        await Agent(ScriptedModel(), toolsets=anonymous.get_toolsets()).run("x")
 
     browser = Browser()
     token = await authorize_mcp_server(oauth_server, open_browser=browser, timeout=20)
@@ -88,9 +89,11 @@ async def test_the_flow_yields_a_token_the_server_accepts(oauth_server: str) -> 
     card = MCPTool(
         connection=MCPHTTPConnectionConfig(url=oauth_server, bearer_token=token.access_token)
     )
-    script = ScriptedModel(calls=[("seen_authorization", {}), ("add", {"a": 20, "b": 22})])
-    await Agent(script.model(), toolsets=card.get_toolsets()).run("go")
-    seen, added = script.results()
+    script = ScriptedModel(
+        ScriptedCall("seen_authorization"), ScriptedCall("add", {"a": 20, "b": 22})
+    )
+    await Agent(script, toolsets=card.get_toolsets()).run("go")
+    seen, added = script.tool_results()
     assert isinstance(seen, ToolReturnPart)
     assert seen.content == f"Bearer {token.access_token}"
     assert isinstance(added, ToolReturnPart)
@@ -208,9 +211,9 @@ async def test_stray_redirects_are_turned_away_and_the_real_one_still_completes(
     card = MCPTool(
         connection=MCPHTTPConnectionConfig(url=oauth_server, bearer_token=token.access_token)
     )
-    script = ScriptedModel(calls=[("add", {"a": 1, "b": 2})])
-    await Agent(script.model(), toolsets=card.get_toolsets()).run("go")
-    (added,) = script.results()
+    script = ScriptedModel(ScriptedCall("add", {"a": 1, "b": 2}))
+    await Agent(script, toolsets=card.get_toolsets()).run("go")
+    (added,) = script.tool_results()
     assert isinstance(added, ToolReturnPart)
     assert added.content == 3
     turned_away = [r for r in caplog.records if "wrong or missing state" in r.getMessage()]

@@ -22,11 +22,12 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 from mcp.shared.auth import AuthorizationCodeResult, OAuthToken
-from mcp_harness import ScriptedModel, ServerProcess, start_http_server
+from mcp_harness import ServerProcess, start_http_server
 from pydantic import ValidationError
 from pydantic_ai import Agent
 from pydantic_ai.messages import RetryPromptPart, ToolReturnPart
 
+from akgentic.llm.testing import ScriptedCall, ScriptedModel, ScriptedRequest
 from akgentic.tool.mcp import MCPConnectionError, MCPHTTPConnectionConfig, MCPTool
 from akgentic.tool.mcp.oauth_login import (
     MCPLoginError,
@@ -90,9 +91,9 @@ def card(server: ServerProcess, store_dir: Path) -> MCPTool:
     )
 
 
-async def run(tool: MCPTool, *calls: tuple[str, dict[str, object]]) -> ScriptedModel:
-    script = ScriptedModel(calls=list(calls))
-    await Agent(script.model(), toolsets=tool.get_toolsets()).run("go")
+async def run(tool: MCPTool, *calls: ScriptedCall) -> ScriptedModel:
+    script = ScriptedModel(*calls)
+    await Agent(script, toolsets=tool.get_toolsets()).run("go")
     return script
 
 
@@ -103,12 +104,12 @@ async def test_a_run_outlives_its_first_token(server: ServerProcess, tmp_path: P
     )
     script = await run(
         card(server, tmp_path),
-        ("seen_authorization", {}),
-        ("nap", {"seconds": 2.2}),  # the first access token expires meanwhile
-        ("seen_authorization", {}),
-        ("add", {"a": 40, "b": 2}),
+        ScriptedCall("seen_authorization"),
+        ScriptedCall("nap", {"seconds": 2.2}),  # the first access token expires meanwhile
+        ScriptedCall("seen_authorization"),
+        ScriptedCall("add", {"a": 40, "b": 2}),
     )
-    first, napped, second, added = script.results()
+    first, napped, second, added = script.tool_results()
     assert isinstance(first, ToolReturnPart)
     assert isinstance(second, ToolReturnPart)
     assert first.content.startswith("Bearer at-")
@@ -141,8 +142,8 @@ async def test_the_login_is_stored_0600_and_reused_without_authorizing(
     assert [p.name for p in store_dir.iterdir()] == [path.name]  # no temporary file left
 
     # A new card (a new provider, as in a new process) uses the stored login as it is...
-    script = await run(card(server, store_dir), ("seen_authorization", {}))
-    (seen,) = script.results()
+    script = await run(card(server, store_dir), ScriptedCall("seen_authorization"))
+    (seen,) = script.tool_results()
     assert isinstance(seen, ToolReturnPart)
     assert seen.content == f"Bearer {login.tokens.access_token}"
     # ...and once it has expired, refreshes it at the stored token endpoint.
@@ -151,8 +152,8 @@ async def test_the_login_is_stored_0600_and_reused_without_authorizing(
     assert stored.expires_at is not None
     stored.expires_at -= 10  # as if the process started again much later
     await store.save(stored)
-    script = await run(card(server, store_dir), ("add", {"a": 1, "b": 2}))
-    assert [r.content for r in script.results()] == [3]
+    script = await run(card(server, store_dir), ScriptedCall("add", {"a": 1, "b": 2}))
+    assert [r.content for r in script.tool_results()] == [3]
     assert events(server).count("grant:refresh_token") == 1
 
     # Logging in again finds a working login: nobody is sent to authorize.
@@ -178,7 +179,7 @@ async def test_a_revoked_refresh_token_says_to_log_in_again(
     await store.save(stored)
 
     with pytest.raises(MCPLoginError) as caught:
-        await run(card(server, tmp_path), ("add", {"a": 1, "b": 2}))
+        await run(card(server, tmp_path), ScriptedCall("add", {"a": 1, "b": 2}))
     message = str(caught.value)
     assert message.startswith(f"the login for {server.url} expired or was revoked; ")
     assert f"run the authorization again with login_mcp_server_sync('{server.url}')" in message
@@ -195,7 +196,7 @@ async def test_a_revoked_refresh_token_says_to_log_in_again(
 
     # The next card is told the same thing, without another attempt at the server.
     with pytest.raises(MCPLoginError, match="no login is stored for .*run the authorization"):
-        await run(card(server, tmp_path), ("add", {"a": 1, "b": 2}))
+        await run(card(server, tmp_path), ScriptedCall("add", {"a": 1, "b": 2}))
 
 
 async def test_a_token_revoked_before_it_expires_says_to_log_in_again(
@@ -207,14 +208,14 @@ async def test_a_token_revoked_before_it_expires_says_to_log_in_again(
     tool = card(server, tmp_path)
     tool.connection.use_login_store(store)  # type: ignore[union-attr]
     with pytest.raises(MCPLoginError, match="expired or was revoked; run the authorization"):
-        await run(tool, ("add", {"a": 1, "b": 2}))
+        await run(tool, ScriptedCall("add", {"a": 1, "b": 2}))
 
 
 async def test_without_a_stored_login_nothing_is_registered(
     server: ServerProcess, tmp_path: Path
 ) -> None:
     with pytest.raises(MCPLoginError) as caught:
-        await run(card(server, tmp_path), ("add", {"a": 1, "b": 2}))
+        await run(card(server, tmp_path), ScriptedCall("add", {"a": 1, "b": 2}))
     assert str(caught.value) == (
         f"no login is stored for {server.url}; run the authorization with "
         f"login_mcp_server_sync('{server.url}') from akgentic.tool.mcp.oauth_login "
@@ -242,8 +243,8 @@ async def test_the_default_interaction_uses_the_browser_and_local_listener(
     query = parse_qs(urlsplit(visited[0]).query)
     assert query["code_challenge_method"] == ["S256"]
     assert urlsplit(query["redirect_uri"][0]).hostname == "127.0.0.1"
-    script = await run(card(server, tmp_path), ("add", {"a": 2, "b": 2}))
-    assert [r.content for r in script.results()] == [4]
+    script = await run(card(server, tmp_path), ScriptedCall("add", {"a": 2, "b": 2}))
+    assert [r.content for r in script.tool_results()] == [4]
 
 
 # -- the store ------------------------------------------------------------------------------
@@ -337,21 +338,15 @@ async def test_a_login_refused_mid_run_reaches_the_model_as_a_failed_call(
     await login_mcp_server(server.url, store=store, interaction=AutoApprove().interaction())
     tool = card(server, tmp_path)
     tool.connection.use_login_store(store)  # type: ignore[union-attr]
-    revoke = ("nap", {"seconds": 0.01})
 
-    script = ScriptedModel(calls=[revoke, ("add", {"a": 1, "b": 2})])
-    model = script.model()
-    original = model.function
-    assert original is not None
+    def revoke_then_add(request: ScriptedRequest) -> ScriptedCall:
+        # The first call came back: the login is revoked before the model makes the next.
+        httpx.post(server.base_url + "/__oauth/revoke").raise_for_status()
+        return ScriptedCall("add", {"a": 1, "b": 2})
 
-    def revoke_after_first_call(messages, info):  # type: ignore[no-untyped-def]
-        if len(script.results()) == 0 and len(messages) > 1:
-            httpx.post(server.base_url + "/__oauth/revoke").raise_for_status()
-        return original(messages, info)
-
-    model.function = revoke_after_first_call
-    await Agent(model, toolsets=tool.get_toolsets()).run("go")
-    napped, added = script.results()
+    script = ScriptedModel(ScriptedCall("nap", {"seconds": 0.01}), revoke_then_add)
+    await Agent(script, toolsets=tool.get_toolsets()).run("go")
+    napped, added = script.tool_results()
     assert isinstance(napped, ToolReturnPart)
     assert isinstance(added, RetryPromptPart | ToolReturnPart)
     assert "expired or was revoked" in str(added.content)

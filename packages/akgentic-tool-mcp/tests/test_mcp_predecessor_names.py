@@ -18,11 +18,12 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
-from mcp_harness import ScriptedModel, ServerProcess, StartServer, start_http_server, stdio_args
+from mcp_harness import ServerProcess, StartServer, start_http_server, stdio_args
 from pydantic import ValidationError
 from pydantic_ai import Agent
 from pydantic_ai.messages import ToolReturnPart
 
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 from akgentic.tool.mcp import (
     MCPConnectionError,
     MCPDiagnosticsConfig,
@@ -46,12 +47,10 @@ def stdio(**kwargs: object) -> MCPStdioConnectionConfig:
     )
 
 
-async def call(
-    connection: MCPStdioConnectionConfig, *calls: tuple[str, dict[str, object]]
-) -> list[object]:
-    script = ScriptedModel(calls=list(calls))
-    await Agent(script.model(), toolsets=MCPTool(connection=connection).get_toolsets()).run("go")
-    outcomes = script.results()
+async def call(connection: MCPStdioConnectionConfig, *calls: ScriptedCall) -> list[object]:
+    script = ScriptedModel(*calls)
+    await Agent(script, toolsets=MCPTool(connection=connection).get_toolsets()).run("go")
+    outcomes = script.tool_results()
     assert all(isinstance(o, ToolReturnPart) for o in outcomes), outcomes
     return [o.content for o in outcomes]
 
@@ -82,7 +81,7 @@ async def test_timeout_bounds_opening_a_slow_stdio_server() -> None:
     )
     started = time.monotonic()
     with pytest.raises(MCPConnectionError, match="could not open the stdio MCP server"):
-        await call(connection, ("add", {"a": 1, "b": 1}))
+        await call(connection, ScriptedCall("add", {"a": 1, "b": 1}))
     assert time.monotonic() - started < 15
 
 
@@ -101,7 +100,7 @@ async def test_timeout_bounds_opening_an_http_server_that_never_answers() -> Non
         )
         started = time.monotonic()
         with pytest.raises(MCPConnectionError):
-            await call(connection, ("add", {"a": 1, "b": 1}))  # type: ignore[arg-type]
+            await call(connection, ScriptedCall("add", {"a": 1, "b": 1}))  # type: ignore[arg-type]
         assert time.monotonic() - started < 15
     finally:
         silent.close()
@@ -112,19 +111,21 @@ async def test_a_generous_timeout_lets_a_slow_server_start() -> None:
     connection = MCPStdioConnectionConfig.model_validate(
         {"stdio_command": command, "stdio_args": [*args, "--startup-delay", "1"], "timeout": 30}
     )
-    assert await call(connection, ("add", {"a": 2, "b": 3})) == [5]
+    assert await call(connection, ScriptedCall("add", {"a": 2, "b": 3})) == [5]
 
 
 # -- stdio_cwd and stdio_token_env_var -----------------------------------------------------
 
 
 async def test_stdio_cwd_is_the_servers_working_directory(tmp_path: Path) -> None:
-    assert await call(stdio(stdio_cwd=str(tmp_path)), ("cwd", {})) == [str(tmp_path.resolve())]
+    assert await call(stdio(stdio_cwd=str(tmp_path)), ScriptedCall("cwd")) == [
+        str(tmp_path.resolve())
+    ]
 
 
 async def test_a_missing_stdio_cwd_fails_the_connection_naming_the_server(tmp_path: Path) -> None:
     with pytest.raises(MCPConnectionError, match="could not open the stdio MCP server"):
-        await call(stdio(stdio_cwd=str(tmp_path / "absent")), ("cwd", {}))
+        await call(stdio(stdio_cwd=str(tmp_path / "absent")), ScriptedCall("cwd"))
 
 
 async def test_the_bearer_token_reaches_a_stdio_server_in_its_variable(
@@ -134,7 +135,11 @@ async def test_the_bearer_token_reaches_a_stdio_server_in_its_variable(
         bearer_token="tok-123", stdio_token_env_var="ACME_TOKEN", stdio_env={"OTHER": "kept"}
     )
     assert "tok-123" not in repr(connection)
-    assert await call(connection, ("env", {"name": "ACME_TOKEN"}), ("env", {"name": "OTHER"})) == [
+    assert await call(
+        connection,
+        ScriptedCall("env", {"name": "ACME_TOKEN"}),
+        ScriptedCall("env", {"name": "OTHER"}),
+    ) == [
         "tok-123",
         "kept",
     ]

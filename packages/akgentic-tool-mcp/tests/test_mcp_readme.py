@@ -11,9 +11,10 @@ from pathlib import Path
 import anyio.to_thread
 import httpx
 import pytest
-from mcp_harness import ScriptedModel, start_http_server
+from mcp_harness import start_http_server
 from pydantic_ai import Agent
 
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 from akgentic.tool.mcp import MCPTool
 
 README = Path(__file__).parent.parent / "README.md"
@@ -94,9 +95,9 @@ async def test_the_lasting_login_example_runs(
         assert stored[0].stat().st_mode & 0o777 == 0o600
         card = namespace["card"]
         assert isinstance(card, MCPTool)
-        script = ScriptedModel(calls=[("add", {"a": 20, "b": 22})])
-        await Agent(script.model(), toolsets=card.get_toolsets()).run("go")
-        assert [r.content for r in script.results()] == [42]
+        script = ScriptedModel(ScriptedCall("add", {"a": 20, "b": 22}))
+        await Agent(script, toolsets=card.get_toolsets()).run("go")
+        assert [r.content for r in script.tool_results()] == [42]
     finally:
         server.stop()
 

@@ -14,11 +14,12 @@ from collections.abc import Iterator
 from urllib.parse import parse_qsl
 
 import pytest
-from mcp_harness import SERVER_SCRIPT, ScriptedModel
+from mcp_harness import SERVER_SCRIPT
 from oauth_stand_in import StandIn, running_stand_in
 from pydantic_ai import Agent
 from pydantic_ai.messages import ToolReturnPart
 
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 from akgentic.tool.mcp import (
     MCPConnectionError,
     MCPHTTPConnectionConfig,
@@ -111,9 +112,9 @@ async def test_the_stdio_server_receives_its_credential_flags_verbatim() -> None
     connection = MCPStdioConnectionConfig(
         stdio_command=sys.executable, stdio_args=[SERVER_SCRIPT, "stdio", *SECRET_ARGS]
     )
-    script = ScriptedModel(calls=[("argv", {})])
-    await Agent(script.model(), toolsets=MCPTool(connection=connection).get_toolsets()).run("x")
-    (argv,) = script.results()
+    script = ScriptedModel(ScriptedCall("argv"))
+    await Agent(script, toolsets=MCPTool(connection=connection).get_toolsets()).run("x")
+    (argv,) = script.tool_results()
     assert isinstance(argv, ToolReturnPart)
     assert argv.content == ["stdio", *SECRET_ARGS]
 
@@ -125,9 +126,9 @@ async def test_a_server_that_fails_to_start_is_named_without_its_credentials() -
         init_timeout=10,
     )
     with pytest.raises(MCPConnectionError) as caught:
-        await Agent(
-            ScriptedModel(calls=[]).model(), toolsets=MCPTool(connection=connection).get_toolsets()
-        ).run("x")
+        await Agent(ScriptedModel(), toolsets=MCPTool(connection=connection).get_toolsets()).run(
+            "x"
+        )
     assert "sk-live-1" not in str(caught.value)
     assert "--api-key=***" in str(caught.value)
 

@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 import yaml
-from mcp_harness import SERVER_SCRIPT, ScriptedModel, ServerProcess
+from mcp_harness import SERVER_SCRIPT, ServerProcess
 from pydantic_ai import Agent
 from pydantic_ai.messages import ToolReturnPart
 
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent
 from akgentic.tool.mcp import MCPTool
@@ -85,11 +86,13 @@ async def test_a_stored_card_loads_round_trips_and_works(
         assert card.connection.init_timeout == stored_timeout
 
     factory = ToolFactory([again], observer=tool_agent)
-    script = ScriptedModel(calls=[(call["tool"], call["args"]) for call in entry["calls"]])
-    agent = Agent(script.model(), tools=factory.get_tools(), toolsets=factory.get_toolsets())
+    script = ScriptedModel(
+        *(ScriptedCall(call["tool"], call["args"]) for call in entry["calls"]), "finished"
+    )
+    agent = Agent(script, tools=factory.get_tools(), toolsets=factory.get_toolsets())
     result = await agent.run("use the stored server")
     assert result.output == "finished"
-    outcomes = script.results()
+    outcomes = script.tool_results()
     assert len(outcomes) == len(entry["calls"])
     for call, outcome in zip(entry["calls"], outcomes, strict=True):
         assert isinstance(outcome, ToolReturnPart), outcome

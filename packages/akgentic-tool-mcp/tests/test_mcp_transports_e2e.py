@@ -12,10 +12,11 @@ import socket
 import time
 
 import pytest
-from mcp_harness import ScriptedModel, ServerProcess, StartServer, stdio_args
+from mcp_harness import ServerProcess, StartServer, stdio_args
 from pydantic_ai import Agent
 from pydantic_ai.messages import RetryPromptPart, ToolReturnPart
 
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent
 from akgentic.tool.mcp import (
@@ -46,7 +47,7 @@ def stdio_connection(**kwargs: object) -> MCPStdioConnectionConfig:
 
 
 async def run_agent(card: MCPTool, script: ScriptedModel) -> str:
-    agent = Agent(script.model(), toolsets=card.get_toolsets())
+    agent = Agent(script, toolsets=card.get_toolsets())
     result = await agent.run("use the server")
     return str(result.output)
 
@@ -63,10 +64,12 @@ def any_connection(
 
 
 async def test_a_tool_call_crosses_each_transport(any_connection: MCPConnectionConfig) -> None:
-    script = ScriptedModel(calls=[("add", {"a": 2, "b": 40}), ("shout", {"text": "hi"})])
+    script = ScriptedModel(
+        ScriptedCall("add", {"a": 2, "b": 40}), ScriptedCall("shout", {"text": "hi"}), "finished"
+    )
     assert await run_agent(MCPTool(connection=any_connection), script) == "finished"
     assert set(script.offered) == DEMO_TOOLS
-    first, second = script.results()
+    first, second = script.tool_results()
     assert isinstance(first, ToolReturnPart)
     assert first.content == 42
     assert isinstance(second, ToolReturnPart)
@@ -79,10 +82,10 @@ async def test_through_the_tool_factory(
     card = MCPTool(connection=MCPHTTPConnectionConfig(url=streamable_server.url))
     factory = ToolFactory([card], observer=tool_agent)
     assert factory.get_tools() == []
-    script = ScriptedModel(calls=[("add", {"a": 1, "b": 1})])
-    agent = Agent(script.model(), tools=factory.get_tools(), toolsets=factory.get_toolsets())
+    script = ScriptedModel(ScriptedCall("add", {"a": 1, "b": 1}))
+    agent = Agent(script, tools=factory.get_tools(), toolsets=factory.get_toolsets())
     await agent.run("go")
-    (outcome,) = script.results()
+    (outcome,) = script.tool_results()
     assert isinstance(outcome, ToolReturnPart)
     assert outcome.content == 2
 
@@ -91,10 +94,10 @@ async def test_tool_prefix_renames_the_servers_tools(sse_server: ServerProcess) 
     # The prefix is applied by pydantic-ai's wrapper, above the transport: one transport
     # is enough (SSE, whose URL does not end in /sse).
     connection = MCPHTTPConnectionConfig(url=sse_server.url, transport="sse", tool_prefix="acme")
-    script = ScriptedModel(calls=[("acme_add", {"a": 3, "b": 4})])
+    script = ScriptedModel(ScriptedCall("acme_add", {"a": 3, "b": 4}))
     await run_agent(MCPTool(connection=connection), script)
     assert set(script.offered) == {f"acme_{name}" for name in DEMO_TOOLS}
-    (outcome,) = script.results()
+    (outcome,) = script.tool_results()
     assert isinstance(outcome, ToolReturnPart)
     assert outcome.content == 7
 
@@ -103,9 +106,9 @@ async def test_a_server_side_tool_error_reaches_the_model(
     streamable_server: ServerProcess,
 ) -> None:
     connection = MCPHTTPConnectionConfig(url=streamable_server.url)
-    script = ScriptedModel(calls=[("fail", {"reason": "the ledger is locked"})])
+    script = ScriptedModel(ScriptedCall("fail", {"reason": "the ledger is locked"}), "finished")
     assert await run_agent(MCPTool(connection=connection), script) == "finished"
-    (outcome,) = script.results()
+    (outcome,) = script.tool_results()
     assert isinstance(outcome, RetryPromptPart)
     assert "the ledger is locked" in str(outcome.content)
 
@@ -120,26 +123,26 @@ async def test_the_bearer_token_reaches_the_server(
         transport=transport,  # type: ignore[arg-type]
         bearer_token="s3cret",
     )
-    script = ScriptedModel(calls=[("seen_authorization", {})])
+    script = ScriptedModel(ScriptedCall("seen_authorization"))
     await run_agent(MCPTool(connection=connection), script)
-    (outcome,) = script.results()
+    (outcome,) = script.tool_results()
     assert isinstance(outcome, ToolReturnPart)
     assert outcome.content == "Bearer s3cret"
 
     # The same server turns away a connection without the token (the gate answers 401).
     anonymous = MCPTool(connection=connection.model_copy(update={"bearer_token": None}))
     with pytest.raises(MCPConnectionError, match=r"could not open the .*private/mcp"):
-        await run_agent(anonymous, ScriptedModel(calls=[("add", {"a": 1, "b": 1})]))
+        await run_agent(anonymous, ScriptedModel(ScriptedCall("add", {"a": 1, "b": 1})))
 
 
 async def test_read_timeout_bounds_a_silent_call(any_connection: MCPConnectionConfig) -> None:
     connection = any_connection.model_copy(update={"read_timeout": 1.0})
     transport = getattr(connection, "transport", "stdio")
-    script = ScriptedModel(calls=[("nap", {"seconds": 30})])
+    script = ScriptedModel(ScriptedCall("nap", {"seconds": 30}), "finished")
     started = time.monotonic()
     assert await run_agent(MCPTool(connection=connection), script) == "finished"
     elapsed = time.monotonic() - started
-    (outcome,) = script.results()
+    (outcome,) = script.tool_results()
     assert isinstance(outcome, RetryPromptPart)
     # Over SSE the silent stream may be dropped a moment before the request times out:
     # either way the call ends with an error the model sees.
@@ -165,11 +168,11 @@ async def test_a_server_that_dies_mid_call_gives_the_agent_an_error(
             read_timeout=10,
         )
     # The model calls `crash` (the server exits mid-call), then tries another tool.
-    script = ScriptedModel(calls=[("crash", {}), ("add", {"a": 1, "b": 2})])
+    script = ScriptedModel(ScriptedCall("crash"), ScriptedCall("add", {"a": 1, "b": 2}), "finished")
     started = time.monotonic()
     assert await run_agent(MCPTool(connection=connection), script) == "finished"
     assert time.monotonic() - started < 20
-    crash, after = script.results()
+    crash, after = script.tool_results()
     assert not isinstance(crash, ToolReturnPart) or crash.outcome == "failed"
     assert not isinstance(after, ToolReturnPart) or after.outcome == "failed"
     if transport == "streamable-http":
@@ -183,9 +186,9 @@ async def test_a_server_that_dies_mid_call_gives_the_agent_an_error(
 
 
 async def test_the_stdio_server_lives_only_while_the_toolset_is_open() -> None:
-    script = ScriptedModel(calls=[("pid", {})])
+    script = ScriptedModel(ScriptedCall("pid"))
     await run_agent(MCPTool(connection=stdio_connection()), script)
-    (outcome,) = script.results()
+    (outcome,) = script.tool_results()
     assert isinstance(outcome, ToolReturnPart)
     child = int(outcome.content)
     deadline = time.monotonic() + 5
@@ -201,24 +204,25 @@ async def test_an_unreachable_server_is_named_in_the_error() -> None:
     # Nothing listens there any more.
     card = MCPTool(connection=MCPHTTPConnectionConfig(url=url))
     with pytest.raises(MCPConnectionError, match=f"streamable-http MCP server at {url}"):
-        await run_agent(card, ScriptedModel(calls=[("add", {"a": 1, "b": 1})]))
+        await run_agent(card, ScriptedModel(ScriptedCall("add", {"a": 1, "b": 1})))
 
 
 async def test_a_missing_stdio_command_is_named_in_the_error() -> None:
     card = MCPTool(connection=MCPStdioConnectionConfig(stdio_command="/nonexistent/mcp-server"))
     with pytest.raises(MCPConnectionError, match="/nonexistent/mcp-server"):
-        await run_agent(card, ScriptedModel(calls=[("add", {"a": 1, "b": 1})]))
+        await run_agent(card, ScriptedModel(ScriptedCall("add", {"a": 1, "b": 1})))
 
 
 async def test_after_a_crash_the_next_run_starts_a_fresh_stdio_server() -> None:
-    script = ScriptedModel(calls=[])
-    agent = Agent(script.model(), toolsets=MCPTool(connection=stdio_connection()).get_toolsets())
-    script.calls = [("pid", {}), ("crash", {})]
+    # one run asks the pid then crashes the server; the next run asks the pid again
+    script = ScriptedModel(
+        ScriptedCall("pid"), ScriptedCall("crash"), "crashed", ScriptedCall("pid")
+    )
+    agent = Agent(script, toolsets=MCPTool(connection=stdio_connection()).get_toolsets())
     await agent.run("crash it")
-    first_pid = script.results()[0].content
-    script.calls = [("pid", {})]
+    first_pid = script.tool_results()[0].content
     await agent.run("again")
-    (outcome,) = script.results()
+    (outcome,) = script.tool_results()
     assert isinstance(outcome, ToolReturnPart)
     assert outcome.content != first_pid
 
@@ -229,10 +233,11 @@ async def test_the_stdio_server_gets_stdio_env_but_not_the_parents_secrets(
     monkeypatch.setenv("AKGENTIC_PARENT_SECRET", "do-not-leak")
     connection = stdio_connection(stdio_env={"ACME_TOKEN": "granted"})
     script = ScriptedModel(
-        calls=[("env", {"name": "ACME_TOKEN"}), ("env", {"name": "AKGENTIC_PARENT_SECRET"})]
+        ScriptedCall("env", {"name": "ACME_TOKEN"}),
+        ScriptedCall("env", {"name": "AKGENTIC_PARENT_SECRET"}),
     )
     await run_agent(MCPTool(connection=connection), script)
-    granted, hidden = script.results()
+    granted, hidden = script.tool_results()
     assert isinstance(granted, ToolReturnPart)
     assert granted.content == "granted"
     assert isinstance(hidden, ToolReturnPart)
@@ -246,7 +251,7 @@ async def test_init_timeout_bounds_a_slow_start() -> None:
     )
     started = time.monotonic()
     with pytest.raises(MCPConnectionError, match="could not open the stdio MCP server"):
-        await run_agent(MCPTool(connection=connection), ScriptedModel(calls=[]))
+        await run_agent(MCPTool(connection=connection), ScriptedModel())
     assert time.monotonic() - started < 15
 
 

@@ -13,10 +13,10 @@ from pydantic_ai import Agent, ModelRetry
 from tavily_standin import FakeTavily
 
 import akgentic.tool.search as search_pkg
+from akgentic.llm.testing import ScriptedCall, ScriptedModel
 from akgentic.tool.core.channels import COMMAND
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.testing import ToolTestAgent, assert_card_conformance
-from akgentic.tool.core.testing.model_script import ScriptedModel
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.search import (
     CrawlResult,
@@ -286,19 +286,20 @@ async def test_an_agent_searches_and_sees_rate_limit_advice(
     fake_tavily: FakeTavily, tool_agent: ToolTestAgent
 ) -> None:
     factory = ToolFactory([SearchTool()], observer=tool_agent, retry_exception=ModelRetry)
-    script = ScriptedModel([("web_search", {"query": "pykka actors", "max_results": 2})])
-    agent = Agent(script.model(), tools=factory.get_tools())
+    search = ScriptedCall("web_search", {"query": "pykka actors", "max_results": 2})
+    script = ScriptedModel(search, "finished", search, "finished")  # one search a run
+    agent = Agent(script, tools=factory.get_tools())
     result = await agent.run("find it")
     assert result.output == "finished"
-    assert [hit.url for hit in script.returned[0]] == [
+    assert [hit.url for hit in script.returned()[0]] == [
         "https://example.com/0",
         "https://example.com/1",
     ]
 
     fake_tavily.fail_next(429, {"detail": {"error": "Rate limit exceeded"}})
     result = await agent.run("again")
-    assert "HTTP 429" in script.retried[-1]
-    assert "Wait about a minute" in script.retried[-1]
+    assert "HTTP 429" in script.retried()[-1]
+    assert "Wait about a minute" in script.retried()[-1]
 
 
 def test_concurrent_calls_from_worker_threads(fake_tavily: FakeTavily) -> None:
