@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import pytest
 
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.testing import LocalEmbeddingTests, ToolTestAgent
+from akgentic.tool.core.testing import LocalEmbeddingTests, Tools, ToolTestAgent
 from akgentic.tool.core.vector_store import (
     VECTOR_STORE_NAME,
     CollectionConfig,
@@ -24,7 +24,6 @@ from akgentic.tool.core.vector_store import (
     search_text,
 )
 
-Tools = dict[str, Callable[..., Any]]
 MEMOS = ["repair the automobile", "bake the bread"]
 
 

@@ -16,10 +16,9 @@ from akgentic.tool.core.batch_update import raise_rejected
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.observer import ActorToolObserver
-from akgentic.tool.core.testing import PartialBatchTests, ToolTestAgent
+from akgentic.tool.core.testing import PartialBatchTests, Tools, ToolTestAgent
 from akgentic.tool.errors import RetriableError
 
-Tools = dict[str, Callable[..., Any]]
 SHELF = "#Shelf"
 
 

@@ -12,10 +12,8 @@ from pydantic import PrivateAttr
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.testing import Refusal, RefusalTests, ToolTestAgent
+from akgentic.tool.core.testing import Refusal, RefusalTests, Tools, ToolTestAgent
 from akgentic.tool.errors import RetriableError
-
-Tools = dict[str, Callable[..., Any]]
 
 
 class ShelfTool(ToolCard):

@@ -30,6 +30,7 @@ from akgentic.tool.core.testing import (
     DeltaPersistenceTests,
     PublicSurfaceTests,
     StoredFormTests,
+    Tools,
     ToolTestAgent,
     assert_callables_described,
     assert_channels_honoured,
@@ -156,8 +157,6 @@ class NotesTool(ToolCard):
         write = resolve_param(self.write_notes, WriteNotes)
         return {WriteNotes: self._write()} if write and write.exposes(COMMAND) else {}
 
-
-Tools = dict[str, Callable[..., Any]]
 
 # -- what a tool package writes ------------------------------------------------------------
 

@@ -8,7 +8,7 @@ that refer to items already in the graph keep the schema's ceilings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import pytest
@@ -20,6 +20,7 @@ from akgentic.tool.core.input_limits import LowerableLimits
 from akgentic.tool.core.testing import (
     LoweredLimitsTests,
     Refusal,
+    Tools,
     ToolTestAgent,
     bind_card,
     spawn_tool_agent,
@@ -38,8 +39,6 @@ from akgentic.tool.knowledge_graph import (
     InputLimits,
     KnowledgeGraphTool,
 )
-
-Tools = dict[str, Callable[..., Any]]
 
 TIGHT = InputLimits(
     name_max_chars=10,

@@ -3,7 +3,6 @@ vector-search tests (mirroring, words then meaning, every degraded store)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import pytest
@@ -12,6 +11,7 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.testing import (
     LocalVectorStore,
+    Tools,
     ToolTestAgent,
     VectorSearchTests,
     bind_card,
@@ -26,7 +26,6 @@ from akgentic.tool.knowledge_graph import (
 )
 
 SMALL = CollectionConfig(dimension=64)
-Tools = dict[str, Callable[..., Any]]
 
 
 def _seed(tools: dict[str, Any]) -> None:

@@ -8,14 +8,14 @@ tests); an output past its bound is cut, as the ceiling's is.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import pytest
 
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.input_limits import LowerableLimits
-from akgentic.tool.core.testing import LoweredLimitsTests, Refusal, ToolTestAgent
+from akgentic.tool.core.testing import LoweredLimitsTests, Refusal, Tools, ToolTestAgent
 from akgentic.tool.planning import (
     BATCH_MAX_ITEMS,
     DESCRIPTION_MAX_CHARS,
@@ -25,8 +25,6 @@ from akgentic.tool.planning import (
     PlanInputLimits,
     PlanningTool,
 )
-
-Tools = dict[str, Callable[..., Any]]
 
 TIGHT = PlanInputLimits(
     description_max_chars=20,

@@ -3,7 +3,6 @@ tests (mirroring, words then meaning, every degraded store)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import pytest
@@ -14,6 +13,7 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.testing import (
     LocalVectorStore,
+    Tools,
     ToolTestAgent,
     VectorSearchTests,
     bind_card,
@@ -30,7 +30,6 @@ from akgentic.tool.planning import (
 )
 
 SMALL = CollectionConfig(dimension=64)
-Tools = dict[str, Callable[..., Any]]
 
 
 def _seed(tools: dict[str, Any]) -> None:

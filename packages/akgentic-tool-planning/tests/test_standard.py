@@ -16,12 +16,14 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.delta_state import TrackedState
 from akgentic.tool.core.testing import (
+    BadCalls,
     CardStandardTests,
     DeltaPersistenceTests,
     PartialBatchTests,
     PublicSurfaceTests,
     Refusal,
     RefusalTests,
+    Tools,
 )
 from akgentic.tool.planning import (
     PLANNING_ACTOR_NAME,
@@ -32,9 +34,6 @@ from akgentic.tool.planning import (
     PlanState,
 )
 
-Tools = dict[str, Callable[..., Any]]
-Calls = Mapping[str, Sequence[Mapping[str, Any]]]
-
 
 class TestPlanningCard(CardStandardTests):
     def make_card(self) -> ToolCard:
@@ -42,7 +41,7 @@ class TestPlanningCard(CardStandardTests):
 
 
 class TestPlanningBadInput(RefusalTests):
-    bad_calls: ClassVar[Calls] = {
+    bad_calls: ClassVar[BadCalls] = {
         "update_planning": [
             {},
             {"create_tasks": [{"description": "ok"}, {"owner": "@A"}]},

@@ -4,7 +4,7 @@ names (the stored forms' standard tests are in test_sandbox_stored_config.py).""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -12,10 +12,8 @@ import pytest
 
 import akgentic.tool.sandbox as sandbox
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.testing import BadInputTests, CardStandardTests, PublicSurfaceTests
+from akgentic.tool.core.testing import BadInputTests, CardStandardTests, PublicSurfaceTests, Tools
 from akgentic.tool.sandbox import ExecTool
-
-Tools = dict[str, Callable[..., Any]]
 
 
 def _card() -> ExecTool:

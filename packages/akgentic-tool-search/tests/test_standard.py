@@ -3,7 +3,7 @@ arguments that ask for a retry before anything reaches Tavily."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -13,10 +13,8 @@ from pydantic import BaseModel
 from tavily_standin import FakeTavily
 
 from akgentic.tool.core.card import ToolCard
-from akgentic.tool.core.testing import BadInputTests, CardStandardTests, StoredFormTests
+from akgentic.tool.core.testing import BadInputTests, CardStandardTests, StoredFormTests, Tools
 from akgentic.tool.search import SearchTool, WebFetch
-
-Tools = dict[str, Callable[..., Any]]
 
 STORED: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "fixtures" / "stored_config.yaml").read_text()

@@ -3,7 +3,7 @@ fire nobody, stored forms, and the package's public names."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,10 +20,9 @@ from akgentic.tool.core.testing import (
     CardStandardTests,
     PublicSurfaceTests,
     StoredFormTests,
+    Tools,
 )
 from akgentic.tool.team import HireMembers, TeamTool
-
-Tools = dict[str, Callable[..., Any]]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 STORED = StoredFormTests.stored_entries(__file__, yaml.safe_load)

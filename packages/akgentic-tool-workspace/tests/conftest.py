@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from akgentic.tool.core.testing import Tools
 from akgentic.tool.workspace import WorkspaceTool
-
-Tools = dict[str, Callable[..., Any]]
 
 
 def tools_of(card: WorkspaceTool) -> Tools:

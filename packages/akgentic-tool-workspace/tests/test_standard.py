@@ -3,7 +3,7 @@ calls that ask for a retry and leave every file as it was, and the package's pub
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -17,10 +17,9 @@ from akgentic.tool.core.testing import (
     CardStandardTests,
     PublicSurfaceTests,
     StoredFormTests,
+    Tools,
 )
 from akgentic.tool.workspace import WorkspaceRead, WorkspaceTool
-
-Tools = dict[str, Callable[..., Any]]
 
 STORED = StoredFormTests.stored_entries(__file__, yaml.safe_load)
 

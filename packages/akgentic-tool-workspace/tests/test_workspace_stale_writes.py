@@ -19,12 +19,11 @@ import pytest
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.factory import ToolFactory
-from akgentic.tool.core.testing import ToolTestAgent, spawn_tool_agent
+from akgentic.tool.core.testing import Tools, ToolTestAgent, spawn_tool_agent
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace import EditItem, WorkspaceTool
 from akgentic.tool.workspace._seen import stale_message
 
-Tools = dict[str, Callable[..., Any]]
 STALE = "changed since you last read or wrote it"
 
 

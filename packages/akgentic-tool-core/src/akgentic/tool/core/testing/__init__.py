@@ -33,7 +33,13 @@ from akgentic.tool.core.testing.actors import (
     tool_agent,
     workspaces_root,
 )
-from akgentic.tool.core.testing.binding import ToolRetry, bind_card, card_callables, expect_retry
+from akgentic.tool.core.testing.binding import (
+    ToolRetry,
+    Tools,
+    bind_card,
+    card_callables,
+    expect_retry,
+)
 from akgentic.tool.core.testing.conformance import (
     ConformanceRetry,
     assert_callables_described,
@@ -43,6 +49,7 @@ from akgentic.tool.core.testing.conformance import (
     exposed_names,
 )
 from akgentic.tool.core.testing.standard import (
+    BadCalls,
     BadInputTests,
     CardStandardTests,
     DeltaPersistenceTests,
@@ -76,6 +83,7 @@ from akgentic.tool.core.testing.waiting import eventually, settle
 
 __all__ = [
     "LOCAL_EMBEDDING_CONCEPTS",
+    "BadCalls",
     "BadInputTests",
     "CardStandardTests",
     "ConformanceRetry",
@@ -94,6 +102,7 @@ __all__ = [
     "TeamRecorder",
     "ToolRetry",
     "ToolTestAgent",
+    "Tools",
     "VectorSearchTests",
     "actor_system",
     "agent_at",

@@ -12,7 +12,10 @@ from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.observer import ToolObserver
 from akgentic.tool.errors import RetriableError
 
-__all__ = ["ToolRetry", "bind_card", "card_callables", "expect_retry"]
+__all__ = ["ToolRetry", "Tools", "bind_card", "card_callables", "expect_retry"]
+
+Tools = dict[str, Callable[..., Any]]
+"""A bound card's callables (tools and system prompts) by function name."""
 
 
 class ToolRetry(Exception):  # noqa: N818 - stands for the agent framework's retry signal
@@ -23,14 +26,14 @@ class ToolRetry(Exception):  # noqa: N818 - stands for the agent framework's ret
     """
 
 
-def card_callables(factory: ToolFactory) -> dict[str, Callable[..., Any]]:
+def card_callables(factory: ToolFactory) -> Tools:
     """A factory's tools and system prompts, by function name."""
     found = {getattr(fn, "__name__", ""): fn for fn in factory.get_tools()}
     found.update({getattr(fn, "__name__", ""): fn for fn in factory.get_system_prompts()})
     return found
 
 
-def bind_card(observer: ToolObserver, card: ToolCard) -> dict[str, Callable[..., Any]]:
+def bind_card(observer: ToolObserver, card: ToolCard) -> Tools:
     """Attach ``card`` to ``observer`` as an agent would; return its callables by name."""
     return card_callables(ToolFactory([card], observer=observer, retry_exception=ToolRetry))
 

@@ -30,7 +30,7 @@ are not named ``Test...`` so that importing one into a test module does not coll
   model, with no API key: a query found by meaning alone.
 """
 
-from akgentic.tool.core.testing.standard.bad_input import BadInputTests
+from akgentic.tool.core.testing.standard.bad_input import BadCalls, BadInputTests
 from akgentic.tool.core.testing.standard.card import CardStandardTests
 from akgentic.tool.core.testing.standard.delta import DeltaPersistenceTests
 from akgentic.tool.core.testing.standard.local_embeddings import LocalEmbeddingTests
@@ -42,6 +42,7 @@ from akgentic.tool.core.testing.standard.surface import PublicSurfaceTests, Stor
 from akgentic.tool.core.testing.standard.vector_search import VectorSearchTests
 
 __all__ = [
+    "BadCalls",
     "BadInputTests",
     "CardStandardTests",
     "DeltaPersistenceTests",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from akgentic.core.actor_address import ActorAddress
@@ -11,12 +11,14 @@ from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing.actors import ToolTestAgent, orchestrator_events
-from akgentic.tool.core.testing.binding import bind_card, expect_retry
+from akgentic.tool.core.testing.binding import Tools, bind_card, expect_retry
 from akgentic.tool.core.testing.waiting import settle
 
-__all__ = ["BadInputTests"]
+__all__ = ["BadCalls", "BadInputTests"]
 
-Tools = dict[str, Callable[..., Any]]
+
+BadCalls = Mapping[str, Sequence[Mapping[str, Any]]]
+"""Calls a tool must refuse: each tool's name, and the argument sets to call it with."""
 
 
 class BadInputTests(ABC):
@@ -30,7 +32,7 @@ class BadInputTests(ABC):
     wipes or rewrites it shows.
     """
 
-    bad_calls: Mapping[str, Sequence[Mapping[str, Any]]]
+    bad_calls: BadCalls
 
     @abstractmethod
     def make_card(self) -> ToolCard:

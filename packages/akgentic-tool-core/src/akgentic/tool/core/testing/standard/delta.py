@@ -24,7 +24,7 @@ from akgentic.tool.core.testing.actors import (
     spawn_tool_agent,
     team_tool_actor,
 )
-from akgentic.tool.core.testing.binding import bind_card, expect_retry
+from akgentic.tool.core.testing.binding import Tools, bind_card, expect_retry
 from akgentic.tool.core.testing.team import (
     RecordedTeam,
     record_team,
@@ -35,8 +35,6 @@ from akgentic.tool.core.testing.team import (
 from akgentic.tool.core.testing.waiting import settle
 
 __all__ = ["DeltaPersistenceTests"]
-
-Tools = dict[str, Callable[..., Any]]
 
 
 class DeltaPersistenceTests(ABC):

@@ -15,7 +15,6 @@ skipped where they are not installed (a package's isolated run).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,13 +23,12 @@ import pytest
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.factory import ToolFactory
 from akgentic.tool.core.testing.actors import ToolTestAgent
-from akgentic.tool.core.testing.binding import ToolRetry, card_callables
+from akgentic.tool.core.testing.binding import ToolRetry, Tools, card_callables
 from akgentic.tool.core.testing.waiting import eventually
 from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, lookup_vector_store
 
 __all__ = ["LocalEmbeddingTests"]
 
-Tools = dict[str, Callable[..., Any]]
 
 # Where each provider would find a key: all removed, so only the local model can embed.
 _PROVIDER_KEYS = ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN")

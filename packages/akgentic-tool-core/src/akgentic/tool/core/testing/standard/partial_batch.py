@@ -10,7 +10,7 @@ before the refusal reaches the model.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -19,12 +19,10 @@ from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.testing.actors import ToolTestAgent
-from akgentic.tool.core.testing.binding import bind_card, expect_retry
+from akgentic.tool.core.testing.binding import Tools, bind_card, expect_retry
 from akgentic.tool.core.testing.tool_events import tool_state_events
 
 __all__ = ["PartialBatchTests"]
-
-Tools = dict[str, Callable[..., Any]]
 
 
 class PartialBatchTests(ABC):

@@ -10,7 +10,6 @@ whenever the store cannot answer. These tests run it against the kit's
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from akgentic.core.actor_address import ActorAddress
@@ -20,13 +19,12 @@ from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.testing.actors import ToolTestAgent
-from akgentic.tool.core.testing.binding import bind_card
+from akgentic.tool.core.testing.binding import Tools, bind_card
 from akgentic.tool.core.testing.vectors import LocalVectorStore, spawn_local_vector_store
 from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, CollectionConfig
 
 __all__ = ["VectorSearchTests"]
 
-Tools = dict[str, Callable[..., Any]]
 
 SMALL = CollectionConfig(dimension=64)
 """The collection the tests configure (the local store embeds into any dimension)."""
