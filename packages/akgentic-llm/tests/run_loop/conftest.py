@@ -31,7 +31,7 @@ class PersistedLog:
 
 
 @dataclass
-class ScriptedModel:
+class CountingModel:
     """A FunctionModel that counts its calls; ``tool_loop`` keeps asking for a tool."""
 
     tool_loop: bool = False
@@ -80,8 +80,8 @@ def new_log() -> Callable[[], PersistedLog]:
 
 
 @pytest.fixture
-def scripted() -> Callable[..., ScriptedModel]:
-    return ScriptedModel
+def scripted() -> Callable[..., CountingModel]:
+    return CountingModel
 
 
 @pytest.fixture
