@@ -112,7 +112,7 @@ def test_summarizer_creates_the_actor_and_adds_summarize_over(
     assert cache.role == TEAM_ACTIVITY_ACTOR_ROLE == "ToolActor"  # as tool actors carry
 
 
-def test_summarize_over_none_makes_no_model_call(
+def test_summarize_over_none_makes_no_model_call_and_zero_summarizes_every_task(
     actor_system: ActorSystem,
     orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
@@ -125,6 +125,9 @@ def test_summarize_over_none_makes_no_model_call(
     assert next(m for m in report.members if m.name == "@Ann").task.endswith("…")
     time.sleep(0.1)
     assert model.calls == []
+    report = activity(tool_agent, summarized_card())(summarize_over=0)
+    assert {m.name: m.summarized for m in report.members} == {"@Ann": True, "@Bob": True}
+    assert sorted(model.calls) == sorted([" ".join(LONG.split()), SHORT])
 
 
 def test_only_longer_tasks_are_summarized_and_cached_by_message(
@@ -296,19 +299,6 @@ def test_negative_summarize_over_is_retriable(
 
     with pytest.raises(RetriableError, match="summarize_over"):
         activity(tool_agent, summarized_card())(summarize_over=-1)
-
-
-def test_summarize_over_zero_summarizes_every_task(
-    actor_system: ActorSystem,
-    orchestrator: ActorAddress,
-    tool_agent: ToolTestAgent,
-    gates: Gates,
-    model: ScriptedModel,
-) -> None:
-    busy_pair(actor_system, orchestrator, tool_agent, gates)
-    report: TeamActivityReport = activity(tool_agent, summarized_card())(summarize_over=0)
-    assert {m.name: m.summarized for m in report.members} == {"@Ann": True, "@Bob": True}
-    assert sorted(model.calls) == sorted([" ".join(LONG.split()), SHORT])
 
 
 def test_summary_cache_actor_is_not_listed_and_is_shared(

@@ -68,8 +68,10 @@ def test_hiring_300_members_in_one_call_is_refused_at_once(
     hire = tools_by_name(bind(tool_agent).get_tools())["hire_members"]
     before = team_names(actor_system, orchestrator)
     message = refusal(hire, ["Developer"] * 300)
-    assert "roles lists 300 members, but one call hires at most 10" in message
-    assert "smaller batches" in message
+    assert message == (
+        "roles lists 300 members, but one call hires at most 10; hire in smaller batches, "
+        "and only the members the work needs. Nobody was hired."
+    )
     assert tool_agent.hired == []
     assert team_names(actor_system, orchestrator) == before
     # At the limit the call goes through.
@@ -85,35 +87,64 @@ def test_the_team_size_is_capped(
     hire(["Developer", "Reviewer"])  # with @Tester: 3 members
     before = team_names(actor_system, orchestrator)
     message = refusal(hire, ["Developer", "Developer"])
-    assert "the team has 3 members and holds at most 4" in message
-    assert "room for 1" in message
-    assert "fire_members" in message
+    assert message == (
+        "the team has 3 members and holds at most 4; hiring 2 more is refused (room for 1). "
+        "Fire members you no longer need (fire_members) or give work to the ones you have. "
+        "Nobody was hired."
+    )
     assert team_names(actor_system, orchestrator) == before
-    # The command path is bound by the same cap.
+    # The command path is bound by the same cap; a full team has room for nobody.
     factory.commands.execute("/hire_member Reviewer @Rita")
-    with pytest.raises(RetriableError, match="holds at most 4"):
-        factory.commands.execute("/hire_member Reviewer @Rose")
+    message = refusal(factory.commands.execute, "/hire_member Reviewer @Rose")
+    assert message.startswith(
+        "the team has 4 members and holds at most 4; hiring 1 more is refused (room for 0)."
+    )
     assert [m.name for m in tool_agent.hired] == ["@Developer", "@Reviewer", "@Rita"]
 
 
+# Each name, and the fault the model reads for it (the answer goes on with what it may use).
 @pytest.mark.parametrize(
-    ("name", "expected"),
+    ("name", "fault"),
     [
-        ("#VectorStore", "starts with '#', which marks the team's tool actors"),
+        (
+            "#VectorStore",
+            "the name '#VectorStore' starts with '#', which marks the team's tool actors; "
+            "choose a name without it (for example '@Name')",
+        ),
         ("@Orchestrator", "the name '@Orchestrator' is already taken"),
         ("@Human", "the name '@Human' is already taken"),
-        ("@human", "looks like '@Human', which is already taken"),
-        ("@Hum\u0430n", "mixes letters of several scripts (CYRILLIC, LATIN)"),
-        ("@\u0391\u03b7\u03b7", "looks like '@Ann'"),  # all Greek: Alpha, eta, eta
-        ("@Hu\u200bman", "invisible or control character U+200B"),
-        ("@Ann\u202e", "invisible or control character U+202E"),
-        ("@Hu\nman", "invisible or control character U+000A"),  # a newline inside
-        ("@Ann\x07", "invisible or control character U+0007"),
+        ("@human", "the name '@human' looks like '@Human', which is already taken"),
+        (
+            "@Hum\u0430n",
+            "the name '@Hum\u0430n' mixes letters of several scripts (CYRILLIC, LATIN); "
+            "write it in one script",
+        ),
+        # All Greek: Alpha, eta, eta.
+        (
+            "@\u0391\u03b7\u03b7",
+            "the name '@\u0391\u03b7\u03b7' looks like '@Ann', which is already taken",
+        ),
+        (
+            "@Hu\u200bman",
+            "the name '@Hu\\u200bman' contains the invisible or control character U+200B",
+        ),
+        ("@Ann\u202e", "the name '@Ann\\u202e' contains the invisible or control character U+202E"),
+        # A newline inside the name (around it, it would be trimmed).
+        ("@Hu\nman", "the name '@Hu\\nman' contains the invisible or control character U+000A"),
+        ("@Ann\x07", "the name '@Ann\\x07' contains the invisible or control character U+0007"),
         # Tangut letters have no Unicode character name: their script counts as UNKNOWN.
-        ("@Ann\U00017000", "mixes letters of several scripts (LATIN, UNKNOWN)"),
-        ("@Ann\n", None),  # surrounding whitespace is trimmed: then it is taken
-        ("\uff20Ann", "looks like '@Ann'"),  # a full-width "@"
-        ("@" + "x" * 64, "is 65 characters long, the most allowed is 64"),
+        (
+            "@Ann\U00017000",
+            "the name '@Ann\U00017000' mixes letters of several scripts (LATIN, UNKNOWN); "
+            "write it in one script",
+        ),
+        ("@Ann\n", "the name '@Ann' is already taken"),  # trimmed, then it is taken
+        ("\uff20Ann", "the name '\uff20Ann' looks like '@Ann', which is already taken"),
+        (
+            "@" + "x" * 64,
+            "the name '@" + "x" * 39 + "'... (65 characters) is 65 characters long, "
+            "the most allowed is 64",
+        ),
         ("", "a member name cannot be empty"),
     ],
 )
@@ -123,15 +154,17 @@ def test_hire_member_refuses_names_that_squat_or_impersonate(
     tool_agent: ToolTestAgent,
     catalog: None,
     name: str,
-    expected: str | None,
+    fault: str,
 ) -> None:
     spawn(actor_system, orchestrator, "@Ann")
     spawn(actor_system, orchestrator, "@Human", role="Human", agent_class=GatedUserProxy)
     commands = bind(tool_agent).commands
     before = team_names(actor_system, orchestrator)
     message = refusal(commands.call, "hire_member", "Developer", name)
-    assert (expected or "the name '@Ann' is already taken") in message
-    assert "Nobody was hired" in message
+    assert message == (
+        f"{fault}. Roles you can hire: Developer, Reviewer. "
+        "Names in use: @Ann, @Human, @Tester. Nobody was hired."
+    )
     assert tool_agent.hired == []
     assert team_names(actor_system, orchestrator) == before
 
@@ -182,7 +215,7 @@ def test_a_huge_role_is_not_echoed_and_wrong_types_are_retriable(
     assert len(message) < 400
     # Up to 40 characters a role is echoed whole.
     assert "no profile has the role '" + "R" * 40 + "'. Roles" in refusal(hire, ["R" * 40])
-    assert "roles must be a list" in refusal(hire, "Developer")
+    assert refusal(hire, "Developer") == "roles must be a list of role names, got str"
     assert "a role must be text, got dict" in refusal(hire, [{"role": "Developer"}])
     assert "name must be text, got int" in refusal(factory.commands.call, "hire_member", "X", 7)
     assert tool_agent.hired == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import logging
 from typing import Any
 
 import pytest
@@ -123,28 +124,55 @@ def test_hire_members_creates_children_and_notifies_the_agent(
 def test_hire_with_an_unknown_role_hires_nobody_and_lists_roles(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent, catalog: None
 ) -> None:
+    # A profile whose own member name is unusable, next to the catalog's.
+    register_profiles(actor_system, orchestrator, [profile("Odd", name="#Odd")])
+    spawn(actor_system, orchestrator, "@Ann")
+    spawn(actor_system, orchestrator, "#SomeToolActor", role="Tool")
     hire = tools_by_name(factory_for(tool_agent).get_tools())["hire_members"]
     before = team_names(actor_system, orchestrator)
     with pytest.raises(RetriableError) as info:
-        hire(["Developer", "Astronaut"])
-    text = str(info.value)
-    assert "no profile has the role 'Astronaut'" in text
-    assert "Roles you can hire: Developer, Reviewer." in text
+        hire(["Developer", "Odd", "Astronaut", "Auditor"])
+    # Every fault is listed, then what the model may use instead (tool actors not shown).
+    assert str(info.value) == (
+        "the 'Odd' profile's member name cannot be used: the name '#Odd' starts with '#', "
+        "which marks the team's tool actors; choose a name without it (for example '@Name'); "
+        "no profile has the role 'Astronaut'; "
+        "the 'Auditor' profile is not open for hiring. "
+        "Roles you can hire: Developer, Odd, Reviewer. "
+        "Names in use: @Ann, @Tester. Nobody was hired."
+    )
     assert tool_agent.hired == []
     assert team_names(actor_system, orchestrator) == before
+
+
+def test_a_refusal_says_none_when_nothing_can_be_hired_and_no_name_is_visible(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    from akgentic.tool.core.testing import spawn_tool_agent
+
+    # A tool actor carrying the card, alone on a team with an empty catalog.
+    planner = spawn_tool_agent(actor_system, orchestrator, "#Planner", role="ToolActor")
+    hire = tools_by_name(factory_for(planner).get_tools())["hire_members"]
+    with pytest.raises(RetriableError) as info:
+        hire(["Developer"])
+    assert str(info.value) == (
+        "no profile has the role 'Developer'. Roles you can hire: none. "
+        "Names in use: none. Nobody was hired."
+    )
 
 
 def test_hire_a_profile_closed_for_hiring(tool_agent: ToolTestAgent, catalog: None) -> None:
     hire = tools_by_name(factory_for(tool_agent).get_tools())["hire_members"]
     with pytest.raises(RetriableError, match="'Auditor' profile is not open for hiring"):
         hire(["Auditor"])
-    with pytest.raises(RetriableError, match="at least one role"):
+    with pytest.raises(RetriableError) as info:
         hire([])
+    assert str(info.value) == "give at least one role to hire"
     assert tool_agent.hired == []
 
 
 def test_hire_a_profile_whose_class_cannot_be_loaded(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent, catalog: None
 ) -> None:
     broken = AgentCard(
         agent_class="no_such_package.agents.Ghost",
@@ -154,9 +182,19 @@ def test_hire_a_profile_whose_class_cannot_be_loaded(
     )
     register_profiles(actor_system, orchestrator, [broken])
     hire = tools_by_name(factory_for(tool_agent).get_tools())["hire_members"]
-    with pytest.raises(RetriableError, match="'Ghost' profile cannot be started"):
+    with pytest.raises(RetriableError) as info:
         hire(["Ghost"])
+    text = str(info.value)
+    assert text.startswith("the 'Ghost' profile cannot be started (")
+    assert text.endswith("); hire another role. Already hired in this call: none")
     assert tool_agent.hired == []
+    # The members started before it in the same call stay hired, and the answer says so.
+    with pytest.raises(RetriableError) as info:
+        hire(["Developer", "Reviewer", "Ghost"])
+    assert str(info.value).endswith(
+        "Already hired in this call: @Developer (Developer), @Reviewer (Reviewer)"
+    )
+    assert [m.name for m in tool_agent.hired] == ["@Developer", "@Reviewer"]
 
 
 def test_hire_member_command_with_a_name(
@@ -191,22 +229,26 @@ def test_fire_members_takes_them_off_the_team(
 def test_fire_errors_fire_nobody_and_list_who_can_be_fired(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
+    spawn(actor_system, orchestrator, "@Bob")
     spawn(actor_system, orchestrator, "@Ann")
     spawn(actor_system, orchestrator, "@Human", role="Human", agent_class=GatedUserProxy)
     fire = tools_by_name(factory_for(tool_agent).get_tools())["fire_members"]
     with pytest.raises(RetriableError) as info:
-        fire(["@Ann", "@Nobody"])
-    assert "no team member is named '@Nobody'" in str(info.value)
-    # The human proxy cannot be fired, so it is not offered as one you can.
-    assert "Members you can fire: @Ann." in str(info.value)
-    with pytest.raises(RetriableError, match="you cannot fire yourself"):
-        fire(["@Tester"])
-    with pytest.raises(RetriableError, match="'@Human' is a human participant"):
-        fire(["@Human"])
-    with pytest.raises(RetriableError, match="at least one member"):
+        fire(["@Ann", "@Tester", "@Nobody", "@Human"])
+    # Every fault is listed; the human proxy cannot be fired, so it is not offered.
+    assert str(info.value) == (
+        "you cannot fire yourself; no team member is named '@Nobody'; "
+        "'@Human' is a human participant and cannot be fired. "
+        "Members you can fire: @Ann, @Bob."
+    )
+    with pytest.raises(RetriableError) as info:
         fire([])
+    assert str(info.value) == "give at least one member name to fire"
+    with pytest.raises(RetriableError) as info:
+        fire("@Ann")
+    assert str(info.value) == "names must be a list of member names, got str"
     assert tool_agent.fired == []
-    assert "@Ann" in team_names(actor_system, orchestrator)
+    assert {"@Ann", "@Bob"} <= set(team_names(actor_system, orchestrator))
 
 
 def test_tool_actors_cannot_be_fired(
@@ -322,8 +364,35 @@ def test_agent_without_membership_hooks_is_refused_when_hiring_is_on(
     assert [t.__name__ for t in factory.get_tools()] == ["team_activity"]
 
 
+def failed_call(
+    caplog: pytest.LogCaptureFixture,
+    call: Any,
+    arg: list[str],
+    error: type[BaseException],
+    failed: str,
+) -> str:
+    """Run a hire or fire that fails on ``error`` for ``failed``; return the model's answer.
+
+    The operator gets one warning that names ``failed`` and carries the traceback (its
+    wording is free).
+    """
+    caplog.clear()
+    with caplog.at_level(logging.WARNING), pytest.raises(RetriableError) as info:
+        call(arg)
+    (record,) = [r for r in caplog.records if r.name == "akgentic.tool.team.team"]
+    assert record.levelno == logging.WARNING
+    assert failed in record.getMessage()
+    assert "fail" in record.getMessage()
+    assert record.exc_info is not None
+    assert record.exc_info[0] is error
+    return str(info.value)
+
+
 def test_hire_whose_agent_fails_to_start_is_retriable(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     broken = AgentCard(
         agent_class="akgentic_team_testkit.BrokenAgent",
@@ -331,27 +400,47 @@ def test_hire_whose_agent_fails_to_start_is_retriable(
         config=BaseConfig(role="Broken"),
         can_be_hired=True,
     )
-    register_profiles(actor_system, orchestrator, [broken, profile("Developer")])
+    register_profiles(
+        actor_system, orchestrator, [profile("Developer"), profile("Reviewer"), broken]
+    )
     hire = tools_by_name(factory_for(tool_agent).get_tools())["hire_members"]
-    with pytest.raises(RetriableError) as info:
-        hire(["Developer", "Broken"])
-    assert "hiring @Broken (Broken) failed: RuntimeError: cannot start" in str(info.value)
-    assert "Already hired in this call: @Developer (Developer)" in str(info.value)
+    broken_member = "@Broken (Broken)"  # the log names the member and its role
+    answer = failed_call(
+        caplog, hire, ["Developer", "Reviewer", "Broken"], RuntimeError, broken_member
+    )
+    assert answer == (
+        "hiring @Broken (Broken) failed: RuntimeError: cannot start: missing credentials. "
+        "Already hired in this call: @Developer (Developer), @Reviewer (Reviewer)"
+    )
+    answer = failed_call(caplog, hire, ["Broken"], RuntimeError, broken_member)
+    assert answer.endswith("Already hired in this call: none")
+
+
+class PickyBoss(ToolTestAgent):
+    """Fires anyone but @Cat: its hook refuses that one."""
+
+    def on_fire(self, member: ActorAddress) -> None:
+        if member.name == "@Cat":
+            raise PermissionError("@Cat is tenured")
+        self.fired.append(member)
 
 
 def test_fire_whose_hook_fails_is_retriable(
-    actor_system: ActorSystem, orchestrator: ActorAddress
+    actor_system: ActorSystem, orchestrator: ActorAddress, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from akgentic.tool.core.testing import ToolTestAgent as Kit
     from akgentic.tool.core.testing import spawn_tool_agent
 
-    class Stubborn(Kit):
-        def on_fire(self, member: ActorAddress) -> None:
-            raise PermissionError("members of this team are tenured")
-
-    boss = spawn_tool_agent(actor_system, orchestrator, "@Boss", agent_class=Stubborn)
-    spawn(actor_system, orchestrator, "@Ann")
+    boss = spawn_tool_agent(actor_system, orchestrator, "@Boss", agent_class=PickyBoss)
+    ann, bob = (spawn(actor_system, orchestrator, n).myAddress for n in ("@Ann", "@Bob"))
+    spawn(actor_system, orchestrator, "@Cat")
     fire = tools_by_name(factory_for(boss).get_tools())["fire_members"]
-    with pytest.raises(RetriableError, match="firing @Ann failed: PermissionError: members"):
-        fire(["@Ann"])
-    assert "@Ann" in team_names(actor_system, orchestrator)
+    answer = failed_call(caplog, fire, ["@Ann", "@Bob", "@Cat"], PermissionError, "@Cat")
+    # The members fired before the failing one stay fired, and the answer says so.
+    assert answer == (
+        "firing @Cat failed: PermissionError: @Cat is tenured. "
+        "Already fired in this call: @Ann, @Bob"
+    )
+    assert boss.fired == [ann, bob]
+    answer = failed_call(caplog, fire, ["@Cat"], PermissionError, "@Cat")
+    assert answer.endswith("Already fired in this call: none")
+    assert "@Cat" in team_names(actor_system, orchestrator)
