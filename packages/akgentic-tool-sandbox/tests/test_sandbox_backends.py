@@ -14,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.sandbox.bwrap import BwrapSandboxActor
-from akgentic.tool.sandbox.config import SandboxSettings
+from akgentic.tool.sandbox.config import SandboxConfig, SandboxSettings
 from akgentic.tool.sandbox.docker import (
     CONTAINER_WORKSPACE,
     DOCKERFILE,
@@ -28,7 +31,12 @@ from akgentic.tool.sandbox.docker import (
     docker_run_argv,
     sandbox_image,
 )
-from akgentic.tool.sandbox.seatbelt import SANDBOX_EXEC, seatbelt_argv, seatbelt_profile
+from akgentic.tool.sandbox.seatbelt import (
+    SANDBOX_EXEC,
+    SeatbeltSandboxActor,
+    seatbelt_argv,
+    seatbelt_profile,
+)
 from akgentic.tool.sandbox.tool import ExecTool, _await_result, _resolve_auto_mode
 
 Bind = Callable[..., tuple[ExecTool, Callable[[str], str]]]
@@ -171,6 +179,7 @@ def test_docker_run_bounds_the_container_scratch_space(
 
 def test_container_name_is_docker_safe() -> None:
     assert container_name("a b/c:d") == "akgentic-sandbox-a-b-c-d"
+    assert container_name("Team.A_b-9") == "akgentic-sandbox-Team.A_b-9"
 
 
 def _no_engine() -> None:
@@ -206,21 +215,58 @@ def test_docker_with_an_override_image_goes_straight_to_the_container(
 
 
 def test_seatbelt_profile_confines_writes_and_network() -> None:
-    profile = seatbelt_profile('/Users/a "b"/ws')
-    assert profile.splitlines()[:5] == [
+    profile = seatbelt_profile('/Users/a "b"\\c/ws')
+    # Writes: nowhere but the workspace, the temporary folders and the harmless devices.
+    assert profile.splitlines() == [
         "(version 1)",
         "(allow default)",
         "(deny file-write*)",
         "(allow file-write*",
-        '    (subpath "/Users/a \\"b\\"/ws")',
+        '    (subpath "/Users/a \\"b\\"\\\\c/ws")',
+        '    (subpath "/private/tmp")',
+        '    (subpath "/private/var/folders")',
+        '    (literal "/dev/null")',
+        '    (literal "/dev/zero")',
+        '    (literal "/dev/tty")',
+        '    (regex #"^/dev/fd/"))',
+        "(deny network*)",
     ]
-    assert profile.rstrip().endswith("(deny network*)")
-    assert "(deny network*)" not in seatbelt_profile("/ws", network=True)
+    assert profile.endswith("(deny network*)\n")
+    assert seatbelt_profile("/ws", network=True) == profile.replace(
+        '"/Users/a \\"b\\"\\\\c/ws"', '"/ws"'
+    ).replace("(deny network*)\n", "")
 
 
 def test_seatbelt_command_line() -> None:
     argv = seatbelt_argv(workspace_dir="/ws", command="ls -la")
     assert argv == [SANDBOX_EXEC, "-p", seatbelt_profile("/ws"), "/bin/bash", "-c", "ls -la"]
+    networked = seatbelt_argv(workspace_dir="/ws", command="ls", network=True)
+    assert networked[2] == seatbelt_profile("/ws", network=True)
+
+
+# Its start warning is checked by the test after this one.
+@pytest.mark.filterwarnings("ignore:The seatbelt sandbox:DeprecationWarning")
+@pytest.mark.parametrize("network", [False, True])
+def test_seatbelt_launch_confines_the_resolved_workspace(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tmp_path: Path, network: bool
+) -> None:
+    """Seatbelt matches resolved paths: a workspace reached through a link is resolved."""
+    real = tmp_path / "real-ws"
+    real.mkdir()
+    link = tmp_path / "ws-link"
+    link.symlink_to(real)
+    config = SandboxConfig(
+        mode="seatbelt", workspace_dir=str(link), network=network, memory_bytes=64 * _MIB
+    )
+    orch = actor_system.proxy_ask(orchestrator, Orchestrator)
+    address = orch.getChildrenOrCreate(SeatbeltSandboxActor, config)
+    sandbox = actor_system.proxy_ask(address, SeatbeltSandboxActor, 30)
+    spec = sandbox.build_launch("ls -la")
+    assert spec.argv == seatbelt_argv(workspace_dir=str(real), command="ls -la", network=network)
+    assert spec.env["HOME"] == str(real)
+    # macOS does not enforce an address-space cap reliably: the other limits stay.
+    assert spec.address_space_bytes is None
+    assert (spec.cpu_seconds, spec.max_processes) == (config.cpu_seconds, config.max_processes)
 
 
 @pytest.mark.skipif(sys.platform == "darwin", reason="checks the behaviour off macOS")
