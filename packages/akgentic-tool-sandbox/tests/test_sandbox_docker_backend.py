@@ -34,6 +34,7 @@ from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.messages.orchestrator import StopMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.testing import TeamRecorder, eventually, record_team, settle
+from akgentic.tool.sandbox import docker as docker_module
 from akgentic.tool.sandbox.actor import (
     SandboxActor,
     SandboxConfig,
@@ -63,6 +64,12 @@ args = sys.argv[1:]
 with open(STATE / "calls.jsonl", "a") as log:
     seen = {{"argv": args, "path": os.environ.get("PATH"), "env_keys": sorted(os.environ)}}
     log.write(json.dumps(seen) + "\n")
+
+if args and (STATE / (args[0] + "-hangs")).exists():
+    import time
+
+    time.sleep(60)  # an engine that stopped answering
+    sys.exit(0)
 
 
 def fail(message, code=1):
@@ -151,6 +158,10 @@ class StandInDocker:
         """Make every later ``build`` or ``run`` fail with this output."""
         failure = {"stdout": stdout, "stderr": stderr, "code": 1}
         (self.state / f"{command}-fails.json").write_text(json.dumps(failure))
+
+    def hang(self, command: str) -> None:
+        """Make every later call of ``command`` (``image``, ``build``, ...) hang."""
+        (self.state / f"{command}-hangs").touch()
 
     def has_container(self, name: str) -> bool:
         return (self.state / "containers" / name).exists()
@@ -624,3 +635,52 @@ def test_a_command_killed_by_its_key_is_reported_cancelled(
         "sandbox stopped"
     )
     assert result.exit_code is None
+
+
+# --- an engine that stops answering ----------------------------------------------------
+
+
+@pytest.fixture
+def short_bounds(monkeypatch: pytest.MonkeyPatch) -> float:
+    """Shorten the bounds on docker control commands (60 s; 900 s for a build; 5 s for the
+    probe) so that a test can wait them out; what is checked is that they are applied."""
+    bound = 0.5
+    for name in ("_CONTROL_TIMEOUT_SECONDS", "_BUILD_TIMEOUT_SECONDS", "_PROBE_TIMEOUT_SECONDS"):
+        monkeypatch.setattr(docker_module, name, bound)
+    return bound
+
+
+@pytest.mark.parametrize("command", ["image", "build", "rm", "run"])
+def test_a_hung_engine_during_preparation_is_a_sandbox_error(
+    docker: StandInDocker, docker_sandbox: SandboxFactory, short_bounds: float, command: str
+) -> None:
+    docker.hang(command)
+    result = docker_sandbox().actor.exec("echo hi")
+    assert result.command == "echo hi"
+    assert result.error is not None
+    # The message names the client call that did not answer.
+    assert result.error.startswith(
+        f"SandboxError: TimeoutExpired: Command '['{docker.executable}', '{command}', "
+    )
+    assert result.error.endswith(f"timed out after {short_bounds} seconds")
+    assert docker.commands()[-1] == command
+
+
+def test_a_hung_engine_does_not_hold_up_the_stop(
+    docker: StandInDocker,
+    docker_sandbox: SandboxFactory,
+    short_bounds: float,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sandbox = docker_sandbox()
+    sandbox.actor.exec("echo ok")
+    docker.hang("rm")
+    with caplog.at_level(logging.WARNING, logger="akgentic.tool.sandbox.docker"):
+        sandbox.stop()
+    (message,) = [m for m in caplog.messages if "could not remove" in m]
+    assert message.endswith(f"timed out after {short_bounds} seconds")
+
+
+def test_a_hung_engine_fails_the_probe(docker: StandInDocker, short_bounds: float) -> None:
+    docker.hang("info")
+    assert not DockerSandboxActor.probe()
