@@ -186,7 +186,9 @@ def test_workspace_quota_stops_a_disk_filler(
     _, run = bind_exec(
         mode=mode, workspace_id="quota", workspace_quota_bytes=5_000_000, timeout_seconds=10
     )
-    filler = "bash -c 'while :; do head -c 1000000 /dev/zero > fill-$RANDOM$RANDOM; done'"
+    # Bounded (400 MB at most) so that a broken quota (say, in a mutation run) cannot fill the
+    # disk: the quota should stop it after a few MB.
+    filler = "bash -c 'for i in $(seq 400); do head -c 1000000 /dev/zero > fill-$i; done'"
     answer = run(filler)
     assert answer.startswith(
         f"SandboxError: WorkspaceQuotaExceeded: Command {filler!r} was killed after it grew "

@@ -110,7 +110,9 @@ def test_file_size_limit(tmp_path: Path) -> None:
 
 
 def test_cpu_time_limit(tmp_path: Path) -> None:
-    outcome = run_process(spec("while :; do :; done", tmp_path, cpu_seconds=1, timeout_seconds=20))
+    # A minute of spinning at most, should the limit and the timeout both fail.
+    spin = "end=$((SECONDS + 60)); while [ $SECONDS -lt $end ]; do :; done"
+    outcome = run_process(spec(spin, tmp_path, cpu_seconds=1, timeout_seconds=20))
     assert not outcome.timed_out
     # Killed by SIGXCPU (soft limit) or SIGKILL (hard limit), well before the wall clock.
     assert outcome.exit_code in {128 + 24, 128 + 9, -24, -9}
@@ -155,7 +157,10 @@ def test_preexec_fallback_applies_the_same_limits(tmp_path: Path) -> None:
 
 # --- workspace quota -------------------------------------------------------------------
 
-_FILLER = "while :; do head -c 1000000 /dev/zero > fill-$RANDOM$RANDOM; done"
+# Bounded (400 MB at most) although the quota should stop it after a few MB: when the code
+# under test is broken (a mutation run breaks it on purpose) nothing else would stop the
+# loop, and an unbounded one fills the disk.
+_FILLER = "for i in $(seq 400); do head -c 1000000 /dev/zero > fill-$i; done"
 
 
 @pytest.mark.parametrize("prelude", ["", "exec >/dev/null 2>&1; "], ids=["pipes", "closed"])
