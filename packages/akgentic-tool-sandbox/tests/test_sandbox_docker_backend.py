@@ -1,14 +1,15 @@
-"""The docker backend end to end, against a stand-in ``docker`` client.
+"""The docker backend: its command lines, and the backend end to end against a stand-in.
 
-No Docker engine runs where these tests run, so each test writes a small stand-in
+The command lines are checked as built (``docker_run_argv`` and friends). For the rest,
+no Docker engine runs where these tests run, so each test writes a small stand-in
 ``docker`` executable (a Python script) first on ``PATH``. It records every call it gets
 and emulates the part of the Docker CLI the backend relies on: ``info``, ``image
 inspect`` and ``build`` (an image exists once built), ``run --detach`` (remembers the
 container and the host directory mounted at ``/workspace``), ``rm --force`` (forgets it),
 and ``exec``, which runs the in-container command line (``timeout ... bash -c ...``) on the
 host, in the mounted workspace directory, with the ``--env`` pairs, answering "No such
-container" for a container it does not know. A test can make ``build`` or ``run`` fail
-with a given output. So the backend's real code runs: the image is looked up then built,
+container" for a container it does not know. A test can make a call fail with a given
+output, or hang. So the backend's real code runs: the image is looked up then built,
 the container is started once then reused, recreated when it vanished, removed when the
 sandbox stops, and commands really run, time out and fail. What is asserted is what the
 backend is responsible for: the results it returns, the files its commands write, and the
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import sys
 import threading
 import uuid
@@ -41,16 +43,26 @@ from akgentic.tool.sandbox.actor import (
     SandboxState,
     kill_running,
 )
+from akgentic.tool.sandbox.config import SandboxSettings
 from akgentic.tool.sandbox.docker import (
+    CONTAINER_WORKSPACE,
     DOCKERFILE,
     IMAGE_ENV,
     SANDBOX_IMAGE,
     DockerSandboxActor,
     container_name,
     docker_build_argv,
+    docker_exec_argv,
+    docker_run_argv,
     run_docker_job,
+    sandbox_image,
 )
 from akgentic.tool.sandbox.result import ExecResult
+from akgentic.tool.sandbox.tool import ExecTool
+
+Bind = Callable[..., tuple[ExecTool, Callable[[str], str]]]
+
+_MIB = 1024 * 1024
 
 _STAND_IN = r'''#!{python}
 """Stand-in docker client for the sandbox tests (see the test module's docstring)."""
@@ -257,6 +269,142 @@ def docker_sandbox(
 def _tail_of(stream_text: str) -> str:
     """What a failure message quotes of a long client output: its last 2000 characters."""
     return "..." + stream_text[-2000:]
+
+
+# --- command lines, and a missing engine ----------------------------------------------
+
+
+def test_bundled_dockerfile_ships_in_the_package() -> None:
+    text = DOCKERFILE.read_text()
+    assert DOCKERFILE.name == "sandbox.Dockerfile"
+    assert "FROM python:3.12" in text
+    assert "pytest ruff mypy uv" in text
+    assert "setup_18.x" in text
+
+
+def test_image_override_skips_the_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(IMAGE_ENV, raising=False)
+    assert sandbox_image() == (SANDBOX_IMAGE, True)
+    monkeypatch.setenv(IMAGE_ENV, "registry.example/sandbox:7")
+    assert sandbox_image() == ("registry.example/sandbox:7", False)
+
+
+def test_docker_command_lines() -> None:
+    assert docker_build_argv("docker") == [
+        "docker", "build", "-f", str(DOCKERFILE), "-t", "akgentic-sandbox:latest",
+        str(DOCKERFILE.parent),
+    ]  # fmt: skip
+    assert docker_run_argv(
+        "docker",
+        container="akgentic-sandbox-t1",
+        image="akgentic-sandbox:latest",
+        workspace_dir="/srv/ws/t1",
+        memory_bytes=512 * 1024 * 1024,
+        max_processes=256,
+        cpu_seconds=60,
+        file_size_bytes=1000,
+        read_only_paths=["/opt/ref"],
+    ) == [
+        "docker", "run", "--detach", "--init", "--name", "akgentic-sandbox-t1",
+        "--network", "none", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+        "--memory", "536870912b", "--pids-limit", "256",
+        "--ulimit", "cpu=60:61", "--ulimit", "fsize=1000:1000", "--ulimit", "core=0:0",
+        "--volume", f"/srv/ws/t1:{CONTAINER_WORKSPACE}", "--volume", "/opt/ref:/opt/ref:ro",
+        "--workdir", "/workspace", "akgentic-sandbox:latest", "sleep", "infinity",
+    ]  # fmt: skip
+    networked = docker_run_argv(
+        "docker", container="c", image="i", workspace_dir="/w", network=True
+    )
+    assert networked[networked.index("--network") + 1] == "bridge"
+    tmp_bytes, shm_bytes = SandboxSettings(memory_bytes=64 * _MIB).scratch_sizes()
+    sized = docker_run_argv(
+        "docker", container="c", image="i", workspace_dir="/w",
+        tmp_bytes=tmp_bytes, shm_bytes=shm_bytes,
+    )  # fmt: skip
+    start = sized.index("--shm-size")
+    assert sized[start : start + 4] == [
+        "--shm-size", f"{16 * _MIB}b",
+        "--tmpfs", f"/tmp:rw,exec,nosuid,nodev,mode=1777,size={48 * _MIB}",
+    ]  # fmt: skip
+    assert networked[networked.index("--network") + 1] == "bridge"
+    assert docker_exec_argv(
+        "docker",
+        container="akgentic-sandbox-t1",
+        command="pytest -q",
+        timeout_seconds=30,
+        env={"B": "2", "A": "1"},
+    ) == [
+        "docker", "exec", "--workdir", "/workspace", "--env", "A=1", "--env", "B=2",
+        "akgentic-sandbox-t1", "timeout", "--kill-after=2", "30", "bash", "-c", "pytest -q",
+    ]  # fmt: skip
+
+
+def test_scratch_sizes_split_one_budget_between_tmp_and_shm() -> None:
+    """/tmp and /dev/shm together hold what one command may allocate, never more."""
+    assert SandboxSettings().scratch_sizes() == (448 * _MIB, 64 * _MIB)
+    assert SandboxSettings(memory_bytes=None).scratch_sizes() == (448 * _MIB, 64 * _MIB)
+    assert SandboxSettings(memory_bytes=2048 * _MIB).scratch_sizes() == (1984 * _MIB, 64 * _MIB)
+    assert SandboxSettings(tmpfs_bytes=8 * _MIB).scratch_sizes() == (6 * _MIB, 2 * _MIB)
+    # A tmpfs of size 0 is unlimited: the smallest budget still gives one page each.
+    assert SandboxSettings(tmpfs_bytes=1).scratch_sizes() == (4096, 4096)
+
+
+def test_docker_run_bounds_the_container_scratch_space(
+    bind_exec: Bind, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``--tmpfs``, /tmp in the container was host disk (its writable layer).
+
+    No engine here: a stand-in ``docker`` executable first on PATH records the command
+    lines the real actor runs, so the wiring from the configuration is what is checked.
+    """
+    log = tmp_path / "docker.log"
+    fake = tmp_path / "bin" / "docker"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\necho "$*" >> {log}\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
+    monkeypatch.setenv(IMAGE_ENV, "prebuilt/sandbox:1")
+    _, run = bind_exec(mode="docker", memory_bytes=64 * _MIB, workspace_quota_bytes=5000)
+    assert run("echo hi").startswith("exit_code: 0")
+    started = next(line for line in log.read_text().splitlines() if line.startswith("run "))
+    assert f"--memory {64 * _MIB}b" in started
+    assert "--ulimit fsize=5000:5000" in started  # no file larger than the quota
+    assert f"--shm-size {16 * _MIB}b" in started
+    assert f"--tmpfs /tmp:rw,exec,nosuid,nodev,mode=1777,size={48 * _MIB}" in started
+
+
+def test_container_name_is_docker_safe() -> None:
+    assert container_name("a b/c:d") == "akgentic-sandbox-a-b-c-d"
+    assert container_name("Team.A_b-9") == "akgentic-sandbox-Team.A_b-9"
+
+
+def _no_engine() -> None:
+    if DockerSandboxActor.probe():
+        pytest.skip("a Docker engine answers here: this test is about its absence")
+
+
+def test_docker_without_an_engine_reports_a_sandbox_error(
+    bind_exec: Bind, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_engine()
+    monkeypatch.delenv(IMAGE_ENV, raising=False)
+    _, run = bind_exec(mode="docker")
+    answer = run("echo hi")
+    assert answer.startswith("SandboxError: ")
+    if shutil.which("docker") is not None:
+        assert "could not build image akgentic-sandbox:latest" in answer
+
+
+def test_docker_with_an_override_image_goes_straight_to_the_container(
+    bind_exec: Bind, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_engine()
+    if shutil.which("docker") is None:
+        pytest.skip("no docker client on PATH")
+    monkeypatch.setenv(IMAGE_ENV, "prebuilt/sandbox:1")
+    _, run = bind_exec(mode="docker")
+    answer = run("echo hi")
+    assert answer.startswith("SandboxError: could not start container akgentic-sandbox-")
 
 
 # --- the first command: image, container, exec ---------------------------------------
