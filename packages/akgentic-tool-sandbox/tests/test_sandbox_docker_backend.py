@@ -523,13 +523,16 @@ def test_the_team_records_the_container_name(
     sandbox = docker_sandbox()
     settle(actor_system, orchestrator)
 
-    def recorded() -> Any:
+    def named() -> Any:
+        # The actor publishes its state before the container exists, then again with its
+        # name: wait for the published state that carries a name.
         try:
-            return sandbox.recorder.record.state_of(f"#SandboxActor-{sandbox.team}")
+            state = sandbox.recorder.record.state_of(f"#SandboxActor-{sandbox.team}")
         except KeyError:
             return None
+        return state if getattr(state, "container_name", None) is not None else None
 
-    state = eventually(recorded)
+    state = eventually(named)
     assert isinstance(state, SandboxState)
     assert state.container_name == sandbox.container
 
