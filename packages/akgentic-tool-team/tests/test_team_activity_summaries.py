@@ -39,7 +39,7 @@ LONG = "Migrate the payments service to the new ledger API, " + "then backfill h
 SHORT = "Answer the support ticket"
 
 
-class ScriptedModel:
+class SummarizerStub:
     """A FunctionModel body that records calls and answers, fails, or stalls on demand."""
 
     def __init__(self) -> None:
@@ -64,8 +64,8 @@ class ScriptedModel:
 
 
 @pytest.fixture
-def model() -> Iterator[ScriptedModel]:
-    scripted = ScriptedModel()
+def model() -> Iterator[SummarizerStub]:
+    scripted = SummarizerStub()
     register_summarizer_model("scripted", FunctionModel(scripted.respond))
     try:
         yield scripted
@@ -117,7 +117,7 @@ def test_summarize_over_none_makes_no_model_call_and_zero_summarizes_every_task(
     orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     gates: Gates,
-    model: ScriptedModel,
+    model: SummarizerStub,
 ) -> None:
     busy_pair(actor_system, orchestrator, tool_agent, gates)
     report: TeamActivityReport = activity(tool_agent, summarized_card())()
@@ -135,7 +135,7 @@ def test_only_longer_tasks_are_summarized_and_cached_by_message(
     orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     gates: Gates,
-    model: ScriptedModel,
+    model: SummarizerStub,
 ) -> None:
     from akgentic.tool.core.testing import spawn_tool_agent
 
@@ -170,7 +170,7 @@ def test_concurrent_callers_share_one_model_call(
     orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     gates: Gates,
-    model: ScriptedModel,
+    model: SummarizerStub,
 ) -> None:
     busy_pair(actor_system, orchestrator, tool_agent, gates)
     model.mode = "stall"
@@ -196,7 +196,7 @@ def test_model_failure_degrades_to_truncation_within_the_budget(
     orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     gates: Gates,
-    model: ScriptedModel,
+    model: SummarizerStub,
 ) -> None:
     busy_pair(actor_system, orchestrator, tool_agent, gates)
     model.mode = "fail"
@@ -227,7 +227,7 @@ def test_empty_summary_counts_as_a_failure(
     orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     gates: Gates,
-    model: ScriptedModel,
+    model: SummarizerStub,
 ) -> None:
     busy_pair(actor_system, orchestrator, tool_agent, gates)
     model.mode = "empty"
@@ -243,7 +243,7 @@ def test_slow_model_answers_later_without_blocking_the_caller(
     orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     gates: Gates,
-    model: ScriptedModel,
+    model: SummarizerStub,
 ) -> None:
     busy_pair(actor_system, orchestrator, tool_agent, gates)
     model.mode = "stall"
@@ -268,7 +268,7 @@ def test_summary_is_clipped_to_the_task_budget(
     orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     gates: Gates,
-    model: ScriptedModel,
+    model: SummarizerStub,
 ) -> None:
     busy_pair(actor_system, orchestrator, tool_agent, gates)
     report: TeamActivityReport = activity(tool_agent, summarized_card(max_chars=12))(
@@ -293,7 +293,7 @@ def test_unknown_model_string_degrades(
 
 
 def test_negative_summarize_over_is_retriable(
-    tool_agent: ToolTestAgent, model: ScriptedModel
+    tool_agent: ToolTestAgent, model: SummarizerStub
 ) -> None:
     from akgentic.tool.errors import RetriableError
 
@@ -314,7 +314,7 @@ def test_command_line_can_ask_for_summaries(
     orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     gates: Gates,
-    model: ScriptedModel,
+    model: SummarizerStub,
 ) -> None:
     busy_pair(actor_system, orchestrator, tool_agent, gates)
     commands = ToolFactory([summarized_card()], observer=tool_agent).commands
@@ -329,7 +329,7 @@ def test_summary_cache_gone_degrades_to_truncation(
     orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     gates: Gates,
-    model: ScriptedModel,
+    model: SummarizerStub,
 ) -> None:
     busy_pair(actor_system, orchestrator, tool_agent, gates)
     tool = activity(tool_agent, summarized_card())
@@ -359,7 +359,7 @@ def test_a_wedged_summary_cache_costs_a_bounded_wait_then_truncation(
     orchestrator: ActorAddress,
     tool_agent: ToolTestAgent,
     gates: Gates,
-    model: ScriptedModel,
+    model: SummarizerStub,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
