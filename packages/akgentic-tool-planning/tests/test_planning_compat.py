@@ -158,6 +158,7 @@ def test_vector_mode_without_a_store_falls_back_to_keywords(tool_agent: ToolTest
     result = tools["search_planning"](query="login", mode="vector")
     assert [t.id for t in result.tasks] == [1]
     assert result.note is not None
+    assert "no usable vector store" in result.note  # why, then what was done instead
     assert "keyword matches shown instead" in result.note
 
 

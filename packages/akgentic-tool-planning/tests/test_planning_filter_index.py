@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import akgentic.tool.planning._filters as filters_module
 from akgentic.tool.core.testing import ToolTestAgent, bind_card
 from akgentic.tool.planning import PlanningTool, Task
 from akgentic.tool.planning.event import PlanningStateEvent
@@ -66,6 +67,27 @@ def test_filter_index_follows_replayed_deltas() -> None:
     assert state.filtered_ids({"status": "pending", "owner": "@Ann"}) == {1}
     state.apply(PlanningStateEvent(tasks_removed=[1]))
     assert state.filtered_ids({"owner": "@Ann"}) == set()
+
+
+def test_a_listing_reads_no_task_once_the_index_is_built(monkeypatch: Any) -> None:
+    # The listings' cost follows their matches, not the plan: the index is built once,
+    # by the first listing, and kept (the mutators update it) rather than rebuilt.
+    state = PlanState()
+    for task_id in range(1, 501):
+        status = "blocked" if task_id % 50 == 0 else "pending"
+        state.put_task(Task(id=task_id, description="d", status=status))
+    assert len(state.filtered_ids({"status": "blocked"})) == 10  # builds the index
+    read: list[int] = []
+    values = filters_module._values
+
+    def counting(task: Task) -> tuple[str, str, str]:
+        read.append(task.id)
+        return values(task)
+
+    monkeypatch.setattr(filters_module, "_values", counting)
+    assert len(state.filtered_ids({"status": "blocked"})) == 10
+    assert state.value_counts("status") == {"pending": 490, "blocked": 10}
+    assert read == []
 
 
 def test_listing_through_the_tool_keeps_order_total_and_cut(tool_agent: ToolTestAgent) -> None:

@@ -15,7 +15,14 @@ import pytest
 
 from akgentic.tool.core.card import ToolCard
 from akgentic.tool.core.input_limits import LowerableLimits
-from akgentic.tool.core.testing import LoweredLimitsTests, Refusal, Tools, ToolTestAgent
+from akgentic.tool.core.testing import (
+    LoweredLimitsTests,
+    Refusal,
+    Tools,
+    ToolTestAgent,
+    bind_card,
+    expect_retry,
+)
 from akgentic.tool.planning import (
     BATCH_MAX_ITEMS,
     DESCRIPTION_MAX_CHARS,
@@ -99,6 +106,39 @@ def test_a_lowered_output_limit_cuts_the_output(tight: Tools) -> None:
     output = tight["get_planning_task"](1).output
     assert len(output) <= 10
     assert output.endswith("…")
+
+
+@pytest.mark.parametrize(
+    ("written", "stored"),
+    [
+        ("0123456789", "0123456789"),  # at the bound: kept
+        ("0123456789a", "012345678…"),  # past it: the bound's length, marked
+        ("abcd      zz", "abcd…"),  # blanks before the cut are dropped
+    ],
+)
+def test_a_lowered_output_limit_cuts_past_the_bound_only(
+    tight: Tools, written: str, stored: str
+) -> None:
+    tight["update_planning"](update_tasks=[{"id": 1, "output": written}])
+    assert tight["get_planning_task"](1).output == stored
+
+
+@pytest.mark.parametrize(
+    ("name", "item"), [("create_tasks", {"description": "d"}), ("update_tasks", {"id": 1})]
+)
+def test_a_list_past_the_lowered_count_is_named(
+    tight: Tools, name: str, item: dict[str, Any]
+) -> None:
+    message = expect_retry(tight["update_planning"], **{name: [item] * 4})
+    assert f"{name}: 4 items, at most 3 per call" in message
+
+
+def test_fields_left_out_are_not_measured(tool_agent: ToolTestAgent) -> None:
+    tiny = PlanInputLimits(description_max_chars=3, owner_max_chars=3)
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False, input_limits=tiny))
+    tools["update_planning"](create_tasks=[{"description": "abc"}])
+    tools["update_planning"](update_tasks=[{"id": 1, "status": "started"}])
+    assert tools["get_planning_task"](1).status == "started"
 
 
 def test_a_query_within_the_lowered_limit_is_answered(tight: Tools) -> None:

@@ -42,3 +42,11 @@ def test_a_search_reads_the_tasks_sharing_the_rarest_word_only(monkeypatch: Any)
     monkeypatch.setattr(state_module, "task_text", counting)
     assert state.keyword_search("milestone t01234") == [1234]
     assert len(read) == 1, read
+
+
+def test_a_task_added_after_the_first_search_is_found() -> None:
+    state = PlanState()
+    state.put_task(Task(id=1, description="write the intro"))
+    assert state.keyword_search("intro") == [1]  # builds the index
+    state.put_task(Task(id=2, description="proofread the intro"))
+    assert state.keyword_search("intro") == [1, 2]

@@ -19,6 +19,7 @@ from akgentic.tool.core.testing import (
     bind_card,
     expect_retry,
     spawn_tool_agent,
+    team_tool_actor,
 )
 from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.planning import (
@@ -65,6 +66,7 @@ def test_filters_combine(tool_agent: ToolTestAgent) -> None:
     assert _ids(search(creator="@Tester", status="pending")) == [2, 4, 5]
     assert _ids(search(creator="@Nobody")) == []
     assert _ids(search(owner="unassigned")) == [5]
+    assert search(owner="Alice").note is None  # a listing has nothing to add
     assert "invalid status 'open'" in expect_retry(search, status="open")
 
 
@@ -87,6 +89,33 @@ def test_disabled_store_is_left_alone(
     result = tools["search_planning"](query="dog")
     assert _ids(result) == [1, 5]
     assert result.note is None
+
+
+def test_vector_mode_leaves_keyword_only_matches_out(plan: dict[str, Any]) -> None:
+    # Task 5 holds "dog" in its output only, which the vector store never sees.
+    assert _ids(plan["search_planning"](query="dog")) == [1, 5, 2]
+    assert _ids(plan["search_planning"](query="dog", mode="vector")) == [1, 2]
+
+
+def test_the_calls_top_k_and_threshold_override_the_cards(plan: dict[str, Any]) -> None:
+    search = plan["search_planning"]
+    assert len(search(query="dog", mode="vector", top_k=1).tasks) == 1
+    assert search(query="dog", mode="vector", score_threshold=0.9).tasks == []
+
+
+def test_a_card_without_semantic_search_answers_vector_mode_with_keywords(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    vector_store: LocalVectorStore,
+) -> None:
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False, collection=SMALL))
+    _seed(tools)
+    result = tools["search_planning"](query="dog", mode="vector")
+    assert _ids(result) == [1, 5]
+    assert result.note is None  # the card's choice, not a failure to report
+    plan = team_tool_actor(actor_system, orchestrator, PlanActor, PlanConfig(vector_store=False))
+    assert [t.id for t in plan.search_planning(query="dog", mode="vector")] == [1, 5]
 
 
 def test_many_matches_are_capped_with_a_note(

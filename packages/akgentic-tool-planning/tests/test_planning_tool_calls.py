@@ -3,15 +3,21 @@ retry rules every delta actor keeps are standard tests, in test_standard.py)."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.testing import (
     ToolTestAgent,
+    agent_at,
     bind_card,
+    eventually,
     expect_retry,
     spawn_tool_agent,
+    stop_team,
     tool_state_events,
 )
 from akgentic.tool.planning import (
@@ -61,6 +67,22 @@ def test_output_is_truncated_never_refused(tool_agent: ToolTestAgent) -> None:
     assert len(tools["get_planning_task"](1).output) == 150
 
 
+def test_output_is_cut_past_the_ceiling_only_and_without_trailing_blanks(
+    tool_agent: ToolTestAgent,
+) -> None:
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
+    at_ceiling = "o" * 150
+    cut_at_blanks = "a" * 140 + " " * 20 + "b" * 10
+    tools["update_planning"](
+        create_tasks=[
+            {"description": "t", "output": at_ceiling},
+            {"description": "u", "output": cut_at_blanks},
+        ]
+    )
+    assert tools["get_planning_task"](1).output == at_ceiling
+    assert tools["get_planning_task"](2).output == "a" * 140 + "…"
+
+
 def test_the_limits_are_in_the_schema() -> None:
     # Enforced: the standard refusals (test_standard.py) hold a description past 300.
     from akgentic.tool.planning import TaskCreate
@@ -81,6 +103,43 @@ def test_get_planning_task_errors(tool_agent: ToolTestAgent) -> None:
     tools = bind_card(tool_agent, PlanningTool(vector_store=False))
     assert "unknown task id 3" in expect_retry(tools["get_planning_task"], 3)
     assert "integer" in expect_retry(tools["get_planning_task"], "three")
+
+
+def test_calls_after_the_team_stopped_name_the_plan(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
+    stop_team(actor_system, orchestrator)
+    message = expect_retry(tools["get_planning_task"], 1)
+    assert message.startswith("The team plan is not running")
+
+
+def test_an_agent_outside_a_team_is_refused_naming_the_card(actor_system: ActorSystem) -> None:
+    address = actor_system.createActor(ToolTestAgent, config=BaseConfig(name="@Lone"))
+    lone = agent_at(actor_system, address)
+    with pytest.raises(RuntimeError) as info:
+        bind_card(lone, PlanningTool(vector_store=False))
+    assert str(info.value).startswith("PlanningTool needs an agent that belongs to a team")
+
+
+def test_the_prompt_outlives_its_agent(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    # The card holds its agent weakly: once the agent is gone, a prompt still asked for
+    # (a framework keeping the callable) is the plan seen by nobody in particular.
+    agent = spawn_tool_agent(actor_system, orchestrator, "@Short")
+    card = PlanningTool(vector_store=False)
+    tools = bind_card(agent, card)
+    tools["update_planning"](create_tasks=[{"description": "shared", "owner": "@Bob"}])
+    address = agent.myAddress
+    actor_system.proxy_ask(address, ToolTestAgent).stop()
+    eventually(lambda: not address.is_alive())
+    del agent
+    gc.collect()
+    assert card.get_observer_or_none() is None
+    prompt = tools["get_planning"]()
+    assert "**Your tasks** (owner or creator: unknown): none" in prompt
+    assert "Owners: @Bob: 1" in prompt
 
 
 def test_prompt_matches_the_documented_format(

@@ -173,8 +173,10 @@ def _dependency_problem(
                 f"dependency {dep} is not a task of the plan (create it first, or earlier "
                 "in create_tasks)"
             )
-    if task_id is None or task_id not in state.tasks:
-        return None  # nothing depends on a task that does not exist yet: no cycle possible
+    if task_id is None:
+        return None  # a task without an id yet has no dependents: no cycle possible
+    # A new task with a chosen id is walked too: a plan restored from elsewhere may hold
+    # tasks that already depend on that id.
     cycle = _path_to(state, dependencies, task_id)
     if cycle is not None:
         chain = " -> ".join(f"#{i}" for i in [task_id, *cycle])

@@ -259,6 +259,10 @@ class PlanningTool(VectorConsumerCard):
                     f"invalid status {status!r}: use one of {', '.join(TASK_STATUSES)}"
                 )
             mode = _check_mode(mode)
+            if card.vector_store is False:
+                # Semantic search is off on this card: every mode matches keywords, and
+                # silently, since that is the card's setting rather than a failure.
+                mode = "keyword"
             k = _check_number("top_k", top_k, 1, 100, integer=True)
             threshold = _check_number("score_threshold", score_threshold, 0.0, 1.0)
             semantic: list[tuple[str, float]] = []

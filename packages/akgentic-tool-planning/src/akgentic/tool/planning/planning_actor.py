@@ -317,6 +317,8 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         embeds the query here, on the actor's thread.
         """
         semantic: list[tuple[str, float]] = []
+        if self.config.vector_store is False:
+            mode = "keyword"  # semantic search is off: keyword matches in every mode
         if query is not None and query.strip() and mode != "keyword":
             client = VectorSearchClient(self.config.name, PLANNING_COLLECTION)
             semantic, note = client.vector_hits(
