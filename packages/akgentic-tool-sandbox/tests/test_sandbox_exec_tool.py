@@ -133,6 +133,49 @@ def test_configured_home_and_path_win_over_the_backend_defaults(
     assert answer == "exit_code: 0\n--- stdout ---\n[/configured/home][/usr/bin:/bin]"
 
 
+# What bash adds to the environment of a program it runs, on top of what it was given.
+_SHELL_ADDED = ("PWD", "OLDPWD", "SHLVL", "_")
+
+
+def environment_seen(run: Callable[[str], str]) -> dict[str, str]:
+    """The environment a command of this sandbox starts with (less what bash adds)."""
+    header, _, listing = run("bash -c env").partition("\n--- stdout ---\n")
+    assert header == "exit_code: 0"
+    seen = dict(line.split("=", 1) for line in listing.splitlines())
+    for name in _SHELL_ADDED:
+        seen.pop(name, None)
+    return seen
+
+
+@pytest.mark.parametrize("mode", ["local", "bwrap"])
+def test_a_command_sees_exactly_the_backend_environment(
+    bind_exec: Bind, mode: str, bwrap_works: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if mode == "bwrap" and not bwrap_works:
+        pytest.skip("bubblewrap cannot create namespaces here")
+    # The agent's PATH, unlike any default: a local command gets it (its programs are the
+    # host's); under bwrap the system PATH of the sandbox replaces it.
+    agent_path = "/opt/akgentic-test/bin:/usr/bin:/bin"
+    monkeypatch.setenv("PATH", agent_path)
+    _, run = bind_exec(mode=mode, workspace_id="env")
+    assert environment_seen(run) == {
+        "PATH": agent_path if mode == "local" else "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(resolve_workspace_dir("env").resolve()),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "dumb",
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def test_an_agent_without_a_path_gives_local_commands_the_usual_system_one(
+    bind_exec: Bind, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PATH")
+    _, run = bind_exec(mode="local")
+    assert environment_seen(run)["PATH"] == "/usr/local/bin:/usr/bin:/bin"
+
+
 def test_bad_calls_ask_the_model_to_retry_and_run_nothing(bind_exec: Bind) -> None:
     _, run = bind_exec(mode="local")
     for bad in ["", "   ", "echo 'unterminated", "echo \x00"]:

@@ -22,6 +22,12 @@ Bind = Callable[..., tuple[ExecTool, Callable[[str], str]]]
 
 _TAG = uuid.uuid4().hex[:8]
 
+# Output without end, as far as the sandbox's 2-second timeout can tell, but bounded by itself
+# (30 s): when the code under test is broken (a mutation run breaks the timeout on purpose)
+# nothing else would stop it. ``--foreground`` keeps ``timeout`` in the command's process
+# group, where the sandbox's kill reaches it (without it, ``timeout`` leads a group of its own).
+_ENDLESS_OUTPUT = f"bash -c 'timeout --foreground 30 yes {_TAG}'"
+
 
 @dataclass(frozen=True)
 class Hostile:
@@ -61,7 +67,7 @@ HOSTILE: dict[str, Hostile] = {
         lambda out: out.startswith("exit_code: 0") and "bytes of output truncated" in out,
     ),
     "endless output": Hostile(
-        f"bash -c 'yes {_TAG}'",
+        _ENDLESS_OUTPUT,
         lambda out: (
             out.startswith("SandboxError: TimeoutExpired:") and "bytes of output truncated" in out
         ),
@@ -115,7 +121,7 @@ def test_hostile_output_does_not_hang_the_local_actor(
     if mode == "bwrap" and not bwrap_works:
         pytest.skip("bubblewrap cannot create namespaces here")
     _, run = bind_exec(mode=mode, timeout_seconds=2, max_output_bytes=4000)
-    assert run(f"bash -c 'yes {_TAG}'").startswith("SandboxError: TimeoutExpired:")
+    assert run(_ENDLESS_OUTPUT).startswith("SandboxError: TimeoutExpired:")
     assert "\x00" not in run("bash -c 'head -c 10000 /dev/urandom'")
     assert run("echo alive") == "exit_code: 0\n--- stdout ---\nalive"
 

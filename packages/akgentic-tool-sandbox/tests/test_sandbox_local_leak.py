@@ -9,11 +9,17 @@ is not root. When the tests run as root, the "agent" here is a real Python proce
 starts with a secret in its environment and switches to an unprivileged uid, exactly as a
 deployment running the agent as a normal user would look; it then runs one command the
 way the local backend does, with and without the protection.
+
+The tests after those call ``make_process_undumpable`` in the test process itself (putting
+the flag back afterwards), as the sandbox actor does, including where ``prctl`` fails or is
+missing.
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
+import logging
 import os
 import shutil
 import subprocess
@@ -25,6 +31,8 @@ from pathlib import Path
 import pytest
 
 from akgentic.tool.sandbox._process import ProcessOutcome
+from akgentic.tool.sandbox.config import SANDBOX_ACTOR_NAME
+from akgentic.tool.sandbox.local import make_process_undumpable
 from akgentic.tool.sandbox.tool import ExecTool
 
 Bind = Callable[..., tuple[ExecTool, Callable[[str], str]]]
@@ -35,6 +43,7 @@ SECRET = "sk-agent-secret-0451"
 AGENT_UID = 64999  # the otherwise unused uid of conftest's SANDBOX_TEST_UID
 _PR_GET_DUMPABLE = 3
 _PR_SET_DUMPABLE = 4
+_LOCAL_LOGGER = "akgentic.tool.sandbox.local"
 
 # The agent process. argv: uid, "protect" or "exposed", workspace.
 _AGENT = """
@@ -127,9 +136,78 @@ def test_the_protection_can_be_turned_off(bind_exec: Bind) -> None:
 
 
 @pytest.mark.usefixtures("restore_dumpable")
-def test_local_sandbox_protection_is_on_by_default(bind_exec: Bind) -> None:
+def test_local_sandbox_protection_is_on_by_default(
+    bind_exec: Bind, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=_LOCAL_LOGGER)
     ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
     card, run = bind_exec(mode="local")
     assert card.protect_agent_process
     assert _dumpable() == 0
     assert run("echo ok") == "exit_code: 0\n--- stdout ---\nok"
+    # A process-wide change: the owner of the process is told which sandbox made it, and
+    # which setting turns it off.
+    (notice,) = [r.getMessage() for r in caplog.records if r.name == _LOCAL_LOGGER]
+    assert notice.startswith(f"{SANDBOX_ACTOR_NAME}: agent process marked non-dumpable")
+    assert "protect_agent_process=False" in notice
+
+
+# --- make_process_undumpable itself, in this (test) process ------------------------------
+
+
+@pytest.mark.usefixtures("restore_dumpable")
+def test_marking_the_process_says_so_and_warns_of_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
+    caplog.set_level(logging.INFO, logger=_LOCAL_LOGGER)
+    assert make_process_undumpable() is True
+    assert _dumpable() == 0
+    assert make_process_undumpable() is True  # idempotent
+    assert caplog.records == []
+
+
+class _RefusingLibc:
+    """A C library whose ``prctl`` fails the way the kernel reports it: -1, and errno."""
+
+    def prctl(self, *args: int) -> int:
+        ctypes.set_errno(errno.EPERM)
+        return -1
+
+
+def test_a_refused_prctl_is_reported_with_its_errno(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(ctypes, "CDLL", lambda *args, **kwargs: _RefusingLibc())
+    caplog.set_level(logging.INFO, logger=_LOCAL_LOGGER)
+    assert make_process_undumpable() is False
+    (warning,) = caplog.records
+    assert warning.levelno == logging.WARNING
+    message = warning.getMessage()
+    assert "PR_SET_DUMPABLE" in message
+    assert "failed" in message
+    assert message.endswith(f"errno {errno.EPERM}")
+
+
+def _no_c_library(*args: object, **kwargs: object) -> object:
+    raise OSError("no C library to load")
+
+
+@pytest.mark.parametrize(
+    "cdll",
+    [_no_c_library, lambda *args, **kwargs: object()],
+    ids=["no C library", "a C library without prctl"],
+)
+def test_without_prctl_nothing_is_marked(
+    cdll: Callable[..., object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ctypes, "CDLL", cdll)
+    assert make_process_undumpable() is False
+
+
+@pytest.mark.usefixtures("restore_dumpable")
+def test_off_linux_nothing_is_marked(monkeypatch: pytest.MonkeyPatch) -> None:
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert make_process_undumpable() is False
+    assert _dumpable() == 1

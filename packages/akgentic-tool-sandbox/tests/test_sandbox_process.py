@@ -84,6 +84,24 @@ def test_a_command_that_closes_its_pipes_is_still_timed_out(tmp_path: Path) -> N
     assert outcome.timed_out
 
 
+def test_reaching_the_deadline_exactly_is_a_timeout(tmp_path: Path) -> None:
+    """The deadline itself is past: a coarse clock can read exactly the deadline, then the
+    same value again, and the command must not outlive it (here: one that closed its pipes,
+    bounded by itself to 5 s)."""
+    start = time.monotonic()
+
+    def clock() -> float:
+        # Whole tenths of a second, stopping at 1.0: the first reading (the start) is 0.0,
+        # so the deadline is 1.0 exactly, which the clock reaches and then keeps reading.
+        return min(round(time.monotonic() - start, 1), 1.0)
+
+    command = "exec >/dev/null 2>&1; sleep 5"
+    outcome = run_process(spec(command, tmp_path, timeout_seconds=1), clock=clock)
+    assert outcome.timed_out
+    assert outcome.exit_code is None
+    assert outcome.duration_seconds == 1.0
+
+
 def test_long_output_keeps_head_and_tail_with_a_marker(tmp_path: Path) -> None:
     command = "for i in $(seq 1 20000); do echo line-$i; done"
     outcome = run_process(spec(command, tmp_path, max_output_bytes=1000))
