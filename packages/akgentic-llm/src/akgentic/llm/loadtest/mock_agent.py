@@ -24,6 +24,7 @@ Differences from ``ReactAgent``, on purpose:
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import os
@@ -110,15 +111,22 @@ def _resolve_scenario(
 
 
 def _ungated(tools: Iterable[Any]) -> list[Any]:
-    """``tools`` with the ``requires_approval`` flag of plain callables not honoured."""
-    return [
-        Tool(tool)
-        if not isinstance(tool, Tool)
-        and callable(tool)
-        and getattr(tool, "requires_approval", False) is True
-        else tool
-        for tool in tools
-    ]
+    """``tools`` with their ``requires_approval`` flag not honoured."""
+    return [_ungated_tool(tool) for tool in tools]
+
+
+def _ungated_tool(tool: Any) -> Any:
+    """``tool`` without its approval gate: the flag of a plain callable, or of a ``Tool``."""
+    if isinstance(tool, Tool):
+        if not tool.requires_approval:
+            return tool
+        # A copy, so the caller's Tool (possibly shared with a real agent) keeps its gate.
+        ungated = copy.copy(tool)
+        ungated.requires_approval = False
+        return ungated
+    if callable(tool) and getattr(tool, "requires_approval", False) is True:
+        return Tool(tool)
+    return tool
 
 
 def _ungated_toolset(toolset: Any) -> Any:
