@@ -24,6 +24,7 @@ from akgentic.llm import (
     LlmMessageEvent,
     LlmSystemPromptEvent,
     LlmUsageEvent,
+    SystemPromptPartSnapshot,
     ToolCallEvent,
     ToolReturnEvent,
 )
@@ -302,3 +303,46 @@ def test_tool_call_arguments_are_the_raw_provider_text(event_recorder: Any) -> N
     )
     calls = event_recorder.of_type(ToolCallEvent)
     assert [c.arguments for c in calls] == [raw, "{}", '{"x":"é"}']
+
+
+def test_restore_without_a_response_forgets_the_last_input_size() -> None:
+    ctx = ContextManager()
+    ctx.restore([user("a"), answer("b", input_tokens=9)])
+    assert ctx.last_input_tokens == 9
+    ctx.restore([user("only a prompt")])
+    assert ctx.last_input_tokens is None
+
+
+def test_out_of_run_turns_carry_the_run_id_they_are_given(event_recorder: Any) -> None:
+    ctx = ContextManager()
+    ctx.add_message(system("be brief"))
+    ctx.subscribe(event_recorder)
+    ctx.append_user_prompt("operator note", run_id="run-1")
+    ctx.record_operator_action("/reset was typed", run_id="run-2")
+    ctx.append_user_prompt("no run")
+    seen = [
+        (event.run_id, event.message.parts[0].content)
+        for event in event_recorder.of_type(LlmMessageEvent)
+    ]
+    assert seen == [("run-1", "operator note"), ("run-2", "/reset was typed"), (None, "no run")]
+
+
+def test_clear_context_stamps_its_event_with_the_run_id(event_recorder: Any) -> None:
+    ctx = ContextManager()
+    ctx.restore([user("a")])
+    ctx.subscribe(event_recorder)
+    assert ctx.clear_context(run_id="run-7") == 1
+    (event,) = event_recorder.of_type(LlmContextClearedEvent)
+    assert (event.run_id, event.cleared_message_count) == ("run-7", 1)
+
+
+def test_the_system_prompt_hash_of_non_ascii_text_is_stable() -> None:
+    # The hash is persisted (LlmSystemPromptEvent.content_hash) and seeded back on restore: a
+    # different value for the same rendering after an upgrade would record it again.
+    parts = [
+        SystemPromptPartSnapshot(dynamic_ref=None, content="Sois brève."),
+        SystemPromptPartSnapshot(dynamic_ref="today", content="Nous sommes lundi."),
+    ]
+    assert system_prompt_hash(parts) == (
+        "0a400bd117540d2f7c156123444362ecb423490a73af01593451caa6b4d1a318"
+    )

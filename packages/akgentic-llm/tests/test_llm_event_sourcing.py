@@ -258,3 +258,30 @@ async def test_observer_failure_does_not_cause_double_persistence() -> None:
         await agent.run("hello")
     assert len(seen) == len(context.messages)
     assert len({id(m) for m in context.messages}) == len(context.messages)
+
+
+def keep_last_two(messages: list[ModelMessage]) -> list[ModelMessage]:
+    return messages[-2:]
+
+
+async def test_a_trimming_processor_loses_nothing_of_the_run() -> None:
+    """The processor moves the anchor to the head of a shorter list: found by identity at
+    index 0, the cursor goes just past it, and every later message is persisted once."""
+    context = ContextManager()
+    recorder = Recorder()
+    context.subscribe(recorder)
+    agent: Agent[None, str] = Agent(
+        FunctionModel(_tool_then_answer),
+        capabilities=[EventSourcingCapability(context), ProcessHistory(processor=keep_last_two)],
+    )
+
+    @agent.tool_plain
+    def lookup(key: str) -> str:
+        return f"value of {key}"
+
+    for prompt in ("first", "second"):
+        await agent.run(prompt, message_history=context.messages)
+    kinds = [[type(part).__name__ for part in message.parts] for message in context.messages]
+    one_run = [["UserPromptPart"], ["ToolCallPart"], ["ToolReturnPart"], ["TextPart"]]
+    assert kinds == one_run * 2
+    assert recorder.messages == context.messages

@@ -92,8 +92,10 @@ def test_members_with_unforwarded_hooks_are_refused() -> None:
         async def before_tool_execute(self, ctx: Any, **kwargs: Any) -> Any:  # type: ignore[override]
             return kwargs
 
-    with pytest.raises(TypeError, match=r"ToolHook overrides \['before_tool_execute'\]"):
+    with pytest.raises(TypeError, match=r"ToolHook overrides \['before_tool_execute'\]") as info:
         InternalStack([ToolHook()])
+    # the message says what to do instead
+    assert str(info.value).endswith("mount it as its own capability")
 
 
 async def test_for_run_rebinds_members_with_per_run_instances() -> None:

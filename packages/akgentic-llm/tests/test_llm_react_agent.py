@@ -11,6 +11,7 @@ import asyncio
 import json
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -564,3 +565,118 @@ def test_pending_prompts_fold_ahead_of_a_multimodal_prompt(make_agent: Any) -> N
         agent.run_sync(["What colour is this?", image])
     assert seen == [["[operator] look closely", "What colour is this?", image]]
     assert agent.context.pending_user_prompts == []
+
+
+# ------------------------------------------------ a caller's model, conclusions, sync guards
+
+
+def _answer_summary(seen: list[str]) -> Callable[[list[ModelMessage], AgentInfo], ModelResponse]:
+    """Answers a ``Summary`` the way the request asks for it (output tool or JSON text)."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        mode = info.model_request_parameters.output_mode
+        seen.append(mode)
+        args = {"title": mode, "points": []}
+        if info.output_tools:
+            return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, args)])
+        return ModelResponse(parts=[TextPart(json.dumps(args))])
+
+    return respond
+
+
+def test_a_given_model_gets_native_output_only_when_its_profile_supports_it(
+    make_agent: Any,
+) -> None:
+    seen: list[str] = []
+    respond = _answer_summary(seen)
+    claims_schema = make_agent(model=FunctionModel(respond), result_type=Summary)
+    no_schema = ModelProfile(supports_json_schema_output=False)
+    plain = make_agent(model=FunctionModel(respond, profile=no_schema), result_type=Summary)
+    assert claims_schema.run_sync("x") == Summary(title="native", points=[])
+    assert plain.run_sync("x") == Summary(title="tool", points=[])
+    assert claims_schema.run_sync("x", output_type=Summary) == Summary(title="native", points=[])
+    assert seen == ["native", "tool", "native"]
+
+
+def test_a_conclusion_hands_its_deps_and_output_type_to_the_run(
+    make_agent: Any, native_profile: ModelProfile
+) -> None:
+    def named_title(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        system = [
+            part.content
+            for message in messages
+            if isinstance(message, ModelRequest)
+            for part in message.parts
+            if isinstance(part, SystemPromptPart)
+        ]
+        return ModelResponse(parts=[TextPart(json.dumps({"title": system[-1], "points": []}))])
+
+    answers: list[Any] = []
+    for conclude in ("sync", "async"):
+        agent = make_agent(deps_type=str, tools=[fetch_data])
+
+        @agent.system_prompt
+        def who(ctx: RunContext[str]) -> str:
+            return f"The user is {ctx.deps}."
+
+        with agent.pydantic_agent.override(
+            model=FunctionModel(named_title, profile=native_profile)
+        ):
+            if conclude == "sync":
+                answers.append(
+                    agent.conclude_without_tools_sync("Wrap up.", deps="ann", output_type=Summary)
+                )
+            else:
+                answers.append(
+                    asyncio.run(
+                        agent.conclude_without_tools("Wrap up.", deps="bob", output_type=Summary)
+                    )
+                )
+    assert answers == [
+        Summary(title="The user is ann.", points=[]),
+        Summary(title="The user is bob.", points=[]),
+    ]
+
+
+def test_a_conclusion_offers_no_tool_of_a_toolset_either(make_agent: Any) -> None:
+    from pydantic_ai.toolsets import FunctionToolset
+
+    offered: list[list[str]] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered.append([tool.name for tool in info.function_tools])
+        return ModelResponse(parts=[TextPart("done")])
+
+    agent = make_agent(toolsets=[FunctionToolset([fetch_data])])
+    with agent.pydantic_agent.override(model=FunctionModel(answer)):
+        assert agent.conclude_without_tools_sync("Wrap up.") == "done"
+        agent.run_sync("normal run")
+    assert offered == [[], ["fetch_data"]]
+
+
+def test_a_conclusion_over_its_one_request_names_the_limit(
+    make_agent: Any, native_profile: ModelProfile
+) -> None:
+    def not_json(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart("not json")])  # asks for a retry: a 2nd request
+
+    agent = make_agent()
+    model = FunctionModel(not_json, profile=native_profile)
+    with (
+        agent.pydantic_agent.override(model=model),
+        pytest.raises(RunUsageLimitError, match="request_limit of 1") as caught,
+    ):
+        agent.conclude_without_tools_sync("Wrap up.", output_type=Summary)
+    assert isinstance(caught.value.__cause__, UsageLimitExceeded)
+
+
+async def test_sync_methods_in_a_running_loop_name_themselves_and_what_to_await(
+    make_agent: Any,
+) -> None:
+    agent = make_agent()
+    with pytest.raises(RuntimeError, match=r"ReactAgent\.compact\(\).*await acompact\(\)"):
+        agent.compact()
+    with pytest.raises(RuntimeError, match=r"ReactAgent\.resume_sync\(\)"):
+        agent.resume_sync([])
+    with pytest.raises(RuntimeError, match=r"ReactAgent\.conclude_without_tools_sync\(\)"):
+        agent.conclude_without_tools_sync("Wrap up.")

@@ -323,3 +323,29 @@ async def test_compaction_and_event_sourcing_order_is_belt_and_braces(
     )
     assert len([e for e in log if isinstance(e, LlmContextCompactedEvent)]) == 2
     assert len([e for e in log if isinstance(e, LlmUsageEvent)]) == 3
+
+
+@pytest.mark.parametrize(
+    ("prompt_version", "stamped"),
+    [("legal-v2", "legal-v2"), (2, "v1")],
+    ids=["the-strategys-version", "not-text-falls-back-to-v1"],
+)
+async def test_default_event_factory_stamps_the_strategys_prompt_version(
+    prompt_version: object, stamped: str
+) -> None:
+    from collections.abc import Sequence
+
+    from akgentic.llm.compaction import CompactionResult
+
+    class Versioned:
+        def __init__(self) -> None:
+            self.prompt_version = prompt_version
+
+        async def compact(self, messages: Sequence[ModelMessage]) -> CompactionResult:
+            return CompactionResult(summary="gone", replaced_message_count=len(messages))
+
+    context = ContextManager()
+    context.restore([ModelRequest(parts=[UserPromptPart("a")]), ModelResponse([TextPart("b")])])
+    event = await CompactionCapability(Versioned(), context).compact()
+    assert event is not None
+    assert event.summarizer_prompt_version == stamped

@@ -381,3 +381,124 @@ def test_transcript_renders_attachments_retries_and_structured_results() -> None
     assert lines[4] == 'Tool result (measure): {"width": 3}'
     assert lines[5].startswith("Tool result (loop): [[")
     assert lines[6] == "Retry request: answer in JSON"
+
+
+def test_transcript_renders_dates_and_non_ascii_text_as_readable_json() -> None:
+    from datetime import date
+
+    from pydantic_ai.messages import RetryPromptPart
+
+    content = {"when": date(2026, 1, 2), "city": "Zürich"}
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[ToolReturnPart("weather", content, tool_call_id="w")]),
+        ModelRequest(parts=[RetryPromptPart(["Größe"], tool_name="weather", tool_call_id="v")]),
+    ]
+    assert render_transcript(history).splitlines() == [
+        'Tool result (weather): {"when": "2026-01-02", "city": "Zürich"}',
+        'Retry request (weather): ["Größe"]',
+    ]
+
+
+def test_a_fold_keeps_the_first_requests_metadata() -> None:
+    first = ModelRequest(
+        parts=[SystemPromptPart("You are helpful.", timestamp=T0), UserPromptPart("Hi.")],
+        timestamp=T0,
+        instructions="Be brief.",
+        run_id="run-1",
+        conversation_id="conv-1",
+    )
+    history: list[ModelMessage] = [first, ModelResponse(parts=[TextPart("Hello.")])]
+    for event in (_event("summarize", "gist", 0), _event("sliding_window", "", 1)):
+        head = fold_compaction(history, event)[0]
+        assert isinstance(head, ModelRequest)
+        assert isinstance(head.parts[0], SystemPromptPart)
+        assert (head.timestamp, head.instructions, head.run_id, head.conversation_id) == (
+            T0,
+            "Be brief.",
+            "run-1",
+            "conv-1",
+        )
+
+
+def _call(call_id: str) -> ModelResponse:
+    return ModelResponse(parts=[ToolCallPart("measure", {"x": 1}, tool_call_id=call_id)])
+
+
+async def test_the_window_never_keeps_a_retry_prompt_whose_call_it_dropped() -> None:
+    from pydantic_ai.messages import RetryPromptPart
+
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("Measure it.")]),
+        _call("1"),
+        ModelRequest(parts=[RetryPromptPart("x too small", tool_name="measure", tool_call_id="1")]),
+        _call("2"),
+        ModelRequest(parts=[ToolReturnPart("measure", 3, tool_call_id="2")]),
+        ModelResponse(parts=[TextPart("It is 3.")]),
+    ]
+    # keeping 4 would start the tail with the retry prompt answering the dropped call "1"
+    result = await SlidingWindowStrategy(keep_recent_messages=4).compact(history)
+    assert result.replaced_message_count == 3
+
+
+async def test_the_window_drops_a_call_left_unanswered_at_the_end() -> None:
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("a")]),
+        ModelResponse(parts=[TextPart("b")]),
+        ModelRequest(parts=[UserPromptPart("c")]),
+        _call("died-mid-call"),
+    ]
+    result = await SlidingWindowStrategy(keep_recent_messages=3).compact(history)
+    assert result.replaced_message_count == 4
+
+
+async def test_a_window_that_drops_nothing_says_nothing() -> None:
+    result = await SlidingWindowStrategy(keep_recent_messages=50).compact(_history())
+    assert result == CompactionResult(summary="", replaced_message_count=0)
+
+
+async def test_the_window_estimates_the_size_of_the_history_it_leaves() -> None:
+    from akgentic.llm.compaction import estimate_tokens
+
+    history = _history()
+    result = await SlidingWindowStrategy(keep_recent_messages=2).compact(history)
+    folded = fold_compaction(
+        history, _event("sliding_window", result.summary, result.replaced_message_count)
+    )
+    assert result.tokens_after == estimate_tokens(folded)
+    assert result.tokens_after is not None
+    assert result.tokens_after > estimate_tokens(folded[1:])  # the summary head counts
+
+
+async def test_the_summarizer_reads_past_a_message_with_nothing_to_render() -> None:
+    seen: list[tuple[str | None, str]] = []
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("Find the report.")]),
+        ModelResponse(parts=[TextPart("Found it.")]),
+        ModelResponse(parts=[]),  # renders to nothing: skipped, not the end of the transcript
+    ]
+    await SummarizeStrategy(_summarizer("gist", seen)).compact(history)
+    ((_, prompt),) = seen
+    transcript = "User: Find the report.\nAssistant: Found it."
+    assert prompt.endswith(f"<conversation>\n{transcript}\n</conversation>")
+
+
+def _tool_round(call_id: str) -> list[ModelMessage]:
+    return [
+        _call(call_id),
+        ModelRequest(parts=[ToolReturnPart("measure", 3, tool_call_id=call_id)]),
+    ]
+
+
+def test_a_head_drop_of_one_never_keeps_the_result_of_the_call_it_dropped() -> None:
+    # the system prompt stands alone, so the tool call is the first non-system message
+    system = ModelRequest(parts=[SystemPromptPart("You are helpful.")])
+    history: list[ModelMessage] = [system, *_tool_round("t"), ModelResponse([TextPart("3.")])]
+    folded = fold_compaction(history, _event("sliding_window", "gist", 1))
+    assert folded[1:] == history[3:]
+
+
+def test_a_head_drop_of_nothing_keeps_even_a_leading_tool_result() -> None:
+    # a window on the context may already have dropped the call: nothing is dropped anyway
+    orphan = ModelRequest(parts=[ToolReturnPart("measure", 3, tool_call_id="gone")])
+    history: list[ModelMessage] = [orphan, ModelResponse([TextPart("3.")])]
+    assert fold_compaction(history, _event("sliding_window", "gist", 0)) == history

@@ -8,11 +8,14 @@ observed, not assumed.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from pydantic_ai import DeferredToolRequests, Tool
+from pydantic import BaseModel
+from pydantic_ai import DeferredToolRequests, RunContext, Tool
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 
 from akgentic.llm import ReactAgent
@@ -128,7 +131,8 @@ def test_a_denial_hands_the_reason_to_the_model_and_runs_nothing(gated: ReactAge
 def test_an_approval_bound_to_other_arguments_is_refused(gated: ReactAgent) -> None:
     gated.run_sync("write it")
     stale = args_digest({"path": "a.md", "text": "something else"})
-    with pytest.raises(ApprovalMismatchError, match="other arguments"):
+    # the message names the call and says what to do instead
+    with pytest.raises(ApprovalMismatchError, match="'c1'.*approve it with edited arguments$"):
         gated.resume_sync([_approve(gated, args_hash=stale)])
     assert WRITTEN == []
     assert [c.call_id for c in gated.pending_tool_calls] == ["c1"]  # still open
@@ -199,3 +203,131 @@ def test_the_persisted_events_replay_to_the_same_history(
     restored.restore_context(event_recorder.events)
     # nothing had to be repaired: the log holds the call and its answer
     assert restored.context.messages == gated.context.messages
+
+
+# ---------------------------------------------------------------- decisions in detail
+
+
+def test_the_digest_is_sha256_of_compact_sorted_utf8_json() -> None:
+    # The digest is documented (sorted keys, no spaces, UTF-8): a client computing it on its
+    # own side must get the same value, non-ASCII text included.
+    expected = hashlib.sha256('{"a":[1,2],"b":"é"}'.encode()).hexdigest()
+    assert args_digest({"b": "é", "a": [1, 2]}) == expected
+
+
+def test_a_denial_without_a_reason_tells_the_model_it_was_denied(gated: ReactAgent) -> None:
+    gated.run_sync("write it")
+    answer = gated.resume_sync([Decision("c1", approved=False)])
+    assert WRITTEN == []
+    assert answer == "tool said: The tool call was denied."
+
+
+def test_edited_arguments_must_match_the_digest_given_with_them(gated: ReactAgent) -> None:
+    gated.run_sync("write it")
+    edited = {"path": "b.md", "text": "bye"}
+    original = gated.pending_tool_calls[0].args_hash
+    with pytest.raises(ApprovalMismatchError, match="'c1'"):
+        gated.resume_sync([_approve(gated, override_args=edited, args_hash=original)])
+    assert WRITTEN == []
+    assert [c.call_id for c in gated.pending_tool_calls] == ["c1"]
+
+
+def test_edited_arguments_without_a_digest_run_as_edited(gated: ReactAgent) -> None:
+    gated.run_sync("write it")
+    edited = {"path": "b.md", "text": "bye"}
+    gated.resume_sync([_approve(gated, override_args=edited, args_hash=None)])
+    assert WRITTEN == [("b.md", "bye")]
+
+
+def test_a_call_decided_twice_is_refused_naming_it(gated: ReactAgent) -> None:
+    gated.run_sync("write it")
+    with pytest.raises(ApprovalMismatchError, match="'c1'"):
+        gated.resume_sync([_approve(gated), _approve(gated)])
+    assert WRITTEN == []
+
+
+@pytest.fixture
+def two_open(make_agent: Any) -> ReactAgent:
+    agent: ReactAgent = make_agent(tools=[write_note])
+    agent.pydantic_agent.model = ScriptedModel(
+        [
+            ScriptedCall("write_note", {"path": "a.md", "text": "1"}, "c1"),
+            ScriptedCall("write_note", {"path": "b.md", "text": "2"}, "c2"),
+        ],
+        "done",
+    )
+    agent.run_sync("write both")
+    return agent
+
+
+def test_mismatch_errors_list_every_open_call(two_open: ReactAgent) -> None:
+    # The message tells the caller which calls still need a decision.
+    with pytest.raises(ApprovalMismatchError, match="open calls: c1, c2$"):
+        two_open.resume_sync([Decision("c3", approved=False)])
+    with pytest.raises(ApprovalMismatchError, match="open call\\(s\\) c1, c2:"):
+        two_open.resume_sync([])
+    (first, _) = two_open.pending_tool_calls
+    with pytest.raises(ApprovalMismatchError, match="open call\\(s\\) c2:"):
+        two_open.resume_sync([Decision("c1", approved=True, args_hash=first.args_hash)])
+    assert WRITTEN == []
+
+
+class Note(BaseModel):
+    text: str
+
+
+def test_a_gated_agent_keeps_its_structured_result_type(make_agent: Any) -> None:
+    agent: ReactAgent = make_agent(tools=[write_note], result_type=Note)
+    agent.pydantic_agent.model = ScriptedModel(
+        ScriptedCall("write_note", {"path": "a.md", "text": "hi"}, "c1"), '{"text": "written"}'
+    )
+    assert isinstance(agent.run_sync("write it"), DeferredToolRequests)
+    assert agent.resume_sync([_approve(agent)]) == Note(text="written")
+
+
+def test_a_gated_agent_accepts_a_list_of_output_types(make_agent: Any) -> None:
+    agent: ReactAgent = make_agent(tools=[write_note])
+    model = ScriptedModel('{"text": "listed"}')
+    agent.pydantic_agent.model = model
+    assert agent.run_sync("x", output_type=[Note, DeferredToolRequests]) == Note(text="listed")
+
+
+def stamp(ctx: RunContext[str], text: str) -> str:
+    """Stamp a text with the caller's name.
+
+    Args:
+        text: What to stamp.
+    """
+    return f"{ctx.deps}:{text}"
+
+
+stamp.requires_approval = True  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def stamping(make_agent: Any) -> ReactAgent:
+    agent: ReactAgent = make_agent(tools=[stamp], deps_type=str)
+    agent.pydantic_agent.model = ScriptedModel(
+        ScriptedCall("stamp", {"text": "hi"}, "c1"),
+        when_done=lambda request: json.dumps({"text": str(request.results[0].content)}),
+    )
+    agent.run_sync("stamp it", deps="alice")
+    return agent
+
+
+def test_resume_sync_hands_its_deps_and_output_type_to_the_run(stamping: ReactAgent) -> None:
+    answer = stamping.resume_sync([_approve(stamping)], deps="bob", output_type=Note)
+    assert answer == Note(text="bob:hi")
+
+
+async def test_resume_hands_its_deps_and_output_type_to_the_run(stamping: ReactAgent) -> None:
+    answer = await stamping.resume([_approve(stamping)], deps="carol", output_type=Note)
+    assert answer == Note(text="carol:hi")
+
+
+def test_clearing_the_context_leaves_no_call_waiting(gated: ReactAgent) -> None:
+    gated.run_sync("write it")
+    assert gated.clear_context().startswith("Cleared")
+    assert gated.pending_tool_calls == []
+    with pytest.raises(ApprovalMismatchError, match="no tool call is waiting.*see pending_tool"):
+        gated.resume_sync([])
