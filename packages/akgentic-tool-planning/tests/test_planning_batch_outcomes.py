@@ -113,7 +113,7 @@ def test_a_batch_refused_whole_reports_that_nothing_changed(
 ) -> None:
     plan = team_tool_actor(actor_system, orchestrator, PlanActor, PlanConfig(vector_store=False))
     full = plan.update_plan([TaskCreate(description="t")] * PLAN_MAX_TASKS, [], [], "@Tester")
-    assert len(full.created) == PLAN_MAX_TASKS
+    assert (len(full.created), full.seq) == (PLAN_MAX_TASKS, 1)
     report = plan.update_plan([TaskCreate(description="one more")], [], [], "@Tester")
     assert report.refused is not None
     assert "delete_tasks" in report.refused  # the way to make room

@@ -4,6 +4,11 @@ the plan actor's own calls."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.testing import (
@@ -14,6 +19,8 @@ from akgentic.tool.core.testing import (
     team_tool_actor,
     tool_event_seqs,
 )
+from akgentic.tool.core.vector_store import CollectionConfig
+from akgentic.tool.errors import RetriableError
 from akgentic.tool.planning import (
     PLAN_COLLECTION,
     PLANNING_ACTOR_NAME,
@@ -28,6 +35,8 @@ from akgentic.tool.planning import (
     UpdatePlan,
 )
 from akgentic.tool.planning._update import apply_plan_update
+
+SMALL = CollectionConfig(dimension=64)
 
 
 def _plan(*specs: tuple[str, list[int]]) -> PlanState:
@@ -186,3 +195,75 @@ def test_the_plan_actor_answers_the_predecessor_calls(
     assert [t.id for t in plan.search_planning(query="payment", mode="keyword")] == [1]
     semantic = plan.search_planning(query="payment API design", mode="vector", score_threshold=0.2)
     assert [t.id for t in semantic][:1] == [1]
+
+
+def _seeded_actor(
+    system: ActorSystem, orchestrator: ActorAddress, agent: ToolTestAgent
+) -> PlanActor:
+    plan = team_tool_actor(system, orchestrator, PlanActor, PlanConfig(collection=SMALL))
+    plan.update_planning(
+        UpdatePlan(
+            create_tasks=[
+                TaskCreate(description="Walk the dog", status="started"),
+                TaskCreate(description="Feed the puppy"),
+                TaskCreate(description="Write the report", output="draft on the dog study"),
+            ]
+        ),
+        agent.myAddress,
+    )
+    return plan
+
+
+def test_the_plan_actors_search_uses_its_store_and_every_argument(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tool_agent: ToolTestAgent,
+    vector_store: LocalVectorStore,
+) -> None:
+    plan = _seeded_actor(actor_system, orchestrator, tool_agent)
+
+    def ids(**arguments: Any) -> list[int]:
+        return [task.id for task in plan.search_planning(**arguments)]
+
+    # Task 3 holds "dog" in its output only; task 2 matches by meaning only.
+    assert ids(query="dog") == [1, 3, 2]
+    assert ids(query="dog", mode="keyword") == [1, 3]
+    assert ids(query="dog", mode="vector") == [1, 2]
+    assert len(ids(query="dog", mode="vector", top_k=1)) == 1
+    assert ids(query="dog", mode="vector", score_threshold=0.9) == []
+    assert ids(query="dog", status="pending") == [3, 2]
+    assert ids(creator="@Nobody") == []
+
+
+def test_the_plan_actors_vector_search_without_a_store_matches_keywords(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    plan = _seeded_actor(actor_system, orchestrator, tool_agent)  # no store in this team
+    assert [task.id for task in plan.search_planning(query="dog", mode="vector")] == [1, 3]
+
+
+def test_the_plan_actors_update_reads_any_model_and_counts_every_change(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    class StoredUpdate(BaseModel):  # an update object of another class, e.g. the predecessor's
+        create_tasks: list[dict[str, Any]]
+
+    plan = team_tool_actor(actor_system, orchestrator, PlanActor, PlanConfig(vector_store=False))
+    done = plan.update_planning(
+        StoredUpdate(create_tasks=[{"description": "from elsewhere"}]), tool_agent.myAddress
+    )
+    assert done == "Planning updated: created #1."
+    with pytest.raises(RetriableError) as refused:
+        plan.update_planning({"create_tasks": "x"}, tool_agent.myAddress)
+    assert "(nothing was changed)" in str(refused.value)
+    assert "create_tasks" in str(refused.value)
+    with pytest.raises(RetriableError) as partly:
+        plan.update_planning(
+            {
+                "create_tasks": [{"description": "ok"}],
+                "update_tasks": [{"id": 9}],
+                "delete_tasks": [8],
+            },
+            tool_agent.myAddress,
+        )
+    assert str(partly.value).startswith("2 of 3 change(s) rejected")

@@ -129,7 +129,32 @@ def test_many_matches_are_capped_with_a_note(
     assert len(result.tasks) == 50
     assert result.total == 60
     assert result.note is not None
-    assert "50 of 60" in result.note
+    assert result.note.startswith("showing 50 of 60")  # nothing else to say before it
+    tools["update_planning"](delete_tasks=list(range(1, 11)))
+    exactly = tools["search_planning"](query="task")
+    assert (len(exactly.tasks), exactly.total, exactly.note) == (50, 50, None)
+
+
+def test_the_cap_note_keeps_the_search_note(tool_agent: ToolTestAgent) -> None:
+    tools = bind_card(tool_agent, PlanningTool())  # no store in this team
+    tools["update_planning"](create_tasks=[{"description": f"task {i}"} for i in range(60)])
+    note = tools["search_planning"](query="task").note
+    assert note is not None
+    assert "no usable vector store" in note
+    assert "50 of 60" in note
+
+
+def test_keyword_matches_come_before_even_a_perfect_meaning_match(
+    tool_agent: ToolTestAgent, vector_store: LocalVectorStore
+) -> None:
+    tools = bind_card(tool_agent, PlanningTool(collection=SMALL))
+    tools["update_planning"](
+        create_tasks=[
+            {"description": "puppy"},  # the very concept of "dog": cosine 1
+            {"description": "Write the report", "output": "dog walking"},  # the word only
+        ]
+    )
+    assert _ids(tools["search_planning"](query="dog")) == [2, 1]
 
 
 class TestPlanningVectorSearch(VectorSearchTests):

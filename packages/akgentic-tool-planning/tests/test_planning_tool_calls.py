@@ -4,6 +4,7 @@ retry rules every delta actor keeps are standard tests, in test_standard.py)."""
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 import pytest
 
@@ -192,6 +193,59 @@ def test_prompt_matches_the_documented_format(
         spawn_tool_agent(actor_system, orchestrator, "@Dan"), PlanningTool(vector_store=False)
     )["get_planning"]()
     assert "**Your tasks** (owner or creator: @Dan): none" in carol
+
+
+def test_the_owner_line_ranks_the_busiest_first_then_by_name(tool_agent: ToolTestAgent) -> None:
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
+    assert tools["get_planning"]() == (
+        "**Team planning:** no tasks yet. Create them with update_planning(...)."
+    )
+    tools["update_planning"](
+        create_tasks=[
+            {"description": "a", "owner": "@Bob"},
+            {"description": "b", "owner": "@Al"},
+            {"description": "c", "owner": "@Zed"},
+            {"description": "d", "owner": "@Zed"},
+        ]
+    )
+    # Everyone owns something: no 'unassigned' entry.
+    assert tools["get_planning"]().splitlines()[1] == "Owners: @Zed: 2 | @Al: 1 | @Bob: 1"
+
+
+def test_the_listing_is_cut_only_past_max_listed(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    card = PlanningTool(
+        vector_store=False, get_planning=GetPlanning(filter_by_agent=False, max_listed=2)
+    )
+    tools = bind_card(spawn_tool_agent(actor_system, orchestrator), card)
+    tools["update_planning"](create_tasks=[{"description": "one"}, {"description": "two"}])
+    lines = tools["get_planning"]().splitlines()
+    assert "**All tasks:**" in lines
+    assert not any(line.startswith("- ...") for line in lines)
+
+
+def test_an_unchanged_plan_is_not_rendered_again(
+    tool_agent: ToolTestAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import akgentic.tool.planning.planning_actor as actor_module
+
+    renders: list[str] = []
+    render = actor_module._render
+
+    def counting(*args: Any) -> str:
+        renders.append(args[1])
+        return render(*args)
+
+    monkeypatch.setattr(actor_module, "_render", counting)
+    tools = bind_card(tool_agent, PlanningTool(vector_store=False))
+    tools["update_planning"](create_tasks=[{"description": "one"}])
+    first = tools["get_planning"]()
+    assert tools["get_planning"]() == first
+    assert renders == ["@Tester"]
+    tools["update_planning"](update_tasks=[{"id": 1, "status": "started"}])
+    assert "[started] one" in tools["get_planning"]()
+    assert renders == ["@Tester", "@Tester"]
 
 
 def test_prompt_follows_changes(tool_agent: ToolTestAgent) -> None:

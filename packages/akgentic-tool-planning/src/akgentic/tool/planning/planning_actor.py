@@ -226,16 +226,17 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         candidates = self.state.tasks
         filters = _filters(status, owner, creator)
         if query is not None and query.strip():
-            scores: dict[int, float] = {}
-            if mode != "vector":
-                for task_id in self._keywords.search(self.state, query):
-                    scores[task_id] = 1.0
+            keyword = set() if mode == "vector" else set(self._keywords.search(self.state, query))
+            cosines: dict[int, float] = {}
             for ref, cosine in semantic:
                 if ref.startswith(_TASK_PREFIX) and ref[len(_TASK_PREFIX) :].isdigit():
                     task_id = int(ref[len(_TASK_PREFIX) :])
                     if task_id in candidates:
-                        scores[task_id] = scores.get(task_id, 0.0) + cosine
-            selected = sorted(scores, key=lambda i: (-scores[i], i))
+                        cosines[task_id] = cosines.get(task_id, 0.0) + cosine
+            # Keyword matches first, even before a perfect cosine; then by similarity.
+            selected = sorted(
+                keyword | cosines.keys(), key=lambda i: (i not in keyword, -cosines.get(i, 0.0), i)
+            )
             if filters:
                 passing = self.state.filtered_ids(filters)
                 selected = [task_id for task_id in selected if task_id in passing]
