@@ -346,3 +346,14 @@ def test_the_system_prompt_hash_of_non_ascii_text_is_stable() -> None:
     assert system_prompt_hash(parts) == (
         "0a400bd117540d2f7c156123444362ecb423490a73af01593451caa6b4d1a318"
     )
+
+
+def test_len_counts_what_the_window_shows() -> None:
+    ctx = ContextManager(max_messages=3)
+    for index in range(5):
+        ctx.add_message(user(f"m{index}"))
+    assert len(ctx) == 3  # the list overshoots lazily; len() never does
+    restored = [user(f"r{index}") for index in range(5)]
+    ctx.restore(restored)
+    assert len(ctx) == 5  # a restored history is seen as given
+    assert ctx.messages == restored

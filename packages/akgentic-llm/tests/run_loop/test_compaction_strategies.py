@@ -502,3 +502,30 @@ def test_a_head_drop_of_nothing_keeps_even_a_leading_tool_result() -> None:
     orphan = ModelRequest(parts=[ToolReturnPart("measure", 3, tool_call_id="gone")])
     history: list[ModelMessage] = [orphan, ModelResponse([TextPart("3.")])]
     assert fold_compaction(history, _event("sliding_window", "gist", 0)) == history
+
+
+async def test_the_registrys_summarize_factory_builds_on_the_given_client(
+    serve: Any, chat_completion: Any, clean_provider_env: pytest.MonkeyPatch
+) -> None:
+    import httpx
+
+    server = serve((200, {"Content-Type": "application/json"}, chat_completion("gist")))
+    clean_provider_env.setenv("OPENAI_API_KEY", "sk-test")
+    clean_provider_env.setenv("OPENAI_BASE_URL", server.url)
+    sent: list[str] = []
+
+    async def record(request: httpx.Request) -> None:
+        sent.append(request.url.path)
+
+    factory = COMPACTION_STRATEGIES["summarize"]
+    async with httpx.AsyncClient(event_hooks={"request": [record]}) as client:
+        strategy = factory(
+            CompactionConfig(summarizer_prompt_version="x"),
+            ModelConfig(provider="openai", model="gpt-4o"),
+            client,
+        )
+        result = await strategy.compact(_history())
+    assert isinstance(strategy, SummarizeStrategy)
+    assert (strategy.prompt_version, result.summary) == ("x", "gist")
+    assert len(sent) == 1
+    assert sent[0].endswith("/chat/completions")
