@@ -357,3 +357,27 @@ def test_len_counts_what_the_window_shows() -> None:
     ctx.restore(restored)
     assert len(ctx) == 5  # a restored history is seen as given
     assert ctx.messages == restored
+
+
+def test_a_call_without_arguments_reports_an_empty_json_object(event_recorder: Any) -> None:
+    ctx = ContextManager()
+    ctx.subscribe(event_recorder)
+    ctx.add_message(ModelResponse(parts=[ToolCallPart("now", "", tool_call_id="c")]))
+    (event,) = event_recorder.of_type(ToolCallEvent)
+    assert event.arguments == "{}"
+
+
+def test_a_compaction_applies_the_window_again() -> None:
+    from akgentic.llm import LlmContextCompactedEvent
+
+    ctx = ContextManager(max_messages=3)
+    ctx.restore([user(f"r{index}") for index in range(6)])  # seen as given: 6 messages
+    event = LlmContextCompactedEvent(
+        run_id=None,
+        strategy_id="sliding_window",
+        summary="gist",
+        replaced_message_count=1,
+        summarizer_prompt_version="v1",
+    )
+    ctx.compact(event)
+    assert len(ctx.messages) == 3

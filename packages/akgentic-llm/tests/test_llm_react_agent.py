@@ -674,6 +674,8 @@ async def test_sync_methods_in_a_running_loop_name_themselves_and_what_to_await(
     make_agent: Any,
 ) -> None:
     agent = make_agent()
+    with pytest.raises(RuntimeError, match=r"ReactAgent\.run_sync\(\)"):
+        agent.run_sync("x")
     with pytest.raises(RuntimeError, match=r"ReactAgent\.compact\(\).*await acompact\(\)"):
         agent.compact()
     with pytest.raises(RuntimeError, match=r"ReactAgent\.resume_sync\(\)"):

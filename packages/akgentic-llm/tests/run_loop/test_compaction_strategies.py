@@ -529,3 +529,67 @@ async def test_the_registrys_summarize_factory_builds_on_the_given_client(
     assert (strategy.prompt_version, result.summary) == ("x", "gist")
     assert len(sent) == 1
     assert sent[0].endswith("/chat/completions")
+
+
+def test_a_message_of_several_parts_renders_one_line_per_part() -> None:
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("First."), UserPromptPart("Second.")]),
+    ]
+    assert render_transcript(history) == "User: First.\nUser: Second."
+
+
+async def test_the_window_estimates_about_four_characters_per_token() -> None:
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("x" * 37)]),
+        ModelResponse(parts=[TextPart("y" * 41)]),
+        ModelRequest(parts=[UserPromptPart("z" * 43)]),
+        ModelResponse(parts=[TextPart("w" * 45)]),
+    ]
+    result = await SlidingWindowStrategy(keep_recent_messages=2).compact(history)
+    rendered = [
+        f"User: {SUMMARY_PREFIX}{result.summary}",
+        "User: " + "z" * 43,
+        "Assistant: " + "w" * 45,
+    ]
+    assert result.tokens_after == sum(len(line) for line in rendered) // 4
+
+
+async def test_the_summary_estimate_is_the_size_of_the_folded_history() -> None:
+    from akgentic.llm.compaction import estimate_tokens
+
+    history = _history()
+    strategy = SummarizeStrategy(_summarizer("They found the report.", []))
+    result = await strategy.compact(history)
+    folded = fold_compaction(history, _event("summarize", result.summary, 0))
+    assert result.tokens_after == estimate_tokens(folded)
+
+
+def test_a_summary_without_a_system_prompt_is_stamped_with_the_last_dropped_message() -> None:
+    later = datetime(2026, 1, 2, tzinfo=UTC)
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("a", timestamp=T0)], timestamp=T0, run_id="run-0"),
+        ModelResponse(parts=[TextPart("b")], timestamp=later),
+        ModelRequest(parts=[UserPromptPart("c", timestamp=later)]),
+    ]
+    head = fold_compaction(history, _event("sliding_window", "gist", 2))[0]
+    assert isinstance(head, ModelRequest)
+    assert (head.timestamp, head.run_id) == (later, None)
+    assert [type(part) for part in head.parts] == [UserPromptPart]
+
+
+def test_an_empty_summary_without_a_system_prompt_adds_no_head() -> None:
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("a")]),
+        ModelResponse(parts=[TextPart("b")]),
+        ModelRequest(parts=[UserPromptPart("c")]),
+    ]
+    assert fold_compaction(history, _event("sliding_window", "", 1)) == history[1:]
+
+
+def test_a_dropped_request_without_any_timestamp_stamps_the_summary_at_the_epoch() -> None:
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[], timestamp=None),
+        ModelRequest(parts=[UserPromptPart("c")]),
+    ]
+    head = fold_compaction(history, _event("sliding_window", "gist", 1))[0]
+    assert head.parts[0].timestamp == datetime(1970, 1, 1, tzinfo=UTC)

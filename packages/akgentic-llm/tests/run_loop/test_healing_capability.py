@@ -328,3 +328,30 @@ async def test_a_response_the_window_slid_out_is_not_recorded_twice(scripted: An
         for m in log
         for p in m.parts
     )
+
+
+def test_a_call_reusing_an_answered_id_still_dangles() -> None:
+    # some providers reuse call ids: an answer BEFORE a call does not answer it
+    messages = [
+        ModelResponse(parts=[ToolCallPart("t", {}, tool_call_id="same")]),
+        ModelRequest(parts=[ToolReturnPart("t", "ok", tool_call_id="same")]),
+        ModelResponse(parts=[ToolCallPart("t", {}, tool_call_id="same")]),
+    ]
+    assert dangling_tool_calls(messages) == [messages[2].parts[0]]
+
+
+def test_the_repair_answers_each_call_under_its_tool_name() -> None:
+    from akgentic.llm.capabilities.healing import answer_dangling_calls
+
+    context = ContextManager()
+    context.restore(
+        [
+            ModelRequest(parts=[UserPromptPart("q")]),
+            ModelResponse(parts=[ToolCallPart("lookup", {}, tool_call_id="1")]),
+        ]
+    )
+    request = answer_dangling_calls(context, "not run")
+    assert request is not None
+    assert [(p.tool_name, p.tool_call_id, p.content) for p in request.parts] == [
+        ("lookup", "1", "not run")
+    ]

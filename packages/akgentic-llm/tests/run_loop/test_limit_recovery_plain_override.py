@@ -56,3 +56,25 @@ def test_a_plain_declining_override_raises_the_breach() -> None:
             agent.run_sync("research")
     finally:
         agent.close()
+
+
+class RecordsDeps(LimitRecoveryCapability):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[Any] = []
+
+    async def handle_limit_exceeded(self, ctx: Any, *, error: Any) -> ConclusionDecision:
+        self.seen.append(ctx.deps)
+        return ConclusionDecision(reason="answer now")
+
+
+def test_the_policy_sees_the_runs_context() -> None:
+    policy = RecordsDeps()
+    agent = ReactAgent(
+        _CONFIG, deps_type=str, tools=[lookup], limit_recovery=policy, model=TestModel()
+    )
+    try:
+        agent.run_sync("research", deps="alice")
+    finally:
+        agent.close()
+    assert policy.seen == ["alice"]
