@@ -150,11 +150,12 @@ def test_keyword_matches_come_before_even_a_perfect_meaning_match(
     tools = bind_card(tool_agent, PlanningTool(collection=SMALL))
     tools["update_planning"](
         create_tasks=[
+            {"description": "Feed the puppy"},  # close in meaning
             {"description": "puppy"},  # the very concept of "dog": cosine 1
             {"description": "Write the report", "output": "dog walking"},  # the word only
         ]
     )
-    assert _ids(tools["search_planning"](query="dog")) == [2, 1]
+    assert _ids(tools["search_planning"](query="dog")) == [3, 2, 1]
 
 
 class TestPlanningVectorSearch(VectorSearchTests):
