@@ -6,11 +6,13 @@ credential headers into the body, as some gateways and proxies do.
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -84,6 +86,105 @@ async def test_redaction_covers_key_headers_and_leaves_success_alone(serve: Any)
     assert fine.text == f'"hello {SECRET}"'  # success bodies are not read nor changed
 
 
+class EchoingGateway:
+    """Refuses every request with ``401 Key Rejected``, echoing its credentials in the body.
+
+    The body quotes the ``Authorization`` and ``x-api-key`` headers and the ``?key=`` query
+    parameter. The path picks how the body travels: ``/gzip`` compressed
+    (``Content-Encoding: gzip``), ``/chunked`` in chunks (``Transfer-Encoding: chunked``),
+    anything else plain with a ``Content-Length``. Every answer carries an ``X-Request-Id``, the
+    header a provider's support desk asks for.
+    """
+
+    def __init__(self, start: Any) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # chunked answers need it
+
+            def do_GET(self) -> None:
+                url = urlsplit(self.path)
+                key = parse_qs(url.query).get("key", [""])[0]
+                echoed = (
+                    f"denied: auth={self.headers.get('Authorization', '')} "
+                    f"api_key={self.headers.get('x-api-key', '')} key={key}"
+                ).encode()
+                self.send_response(401, "Key Rejected")
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("X-Request-Id", "req-42")
+                if url.path == "/chunked":
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for piece in (echoed[:10], echoed[10:]):
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
+                body = gzip.compress(echoed) if url.path == "/gzip" else echoed
+                if url.path == "/gzip":
+                    self.send_header("Content-Encoding", "gzip")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self.url = start(Handler).url
+
+
+@pytest.fixture
+def gateway(http_server: Any) -> EchoingGateway:
+    return EchoingGateway(http_server)
+
+
+async def _refused(url: str, **headers: str) -> httpx.Response:
+    async with create_http_client(HttpClientConfig(max_retries=0)) as client:
+        return await client.get(url, headers=headers)
+
+
+async def test_a_key_passed_in_the_query_string_is_masked(gateway: EchoingGateway) -> None:
+    # Google's API takes its key as ?key=..., and an error body may quote the URL.
+    answer = await _refused(f"{gateway.url}/plain?key={SECRET}")
+    assert answer.text == "denied: auth= api_key= key=[REDACTED]"
+
+
+async def test_a_credential_with_spaces_after_its_scheme_is_masked_whole(serve: Any) -> None:
+    # A signature-style Authorization value has several space-separated parts after its
+    # scheme; echoed without the scheme, all of them are masked, not just the last one.
+    server = serve((401, '"rejected {token}"'))
+    value = "Signature keyId=abc123def, signature=0f1e2d3c4b5a"
+    answer = await _refused(server.url, Authorization=value)
+    assert answer.text == '"rejected [REDACTED]"'
+
+
+async def test_a_six_character_key_is_masked_and_a_shorter_value_is_not(serve: Any) -> None:
+    # Shorter values are placeholders, and masking them would mask ordinary words of the text.
+    server = serve((403, '"denied {api_key}"'))
+    assert (await _refused(server.url, **{"x-api-key": "abc123"})).text == '"denied [REDACTED]"'
+    assert (await _refused(server.url, **{"x-api-key": "abc12"})).text == '"denied abc12"'
+
+
+async def test_the_masked_answer_keeps_the_servers_status_reason_and_headers(
+    gateway: EchoingGateway,
+) -> None:
+    answer = await _refused(f"{gateway.url}/plain", Authorization=f"Bearer {SECRET}")
+    assert answer.text == "denied: auth=[REDACTED] api_key= key="
+    assert (answer.status_code, answer.reason_phrase) == (401, "Key Rejected")
+    assert answer.headers["x-request-id"] == "req-42"
+    assert answer.headers["content-type"] == "text/plain"
+
+
+@pytest.mark.parametrize("framing", ["gzip", "chunked"])
+async def test_a_compressed_or_chunked_error_body_is_masked_and_stays_readable(
+    gateway: EchoingGateway, framing: str
+) -> None:
+    # The masked body is the decoded one: headers that described the body on the wire
+    # (its encoding, its chunking) no longer apply to it and must not be handed on.
+    answer = await _refused(f"{gateway.url}/{framing}", **{"x-api-key": SECRET})
+    assert answer.text == "denied: auth= api_key=[REDACTED] key="
+    assert "content-encoding" not in answer.headers
+    assert "transfer-encoding" not in answer.headers
+    assert answer.headers["content-length"] == str(len(answer.content))
+
+
 # ------------------------------------------------------------- the deadline
 
 
@@ -142,7 +243,10 @@ async def test_a_trickling_answer_is_cut_at_the_attempt_deadline(trickle: Any, p
     config = HttpClientConfig(timeout=1.0, attempt_deadline=0.3, max_retries=1)
     started = time.monotonic()
     async with create_http_client(config, sleep=_no_sleep) as client:
-        with pytest.raises(httpx.ReadTimeout, match=r"deadline of 0.3 s"):
+        # The message names the setting to change.
+        with pytest.raises(
+            httpx.ReadTimeout, match=r"deadline of 0.3 s \(HttpClientConfig.attempt_deadline\)"
+        ):
             await client.get(server.url)
     assert time.monotonic() - started < 10.0
     # Waiting for the head happens inside the retry loop: a miss there is retried. The body

@@ -90,6 +90,44 @@ def test_cache_tokens_are_priced() -> None:
         "gpt-4o", "openai", input_tokens=10_000, output_tokens=0, cache_read_tokens=8_000
     )
     assert 0 < cached < plain  # cached reads are cheaper than fresh input
+    assert plain == pytest.approx(expected_price("gpt-4o", "openai", 10_000, 0))  # no cache
+
+
+def test_cache_reads_and_writes_of_the_events_are_priced() -> None:
+    # Anthropic bills a cache write above fresh input and a cache read far below it; the
+    # events' counts reach the price (and the model's totals) as they were recorded.
+    claude = "claude-3-5-sonnet-20241022"
+    events = [
+        LlmUsageEvent("r", claude, "anthropic", 10_000, 1_000, cache_write_tokens=8_000),
+        LlmUsageEvent("r", claude, "anthropic", 10_000, 1_000, cache_read_tokens=6_000),
+    ]
+    usage = aggregate_usage(events).by_model[claude]
+    assert (usage.cache_read_tokens, usage.cache_write_tokens) == (6_000, 8_000)
+    expected = calc_price(
+        Usage(
+            input_tokens=20_000,
+            output_tokens=2_000,
+            cache_read_tokens=6_000,
+            cache_write_tokens=8_000,
+        ),
+        model_ref=claude,
+        provider_id="anthropic",
+    )
+    assert usage.estimated_cost_usd == pytest.approx(float(expected.total_price))
+    writes_only = aggregate_usage(events[:1]).by_model[claude].estimated_cost_usd
+    assert writes_only > expected_price(claude, "anthropic", 10_000, 1_000)
+
+
+def test_the_provider_of_the_events_selects_the_price() -> None:
+    # genai-prices knows this model name only under groq: without the provider the model
+    # would be unpriced.
+    summary = aggregate_usage([usage("r", "llama-3.3-70b-versatile", "groq", 1_000_000, 0)])
+    entry = summary.by_model["llama-3.3-70b-versatile"]
+    assert entry.provider_name == "groq"
+    assert entry.estimated_cost_usd == pytest.approx(
+        expected_price("llama-3.3-70b-versatile", "groq", 1_000_000, 0)
+    )
+    assert entry.estimated_cost_usd > 0
 
 
 def test_spec_aggregation_example(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,6 +11,8 @@ from typing import Any
 import httpx
 import pytest
 from pydantic import BaseModel
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.models.fallback import FallbackModel
 from pydantic_ai.models.google import GoogleModel
@@ -19,6 +21,7 @@ from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.output import NativeOutput, PromptedOutput, ToolOutput
 
 from akgentic.llm import (
+    HttpClientConfig,
     ModelConfig,
     create_http_client,
     create_model,
@@ -82,17 +85,62 @@ def test_sdk_clients_share_our_pool_and_do_not_retry_themselves(
         ("mistral", "MISTRAL_API_KEY"),
     ],
 )
-def test_missing_credentials_name_the_variable(
+def test_missing_credentials_name_the_provider_and_the_variable(
     clean_provider_env: Any, provider: str, variables: str
 ) -> None:
-    with pytest.raises(ValueError, match=variables):
+    # In a fallback chain several providers are built at once: the message says which one.
+    with pytest.raises(ValueError, match=f"provider '{provider}' needs .*{variables}"):
         create_model(ModelConfig(provider=provider, model="m"))  # type: ignore[arg-type]
 
 
 def test_azure_needs_its_endpoint(clean_provider_env: pytest.MonkeyPatch) -> None:
     clean_provider_env.setenv("AZURE_OPENAI_API_KEY", "k")
-    with pytest.raises(ValueError, match="AZURE_OPENAI_ENDPOINT"):
+    with pytest.raises(ValueError, match="provider 'azure' needs .*AZURE_OPENAI_ENDPOINT"):
         create_model(ModelConfig(provider="azure", model="gpt-4o"))
+
+
+@pytest.mark.parametrize(
+    ("provider", "model", "host", "credential"),
+    [
+        ("openai", "gpt-4o", "api.openai.com", ("authorization", "Bearer sk-test-openai")),
+        ("azure", "gpt-4o", "example-resource.openai.azure.com", ("api-key", "test-azure")),
+        ("anthropic", "claude-sonnet-4-5", "api.anthropic.com", ("x-api-key", "sk-ant-test")),
+        (
+            "google-gla",
+            "gemini-2.0-flash",
+            "generativelanguage.googleapis.com",
+            ("x-goog-api-key", "test-google"),
+        ),
+        (
+            "mistral",
+            "mistral-large-latest",
+            "api.mistral.ai",
+            ("authorization", "Bearer test-mistral"),
+        ),
+    ],
+)
+async def test_each_provider_sends_through_the_given_client_with_its_credential(
+    fake_keys: Any, provider: str, model: str, host: str, credential: tuple[str, str]
+) -> None:
+    # The network transport under our client records the request and refuses it, so nothing
+    # leaves the process: a provider that built its own client would never reach it.
+    sent: list[httpx.Request] = []
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(400, json={"error": {"message": "refused by the test"}})
+
+    transport = httpx.MockTransport(refuse)
+    async with create_http_client(HttpClientConfig(max_retries=0), transport=transport) as client:
+        built = create_model(ModelConfig(provider=provider, model=model), client)  # type: ignore[arg-type]
+        with pytest.raises(ModelHTTPError):
+            await Agent(built).run("hi")
+    assert len(sent) == 1
+    assert sent[0].url.host == host
+    name, value = credential
+    assert sent[0].headers[name] == value
+    if provider == "azure":
+        assert sent[0].url.params["api-version"] == "2024-10-21"  # from OPENAI_API_VERSION
 
 
 def test_google_falls_back_to_gemini_api_key(clean_provider_env: pytest.MonkeyPatch) -> None:
@@ -194,6 +242,20 @@ def test_create_model_settings() -> None:
         "parallel_tool_calls": True,
     }
     assert create_model_settings(ModelConfig()) == {"parallel_tool_calls": True}
+
+
+def test_create_model_settings_takes_the_config_as_model_cfg_too() -> None:
+    config = ModelConfig(temperature=0.3)
+    assert create_model_settings(model_cfg=config) == {
+        "temperature": 0.3,
+        "parallel_tool_calls": True,
+    }
+    with pytest.raises(TypeError, match=r"create_model_settings\(\) got both config and model_cfg"):
+        create_model_settings(config, model_cfg=config)
+    with pytest.raises(
+        TypeError, match=r"create_model_settings\(\) missing the model configuration"
+    ):
+        create_model_settings()
 
 
 def test_import_is_light_and_sdks_load_per_provider() -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+import httpx
 import pytest
 from pydantic import BaseModel
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
@@ -100,6 +101,17 @@ def agents() -> Iterator[list[ReactAgent]]:
         agent.close()
 
 
+def _two_sharing(
+    agents: list[ReactAgent], timeout: float
+) -> tuple[ReactAgent, ReactAgent, httpx.AsyncClient]:
+    """Two agents with equal settings, so one shared client (returned too); closed after the
+    test through ``agents``."""
+    a, b = ReactAgent(_config(timeout=timeout)), ReactAgent(_config(timeout=timeout))
+    agents += [a, b]
+    assert a.http_client is not None
+    return a, b, a.http_client
+
+
 def test_agents_with_equal_settings_share_one_client(
     chat_server: ChatServer, agents: list[ReactAgent]
 ) -> None:
@@ -129,9 +141,7 @@ def test_a_connection_opened_on_one_loop_is_never_used_on_another(
     A single pool shared across loops would hand agent b the keep-alive connection agent a
     opened on a's loop, and b's turn would fail; per-loop pools make every turn succeed.
     """
-    a = ReactAgent(_config(timeout=33.0))
-    b = ReactAgent(_config(timeout=33.0))
-    agents += [a, b]
+    a, b, _ = _two_sharing(agents, timeout=33.0)
     answers = [agent.run_sync("hi") for agent in (a, b, a, b)]
     assert answers == ["answer 1", "answer 2", "answer 3", "answer 4"]
     assert len(chat_server.peers) == 2  # each loop kept its one connection alive
@@ -150,11 +160,7 @@ def test_agents_on_threads_share_the_client_concurrently(
 def test_closing_one_agent_leaves_the_other_working(
     chat_server: ChatServer, agents: list[ReactAgent]
 ) -> None:
-    a = ReactAgent(_config(timeout=35.0))
-    b = ReactAgent(_config(timeout=35.0))
-    agents += [a, b]
-    client = a.http_client
-    assert client is not None
+    a, b, client = _two_sharing(agents, timeout=35.0)
     assert a.run_sync("hi") == "answer 1"
     a.close()
     assert not client.is_closed
@@ -162,6 +168,7 @@ def test_closing_one_agent_leaves_the_other_working(
     assert b.run_sync("still there?") == "answer 2"
     b.close()
     assert client.is_closed  # the last user closed it
+    assert user_count(client) == 0
     c = ReactAgent(_config(timeout=35.0))
     agents.append(c)
     assert c.http_client is not client  # a fresh client, not the closed one
@@ -171,9 +178,7 @@ def test_closing_one_agent_leaves_the_other_working(
 def test_aclose_in_async_code_keeps_the_shared_client_for_the_others(
     chat_server: ChatServer, agents: list[ReactAgent]
 ) -> None:
-    a = ReactAgent(_config(timeout=36.0))
-    b = ReactAgent(_config(timeout=36.0))
-    agents += [a, b]
+    a, b, _ = _two_sharing(agents, timeout=36.0)
 
     async def main() -> tuple[str, bool]:
         await a.run("hi")
@@ -187,6 +192,20 @@ def test_aclose_in_async_code_keeps_the_shared_client_for_the_others(
     assert asyncio.run(main()) == ("answer 2", True)
     assert b.http_client is not None
     assert b.http_client.is_closed
+
+
+def test_an_agent_closed_in_async_code_gives_its_share_back_only_once(
+    chat_server: ChatServer, agents: list[ReactAgent]
+) -> None:
+    a, b, client = _two_sharing(agents, timeout=42.0)
+
+    async def main() -> tuple[int, str]:
+        a.close()  # from async code: the share is let go of without driving a loop
+        await a.aclose()  # letting go again must not count a out a second time
+        return user_count(client), str(await b.run("still there?"))
+
+    assert asyncio.run(main()) == (1, "answer 1")
+    assert not client.is_closed  # b still holds it
 
 
 def test_opting_out_gives_each_agent_its_own_client(
