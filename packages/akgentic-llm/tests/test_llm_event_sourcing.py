@@ -285,3 +285,19 @@ async def test_a_trimming_processor_loses_nothing_of_the_run() -> None:
     one_run = [["UserPromptPart"], ["ToolCallPart"], ["ToolReturnPart"], ["TextPart"]]
     assert kinds == one_run * 2
     assert recorder.messages == context.messages
+
+
+async def test_a_history_longer_than_the_context_persists_only_the_runs_messages() -> None:
+    """The caller hands in more than the context holds (a block in front): the cursor opens
+    just past the context's tail, found by identity at the end of the handed history."""
+    context = ContextManager()
+    recorder = Recorder()
+    context.subscribe(recorder)
+    agent: Agent[None, str] = Agent(TestModel(), capabilities=[EventSourcingCapability(context)])
+    await agent.run("first", message_history=context.messages)
+    before = list(context.messages)
+    block = ModelRequest(parts=[UserPromptPart(content=SOURCE_REFERENCES)])
+    second = await agent.run("second", message_history=[block, *context.messages])
+    assert context.messages[: len(before)] == before
+    assert context.messages[len(before) :] == list(second.new_messages())
+    assert recorder.messages == context.messages  # nothing persisted twice
