@@ -197,3 +197,9 @@ async def test_returned_and_retried_read_what_the_tools_sent_back() -> None:
     assert refusal == "no missing"  # a tool's own refusal, word for word
     assert "key" in invalid
     assert "Field required" in invalid  # the validation errors, as the model reads them
+
+
+def test_a_model_that_answered_nothing_yet_reports_empty_readings() -> None:
+    model = ScriptedModel("unused")
+    assert (model.served, model.seen, model.offered) == (0, [], [])
+    assert (model.tool_results(), model.returned(), model.retried()) == ([], [], [])
