@@ -189,10 +189,10 @@ async def test_a_compressed_or_chunked_error_body_is_masked_and_stays_readable(
 
 
 class TricklingServer:
-    """Sends its answer one byte every 50 ms, in the head or in the body: ``length`` bytes of
-    it, so 20 bytes take about 1 s and 600 bytes about 30 s."""
+    """Sends its answer one byte every ``pause`` seconds (50 ms by default), in the head or in
+    the body: ``length`` bytes of it, so 20 bytes take about 1 s and 600 bytes about 30 s."""
 
-    def __init__(self, phase: str, length: int, start: Any) -> None:
+    def __init__(self, phase: str, length: int, start: Any, pause: float = 0.05) -> None:
         self.attempts = 0
         self.length = length
         owner = self
@@ -211,12 +211,12 @@ class TricklingServer:
                         self.wfile.write(chunk)
                         self.wfile.flush()
                         if phase == "head":
-                            time.sleep(0.05)
+                            time.sleep(pause)
                     for byte in body:
                         self.wfile.write(bytes([byte]))
                         self.wfile.flush()
                         if phase == "body":
-                            time.sleep(0.05)
+                            time.sleep(pause)
                 except (BrokenPipeError, ConnectionResetError):
                     return  # the client gave up: what the deadline is for
 
@@ -228,8 +228,8 @@ class TricklingServer:
 
 @pytest.fixture
 def trickle(http_server: Any) -> Callable[..., TricklingServer]:
-    def start(phase: str, length: int = 20) -> TricklingServer:
-        return TricklingServer(phase, length, http_server)
+    def start(phase: str, length: int = 20, pause: float = 0.05) -> TricklingServer:
+        return TricklingServer(phase, length, http_server, pause)
 
     return start
 
@@ -252,6 +252,20 @@ async def test_a_trickling_answer_is_cut_at_the_attempt_deadline(trickle: Any, p
     # Waiting for the head happens inside the retry loop: a miss there is retried. The body
     # is read by the caller once the transport has answered, so a miss there surfaces.
     assert server.attempts == (2 if phase == "head" else 1)
+
+
+async def test_a_body_that_stalls_is_cut_at_the_deadline_not_at_its_next_byte(
+    trickle: Any,
+) -> None:
+    # Two body bytes 4 s apart, a per-read timeout above that: only the deadline ends the
+    # wait, and it must do so while the stalled read is still pending.
+    server = trickle("body", length=2, pause=4.0)
+    config = HttpClientConfig(timeout=10.0, attempt_deadline=0.3, max_retries=0)
+    started = time.monotonic()
+    async with create_http_client(config) as client:
+        with pytest.raises(httpx.ReadTimeout, match=r"deadline of 0.3 s"):
+            await client.get(server.url)
+    assert time.monotonic() - started < 3.0
 
 
 async def test_without_a_deadline_the_same_answer_is_read_whole(trickle: Any) -> None:

@@ -208,6 +208,16 @@ def test_an_agent_closed_in_async_code_gives_its_share_back_only_once(
     assert not client.is_closed  # b still holds it
 
 
+def test_an_agent_closed_before_its_first_turn_gives_its_share_back_only_once(
+    chat_server: ChatServer, agents: list[ReactAgent]
+) -> None:
+    a, b, client = _two_sharing(agents, timeout=43.0)
+    a.close()  # no loop of its own yet: the share is let go of without one
+    asyncio.run(a.aclose())  # letting go again must not count a out a second time
+    assert user_count(client) == 1
+    assert b.run_sync("still there?") == "answer 1"
+
+
 def test_opting_out_gives_each_agent_its_own_client(
     chat_server: ChatServer, agents: list[ReactAgent]
 ) -> None:
