@@ -124,14 +124,43 @@ def test_a_responses_own_usage_that_is_not_an_int_is_named(
         check_event_stream([_QUESTION, response])
 
 
+_COMPACTED = LlmContextCompactedEvent(
+    run_id=None,
+    strategy_id="sliding_window",
+    summary="earlier talk",
+    replaced_message_count=2,
+    summarizer_prompt_version="v1",
+)
+
+
+def test_a_compaction_replacing_minus_one_message_is_refused() -> None:
+    # Mutation: the check only refuses counts below -1.
+    event = dataclasses.replace(_COMPACTED, replaced_message_count=-1)
+    with pytest.raises(ValueError, match=r"event #0: .*replaced_message_count is -1"):
+        check_event_stream([event])
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "found", "expected"),
+    [
+        ("strategy_id", None, "NoneType", "str"),
+        ("summary", 7, "int", "str"),
+        ("replaced_message_count", "3", "str", "int"),
+    ],
+)
+def test_a_compaction_field_of_the_wrong_type_is_named_with_its_index(
+    field: str, value: object, found: str, expected: str
+) -> None:
+    # A store that decoded an event badly can hand over any value: the error says which event
+    # and which field, what it found and what belongs there.
+    bad = dataclasses.replace(_COMPACTED, **{field: value})
+    message = rf"event #1: LlmContextCompactedEvent.{field} is a {found}, expected {expected}"
+    with pytest.raises(TypeError, match=message):
+        check_event_stream([_COMPACTED, bad])
+
+
 def test_a_compaction_replacing_no_message_is_accepted() -> None:
-    event = LlmContextCompactedEvent(
-        run_id=None,
-        strategy_id="sliding_window",
-        summary="",
-        replaced_message_count=0,
-        summarizer_prompt_version="v1",
-    )
+    event = dataclasses.replace(_COMPACTED, replaced_message_count=0)
     assert check_event_stream([event]).events == [event]
 
 
@@ -168,16 +197,9 @@ def test_messages_alike_in_time_and_size_are_told_apart_by_content() -> None:
 
 def test_usage_after_a_compaction_is_counted_even_after_a_duplicate() -> None:
     response = LlmMessageEvent(_response(), "r")
-    compaction = LlmContextCompactedEvent(
-        run_id=None,
-        strategy_id="sliding_window",
-        summary="gist",
-        replaced_message_count=1,
-        summarizer_prompt_version="v1",
-    )
     usage = LlmUsageEvent("r", "summarizer", None, 5, 1)
-    checked = check_event_stream([response, response, compaction, usage])
-    assert checked.events == [response, compaction, usage]
+    checked = check_event_stream([response, response, _COMPACTED, usage])
+    assert checked.events == [response, _COMPACTED, usage]
     assert checked.usage[-1] == usage
 
 
