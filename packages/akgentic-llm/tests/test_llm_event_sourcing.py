@@ -301,3 +301,20 @@ async def test_a_history_longer_than_the_context_persists_only_the_runs_messages
     assert context.messages[: len(before)] == before
     assert context.messages[len(before) :] == list(second.new_messages())
     assert recorder.messages == context.messages  # nothing persisted twice
+
+
+async def test_a_message_handed_in_after_the_contexts_tail_is_persisted_once() -> None:
+    """The caller adds a turn of its own behind the context's tail: the cursor opens just past
+    the tail (second to last), so that turn is persisted, and the tail is not again."""
+    context = ContextManager()
+    recorder = Recorder()
+    context.subscribe(recorder)
+    agent: Agent[None, str] = Agent(TestModel(), capabilities=[EventSourcingCapability(context)])
+    await agent.run("first", message_history=context.messages)
+    before = list(context.messages)
+    block = ModelRequest(parts=[UserPromptPart(content=SOURCE_REFERENCES)])
+    aside = ModelResponse(parts=[TextPart("an answer given elsewhere")])
+    await agent.run("second", message_history=[block, *context.messages, aside])
+    assert context.messages[: len(before)] == before
+    assert context.messages[len(before)] == aside
+    assert recorder.messages == context.messages  # nothing persisted twice
