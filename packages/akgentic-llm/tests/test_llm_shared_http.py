@@ -218,6 +218,37 @@ def test_an_agent_closed_before_its_first_turn_gives_its_share_back_only_once(
     assert b.run_sync("still there?") == "answer 1"
 
 
+def test_pools_of_loops_that_have_ended_are_dropped(
+    chat_server: ChatServer, agents: list[ReactAgent]
+) -> None:
+    # Each asyncio.run() is a loop that ends with its pool never closed: a new loop's first
+    # request drops the pools of the ended ones, so they do not pile up.
+    a, _, client = _two_sharing(agents, timeout=44.0)
+    transport = client._transport.wrapped  # type: ignore[attr-defined]
+    answers = [str(asyncio.run(a.run("hi"))) for _ in range(3)]
+    assert answers == ["answer 1", "answer 2", "answer 3"]
+    assert transport.pool_count == 1
+
+
+def test_the_shared_ssl_context_follows_the_certificate_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    import ssl
+
+    import certifi
+
+    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    default = shared_ssl_context()
+    assert isinstance(default, ssl.SSLContext)
+    assert shared_ssl_context() is default  # built once per environment
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    with_file = shared_ssl_context()
+    assert with_file is not default
+    monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path))
+    assert shared_ssl_context() not in (default, with_file)
+
+
 def test_opting_out_gives_each_agent_its_own_client(
     chat_server: ChatServer, agents: list[ReactAgent]
 ) -> None:
