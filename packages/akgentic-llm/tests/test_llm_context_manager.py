@@ -368,16 +368,11 @@ def test_a_call_without_arguments_reports_an_empty_json_object(event_recorder: A
 
 
 def test_a_compaction_applies_the_window_again() -> None:
-    from akgentic.llm import LlmContextCompactedEvent
+    from akgentic.llm.capabilities.compaction import compaction_event_factory
+    from akgentic.llm.compaction import CompactionResult
 
     ctx = ContextManager(max_messages=3)
     ctx.restore([user(f"r{index}") for index in range(6)])  # seen as given: 6 messages
-    event = LlmContextCompactedEvent(
-        run_id=None,
-        strategy_id="sliding_window",
-        summary="gist",
-        replaced_message_count=1,
-        summarizer_prompt_version="v1",
-    )
-    ctx.compact(event)
+    build = compaction_event_factory("sliding_window")
+    ctx.compact(build(CompactionResult("gist", 1), run_id=None, tokens_before=None))
     assert len(ctx.messages) == 3

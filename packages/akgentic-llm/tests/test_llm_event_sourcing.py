@@ -287,9 +287,11 @@ async def test_a_trimming_processor_loses_nothing_of_the_run() -> None:
     assert recorder.messages == context.messages
 
 
-async def test_a_history_longer_than_the_context_persists_only_the_runs_messages() -> None:
-    """The caller hands in more than the context holds (a block in front): the cursor opens
-    just past the context's tail, found by identity at the end of the handed history."""
+@pytest.mark.parametrize("behind_the_tail", [False, True], ids=["tail-last", "turn-behind-tail"])
+async def test_a_history_longer_than_the_context_is_persisted_once(behind_the_tail: bool) -> None:
+    """The caller hands in more than the context holds: a block in front and, maybe, a turn
+    of its own behind the context's tail. The cursor opens just past the tail, found by
+    identity wherever it sits: the turn behind it is persisted, the tail is not again."""
     context = ContextManager()
     recorder = Recorder()
     context.subscribe(recorder)
@@ -297,24 +299,10 @@ async def test_a_history_longer_than_the_context_persists_only_the_runs_messages
     await agent.run("first", message_history=context.messages)
     before = list(context.messages)
     block = ModelRequest(parts=[UserPromptPart(content=SOURCE_REFERENCES)])
-    second = await agent.run("second", message_history=[block, *context.messages])
+    aside: list[ModelMessage] = (
+        [ModelResponse(parts=[TextPart("an answer given elsewhere")])] if behind_the_tail else []
+    )
+    second = await agent.run("second", message_history=[block, *context.messages, *aside])
     assert context.messages[: len(before)] == before
-    assert context.messages[len(before) :] == list(second.new_messages())
-    assert recorder.messages == context.messages  # nothing persisted twice
-
-
-async def test_a_message_handed_in_after_the_contexts_tail_is_persisted_once() -> None:
-    """The caller adds a turn of its own behind the context's tail: the cursor opens just past
-    the tail (second to last), so that turn is persisted, and the tail is not again."""
-    context = ContextManager()
-    recorder = Recorder()
-    context.subscribe(recorder)
-    agent: Agent[None, str] = Agent(TestModel(), capabilities=[EventSourcingCapability(context)])
-    await agent.run("first", message_history=context.messages)
-    before = list(context.messages)
-    block = ModelRequest(parts=[UserPromptPart(content=SOURCE_REFERENCES)])
-    aside = ModelResponse(parts=[TextPart("an answer given elsewhere")])
-    await agent.run("second", message_history=[block, *context.messages, aside])
-    assert context.messages[: len(before)] == before
-    assert context.messages[len(before)] == aside
+    assert context.messages[len(before) :] == [*aside, *second.new_messages()]
     assert recorder.messages == context.messages  # nothing persisted twice
