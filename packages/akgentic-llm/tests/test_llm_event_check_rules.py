@@ -266,3 +266,13 @@ def test_a_usage_event_below_the_responses_figures_is_raised_to_them(inp: int, o
         cache_write_tokens=2,
         requests=3,
     )
+
+
+def test_a_request_opening_with_a_part_that_has_no_timestamp_is_checked() -> None:
+    # A speech part carries no timestamp, and neither does the request: duplicates are still
+    # recognised by content.
+    from pydantic_ai.messages import SpeechPart
+
+    spoken = LlmMessageEvent(ModelRequest(parts=[SpeechPart(speaker="user", transcript="hi")]))
+    checked = check_event_stream([spoken, spoken])
+    assert (checked.events, checked.skipped_duplicates) == ([spoken], 1)
