@@ -113,7 +113,11 @@ def test_a_negative_count_in_a_responses_own_usage_is_refused(
 
 @pytest.mark.parametrize(
     ("inp", "out", "field", "found"),
-    [(2.5, 1, "input_tokens", "float"), (1, "2", "output_tokens", "str")],
+    [
+        (2.5, 1, "input_tokens", "float"),
+        (2.5, 1.5, "input_tokens", "float"),
+        (1, "2", "output_tokens", "str"),
+    ],
 )
 def test_a_responses_own_usage_that_is_not_an_int_is_named(
     inp: object, out: object, field: str, found: str

@@ -246,7 +246,9 @@ def test_the_shared_ssl_context_follows_the_certificate_environment(
     with_file = shared_ssl_context()
     assert with_file is not default
     monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path))
-    assert shared_ssl_context() not in (default, with_file)
+    with_both = shared_ssl_context()
+    assert isinstance(with_both, ssl.SSLContext)
+    assert with_both not in (default, with_file)
 
 
 def test_opting_out_gives_each_agent_its_own_client(
