@@ -24,7 +24,9 @@ thing to the one before:
 1. bare pydantic-ai ``Agent``, one plain ``workspace_write`` tool (bench_team's anchor);
 2. bare ``Agent`` with the member's tools, toolsets and system prompts;
 3. ``ReactAgent`` with the same (its capabilities), no observer;
-4. the same, observed by a team member (every event goes to the orchestrator).
+4. the same, observed by a team member (every event goes to the orchestrator);
+5. the same again, but the observer forwards a one-field stand-in in place of each event:
+   what the orchestrator path costs per message whatever the event carries.
 """
 
 from __future__ import annotations
@@ -41,13 +43,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # bench_team.py, next to this file
     sys.path.insert(0, str(HERE))
 
 import bench_team  # noqa: E402
 
-TURN_STEPS = ("bare Agent, 1 tool", "+ member's tools and prompts", "+ ReactAgent", "+ observer")
+TURN_STEPS = (
+    "bare Agent, 1 tool",
+    "+ member's tools and prompts",
+    "+ ReactAgent",
+    "+ observer",
+    "observer sends a one-field stand-in per event",
+)
 
 
 class _Team:
@@ -158,7 +168,32 @@ def _turn_makers(team: _Team) -> dict[str, Callable[[int], Any]]:
     def observed(index: int) -> Any:
         return react(index, observer=team.member)
 
-    return dict(zip(TURN_STEPS, (bare, bare_tools, react, observed), strict=True))
+    def stand_ins(index: int) -> Any:
+        return react(index, observer=_StandInForwarder(team.member))
+
+    makers = (bare, bare_tools, react, observed, stand_ins)
+    return dict(zip(TURN_STEPS, makers, strict=True))
+
+
+class _StandIn(BaseModel):
+    """The smallest event a member can send: one integer field."""
+
+    seq: int = 0
+
+
+class _StandInForwarder:
+    """An observer that sends the member one ``_StandIn`` for each event of the turn.
+
+    The same number of messages reach the orchestrator at the same moments of the turn as
+    with the real observer; only their content differs. Equal figures mean the cost is per
+    message (akgentic-core's event path), not in what our events carry.
+    """
+
+    def __init__(self, member: Any) -> None:
+        self._member = member
+
+    def notify_event(self, event: object) -> None:
+        self._member.notify_event(_StandIn())
 
 
 def measure(agents: int, rounds: int) -> dict[str, float]:
