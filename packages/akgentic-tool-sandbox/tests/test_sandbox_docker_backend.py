@@ -73,9 +73,12 @@ from pathlib import Path
 
 STATE = Path({state!r})
 args = sys.argv[1:]
-with open(STATE / "calls.jsonl", "a") as log:
-    seen = {{"argv": args, "path": os.environ.get("PATH"), "env_keys": sorted(os.environ)}}
-    log.write(json.dumps(seen) + "\n")
+seen = {{"argv": args, "path": os.environ.get("PATH"), "env_keys": sorted(os.environ)}}
+# One write() of the whole line on an O_APPEND descriptor: calls made at once never
+# interleave their records.
+log = os.open(STATE / "calls.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+os.write(log, (json.dumps(seen) + "\n").encode())
+os.close(log)
 
 if args and (STATE / (args[0] + "-hangs")).exists():
     import time
@@ -190,7 +193,10 @@ class StandInDocker:
         log = self.state / "calls.jsonl"
         if not log.exists():
             return []
-        return [json.loads(line) for line in log.read_text().splitlines()]
+        # The stand-in may be writing its line while we read: a record counts once its
+        # newline is there, so a half-written last line is left for the next read.
+        complete, _, _partial = log.read_text().rpartition("\n")
+        return [json.loads(line) for line in complete.splitlines() if line]
 
 
 @pytest.fixture
