@@ -284,6 +284,38 @@ def test_embeddings_are_retried_after_the_failure_window(
     assert any("work again" in r.getMessage() for r in caplog.records)
 
 
+def test_a_vector_search_also_finds_the_documents_still_waiting_for_a_vector(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    openai_env.fail_status = 500
+    store = custom_store(actor_system, orchestrator, tool_agent, QuickRetryStore)
+    store.create_collection("notes", NOTES)
+    axis = tuple(1.0 if i == 0 else 0.0 for i in range(DIM))
+    ready = VectorDocument(
+        ref="ready", text="deploy checklist", metadata={"kind": "a"}, vector=axis
+    )
+    store.upsert("notes", [ready, *DOCS])
+    eventually(lambda: store.collection_stats("notes").failed == 3)
+
+    # A ready query vector needs no provider: the failed documents still have no vector.
+    both = store.search("notes", VectorQuery(text="login page", vector=axis, top_k=5))
+    only_one = store.search("notes", VectorQuery(text="page", vector=axis, top_k=1))
+    vector_only = store.search("notes", VectorQuery(vector=axis, top_k=5))
+    filtered = store.search(
+        "notes", VectorQuery(text="login page", vector=axis, top_k=5, where={"kind": "a"})
+    )
+
+    assert both.status == "ok"
+    assert [(hit.ref, hit.match, hit.score) for hit in both.hits] == [
+        ("ready", "vector", pytest.approx(1.0)),
+        ("ui", "keyword", 1.0),
+    ]
+    assert [hit.ref for hit in only_one.hits] == ["ready"]  # top_k holds for the merge
+    assert [hit.ref for hit in vector_only.hits] == ["ready"]  # no text, no keyword hits
+    assert [hit.ref for hit in filtered.hits] == ["ready"]  # ``where`` holds for them too
+    assert store.collection_stats("notes").embedded == 1
+
+
 def test_the_worker_budget_reaches_the_http_call(
     actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
 ) -> None:

@@ -311,6 +311,49 @@ def test_contract_keyword_search_scores_phrase_then_share_of_words(
     assert backend.keyword_search("kubernetes", 10, {}) == []
 
 
+def test_contract_waiting_keyword_search_sees_only_documents_without_a_vector(
+    open_backend: OpenBackend,
+) -> None:
+    backend = open_backend("notes")
+    _three(backend)
+    backend.put([_doc("w", "page two draft", team="blue", n=4)])
+
+    hits = backend.waiting_keyword_search("page", 10, {})
+    # "y" holds "page" too, but has its vector. (Backends order ties differently.)
+    assert sorted((hit.ref, hit.score, hit.match) for hit in hits) == [
+        ("w", 1.0, "keyword"),
+        ("z", 1.0, "keyword"),
+    ]
+    assert [hit.ref for hit in backend.waiting_keyword_search("two draft", 10, {})] == ["w"]
+    assert {hit.text for hit in hits} == {"gamma pending page", "page two draft"}
+    assert len(backend.waiting_keyword_search("page", 1, {})) == 1
+    assert [hit.ref for hit in backend.waiting_keyword_search("page", 10, {"team": "blue"})] == [
+        "w"
+    ]
+    backend.set_vectors(["z", "w"], np.asarray([[0, 0, 1], [0, 1, 0]], dtype=np.float32))
+    assert backend.waiting_keyword_search("page", 10, {}) == []
+
+
+class _PlainBackend(InMemoryBackend):
+    """A backend that keeps the base class's generic ``waiting_keyword_search``."""
+
+    waiting_keyword_search = CollectionBackend.waiting_keyword_search
+
+
+def test_the_generic_waiting_keyword_search_ranks_past_embedded_matches() -> None:
+    backend = _PlainBackend("notes", CollectionConfig(dimension=DIM3))
+    backend.put([_doc(f"e{i}", "page", [1, 0, 0]) for i in range(3)])
+    backend.put([_doc("w", "a page draft")])
+
+    # The embedded documents score higher and fill any top_k: the waiting one still comes.
+    assert [(hit.ref, hit.score) for hit in backend.waiting_keyword_search("page", 1, {})] == [
+        ("w", 1.0)
+    ]
+    assert backend.waiting_keyword_search("draft", 5, {"team": "red"}) == []
+    backend.set_vectors(["w"], np.asarray([[0, 1, 0]], dtype=np.float32))
+    assert backend.waiting_keyword_search("page", 5, {}) == []
+
+
 def test_contract_rewriting_a_ref_replaces_it_and_drops_a_stale_vector(
     open_backend: OpenBackend,
 ) -> None:

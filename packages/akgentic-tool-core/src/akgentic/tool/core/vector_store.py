@@ -32,8 +32,8 @@ provider itself:
   :class:`UpsertReceipt` at once. The texts are handed to a short-lived worker named
   ``#embed-<collection>-<request_id>`` (see :func:`embed_worker_name`) whose result
   comes back to the store as a message. Until then the documents are stored and
-  found by keyword, just not by vector. A later upsert or delete of the same ``ref``
-  wins over a late embedding result.
+  found by keyword, just not by vector (even by a search that answers ``ok``). A
+  later upsert or delete of the same ``ref`` wins over a late embedding result.
 * ``search`` with a query *text* looks the text up in the store's query-embedding
   cache (a dictionary lookup). On a miss it starts one worker for that text (at most
   one per text, however many callers ask) and answers immediately with status
@@ -115,9 +115,11 @@ MetadataValue = str | int | float | bool
 """Values a document's metadata may hold; they can be filtered on with equality."""
 
 SearchStatus = Literal["ok", "pending", "degraded"]
-"""``ok``: vector search ran. ``pending``: the query text is being embedded and the hits
-are keyword-only for now. ``degraded``: no vector search is possible for this query (the
-provider failed, or the caller's poll budget ran out); the hits are keyword-only."""
+"""``ok``: vector search ran (for a query with text, documents still waiting for their
+vector join it with their keyword matches). ``pending``: the query text is being embedded
+and the hits are keyword-only for now. ``degraded``: no vector search is possible for this
+query (the provider failed, or the caller's poll budget ran out); the hits are
+keyword-only."""
 
 # Matched with fullmatch: "$" would also accept a name ending in a newline ("notes\n"),
 # which then reaches file names and actor names.

@@ -419,8 +419,10 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         if cached is not None:
             if not np.any(cached):
                 # A text made only of words a (local) model does not know embeds to
-                # zeros: it is similar to nothing, which is no error.
-                return VectorSearchResult(status="ok", hits=[])
+                # zeros: it is similar to nothing, which is no error. Documents without
+                # a vector can still match its words.
+                waiting = backend.waiting_keyword_search(text, query.top_k, query.where)
+                return VectorSearchResult(status="ok", hits=waiting)
             return self._vector_result(backend, cached, query)
         refused = self._queries.refusal(key)
         if refused is not None:
@@ -654,6 +656,13 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         hits: list[VectorHit] = backend.vector_search(
             vector, query.top_k, query.score_threshold, query.where
         )
+        if query.text:
+            # Documents still waiting for their vector (a provider outage, a refusal, a
+            # result not back yet) are invisible to the vector search: their keyword
+            # matches join it, so "ok" never hides a stored document that matches.
+            waiting = backend.waiting_keyword_search(query.text, query.top_k, query.where)
+            if waiting:
+                hits = sorted(hits + waiting, key=lambda hit: -hit.score)[: query.top_k]
         return VectorSearchResult(status="ok", hits=hits)
 
     def _episode_error(self, collection: str) -> str | None:

@@ -139,6 +139,22 @@ class CollectionBackend(ABC):
     ) -> list[VectorHit]:
         """Keyword search (see :class:`KeywordMatcher`), best first, ``match="keyword"``."""
 
+    def waiting_keyword_search(
+        self, text: str, top_k: int, where: Mapping[str, MetadataValue]
+    ) -> list[VectorHit]:
+        """:meth:`keyword_search` over the documents that have no vector yet (or lost it).
+
+        A vector search cannot see those documents, so a text search adds these hits to
+        its vector hits. This default is exact but ranks every matching document; the
+        shipped backends answer from what they already index.
+        """
+        waiting = self.unembedded()
+        if not waiting:
+            return []
+        documents, _ = self.counts()
+        hits = self.keyword_search(text, documents, where)
+        return [hit for hit in hits if hit.ref in waiting][:top_k]
+
     @abstractmethod
     def counts(self) -> tuple[int, int]:
         """``(documents, documents with a vector)``."""

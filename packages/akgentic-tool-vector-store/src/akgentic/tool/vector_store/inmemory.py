@@ -188,9 +188,23 @@ class InMemoryBackend(CollectionBackend):
     def keyword_search(
         self, text: str, top_k: int, where: Mapping[str, MetadataValue]
     ) -> list[VectorHit]:
+        return self._keyword_hits(text, top_k, where, waiting_only=False)
+
+    def waiting_keyword_search(
+        self, text: str, top_k: int, where: Mapping[str, MetadataValue]
+    ) -> list[VectorHit]:
+        if len(self._index) == len(self._docs):  # the usual case: nothing waits
+            return []
+        return self._keyword_hits(text, top_k, where, waiting_only=True)
+
+    def _keyword_hits(
+        self, text: str, top_k: int, where: Mapping[str, MetadataValue], *, waiting_only: bool
+    ) -> list[VectorHit]:
         matcher = KeywordMatcher(text)
         scored: list[tuple[float, str]] = []
         for ref in self._keyword_candidates(matcher):
+            if waiting_only and ref in self._index:
+                continue
             doc = self._docs[ref]
             if where and not metadata_matches(doc.metadata, where):
                 continue

@@ -456,6 +456,14 @@ class QdrantBackend(CollectionBackend):
     def keyword_search(
         self, text: str, top_k: int, where: Mapping[str, MetadataValue]
     ) -> list[VectorHit]:
+        return self._keyword_hits(text, top_k, self._filter(where))
+
+    def waiting_keyword_search(
+        self, text: str, top_k: int, where: Mapping[str, MetadataValue]
+    ) -> list[VectorHit]:
+        return self._keyword_hits(text, top_k, self._filter(where, embedded=False))
+
+    def _keyword_hits(self, text: str, top_k: int, flt: Filter | None) -> list[VectorHit]:
         # Scored here, page by page, with the protocol's matcher (whole phrase, else the
         # share of its words found as substrings): no Qdrant text filter scores that way,
         # and only the top_k best are kept while scrolling.
@@ -464,7 +472,7 @@ class QdrantBackend(CollectionBackend):
         # then largest ref), so the answer does not depend on Qdrant's scroll order.
         best: list[tuple[float, _Reversed]] = []
         kept: dict[str, dict[str, Any]] = {}
-        for payload in self._scroll(self._filter(where)):
+        for payload in self._scroll(flt):
             score = matcher.score(str(payload.get("text", "")).casefold())
             if score <= 0.0:
                 continue

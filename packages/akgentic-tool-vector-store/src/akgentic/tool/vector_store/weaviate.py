@@ -59,6 +59,7 @@ from akgentic.tool.vector_store.backend import (
     CollectionBackend,
     CollectionRecord,
     KeywordMatcher,
+    metadata_matches,
 )
 from akgentic.tool.vector_store.protocol import SearchHit
 from akgentic.tool.vector_store.vector import VectorEntry
@@ -492,6 +493,24 @@ class WeaviateBackend(CollectionBackend):
             if score > 0.0:
                 scored.append(self._hit(obj.properties, score, "keyword"))
         scored.sort(key=lambda hit: -hit.score)
+        return scored[:top_k]
+
+    def waiting_keyword_search(
+        self, text: str, top_k: int, where: Mapping[str, MetadataValue]
+    ) -> list[VectorHit]:
+        matcher = KeywordMatcher(text)
+        scored: list[VectorHit] = []
+        for ref, (body, metadata) in self._unembedded.items():
+            if where and not metadata_matches(metadata, where):
+                continue
+            score = matcher.score(body.casefold())
+            if score > 0.0:
+                scored.append(
+                    VectorHit.model_construct(
+                        ref=ref, score=score, text=body, metadata=dict(metadata), match="keyword"
+                    )
+                )
+        scored.sort(key=lambda hit: -hit.score)  # stable: ties keep the waiting order
         return scored[:top_k]
 
     def counts(self) -> tuple[int, int]:
