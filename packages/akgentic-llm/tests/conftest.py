@@ -7,6 +7,7 @@ the environment only so that ``create_model`` can build its (never contacted) pr
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -120,6 +121,24 @@ def _outcome(future: Future[object]) -> object:
 
 
 InThreads = Callable[..., list[object]]
+
+
+Decorator = Callable[[Callable[..., str]], Callable[..., str]]
+
+
+def _logged(fn: Callable[..., str]) -> Callable[..., str]:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> str:
+        return "logged " + fn(*args, **kwargs)
+
+    return wrapper
+
+
+@pytest.fixture
+def logged() -> Decorator:
+    """A plain ``functools.wraps`` decorator (the answer gains a ``logged`` prefix): every
+    wrapper it makes runs the same code, as the tool-schema cache sees decorated tools."""
+    return _logged
 
 
 @pytest.fixture

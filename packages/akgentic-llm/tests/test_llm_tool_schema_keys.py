@@ -10,7 +10,6 @@ agent offers, and calls, its own tool rather than the first one's cached schema.
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -66,14 +65,6 @@ def test_bound_methods_that_cannot_be_keyed_each_get_their_own_schema(make_agent
     assert scale_returned == ["weighed 2.0"]
 
 
-def _logged(fn: Callable[..., str]) -> Callable[..., str]:
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> str:
-        return "logged " + fn(*args, **kwargs)
-
-    return wrapper
-
-
 def _lines_tool(default: int) -> Callable[..., str]:
     """A fresh ``lines`` tool (same name, docstring and annotations every time) showing
     ``default`` lines unless told otherwise."""
@@ -85,11 +76,13 @@ def _lines_tool(default: int) -> Callable[..., str]:
     return lines
 
 
-def test_wrapped_tools_with_other_defaults_get_their_own_schema(make_agent: Any) -> None:
+def test_wrapped_tools_with_other_defaults_get_their_own_schema(
+    make_agent: Any, logged: Any
+) -> None:
     # One decorator over two functions alike in all but their default: the wrappers alone
     # are identical, only the functions they wrap tell the two schemas apart.
-    few_schema, few_returned = _offered(make_agent, _logged(_lines_tool(3)), "lines")
-    many_schema, many_returned = _offered(make_agent, _logged(_lines_tool(30)), "lines")
+    few_schema, few_returned = _offered(make_agent, logged(_lines_tool(3)), "lines")
+    many_schema, many_returned = _offered(make_agent, logged(_lines_tool(30)), "lines")
     assert few_schema["properties"]["count"]["default"] == 3
     assert few_returned == ["logged 3 lines"]
     assert many_schema["properties"]["count"]["default"] == 30

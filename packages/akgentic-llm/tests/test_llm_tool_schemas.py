@@ -131,31 +131,23 @@ def test_bound_methods_share_a_schema_and_keep_their_instance(make_agent: Any) -
     assert agent.run_sync("go") == "yours: hi"
 
 
-def _logged(fn: Callable[..., str]) -> Callable[..., str]:
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> str:
-        return "logged " + fn(*args, **kwargs)
-
-    return wrapper
-
-
-def test_wrappers_of_one_decorator_share_and_call_through(make_agent: Any) -> None:
+def test_wrappers_of_one_decorator_share_and_call_through(make_agent: Any, logged: Any) -> None:
     calls: list[str] = []
-    ada, bob = _logged(note_taker("ada", calls)), _logged(note_taker("bob", calls))
+    ada, bob = logged(note_taker("ada", calls)), logged(note_taker("bob", calls))
     assert _schema(ada).validator is _schema(bob).validator
     agent = make_agent(tools=[bob], model=_calling("take_note", {"text": "t"}))
     assert agent.run_sync("go") == "logged bob noted t"
     assert calls == ["bob:t"]
 
 
-def test_callables_that_cannot_be_keyed_are_built_as_usual(make_agent: Any) -> None:
+def test_callables_that_cannot_be_keyed_are_built_as_usual(make_agent: Any, logged: Any) -> None:
     def greet(name: str, greeting: str) -> str:
         """Greet someone."""
         return f"{greeting}, {name}"
 
     calls: list[str] = []
     inner = note_taker("x", calls)
-    declared = _logged(inner)
+    declared = logged(inner)
     declared.__signature__ = inspect.signature(inner)  # type: ignore[attr-defined]
     assert schema_key(functools.partial(greet, greeting="hello")) is None
     assert schema_key(declared) is None

@@ -46,6 +46,7 @@ from akgentic.tool.planning.planning_actor import (
     PlanSearchResult,
     SearchMode,
     planning_answer,
+    search_mode_for,
 )
 
 __all__ = [
@@ -258,16 +259,12 @@ class PlanningTool(VectorConsumerCard):
                 raise RetriableError(
                     f"invalid status {status!r}: use one of {', '.join(TASK_STATUSES)}"
                 )
-            mode = _check_mode(mode)
-            if card.vector_store is False:
-                # Semantic search is off on this card: every mode matches keywords, and
-                # silently, since that is the card's setting rather than a failure.
-                mode = "keyword"
+            mode, embed = search_mode_for(card.vector_store, query, _check_mode(mode))
             k = _check_number("top_k", top_k, 1, 100, integer=True)
             threshold = _check_number("score_threshold", score_threshold, 0.0, 1.0)
             semantic: list[tuple[str, float]] = []
             note: str | None = None
-            if query is not None and query.strip() and mode != "keyword":
+            if embed and query is not None:
                 semantic, note = card._vector_hits(
                     query,
                     top_k=card.search_top_k if k is None else int(k),

@@ -135,6 +135,21 @@ class PlanUpdateReport(BaseModel):
     refused: str | None = None
 
 
+def search_mode_for(
+    vector_store: bool | str, query: str | None, mode: SearchMode
+) -> tuple[SearchMode, bool]:
+    """The mode a plan search runs in, and whether its query is embedded first.
+
+    Both search entry points (the card's tool and :meth:`PlanActor.search_planning`)
+    decide this the same way. With semantic search off (``vector_store=False``) every mode
+    matches keywords, and silently: that is the card's setting, not a failure. A missing
+    or blank query has nothing to embed.
+    """
+    if vector_store is False:
+        mode = "keyword"
+    return mode, query is not None and bool(query.strip()) and mode != "keyword"
+
+
 def planning_answer(report: PlanUpdateReport, total: int) -> str:
     """What an update of ``total`` changes tells the model: its summary, or a
     ``RetriableError`` when the batch was refused whole or any change was rejected."""
@@ -318,9 +333,8 @@ class PlanActor(DeltaToolActor[PlanConfig, PlanState]):
         embeds the query here, on the actor's thread.
         """
         semantic: list[tuple[str, float]] = []
-        if self.config.vector_store is False:
-            mode = "keyword"  # semantic search is off: keyword matches in every mode
-        if query is not None and query.strip() and mode != "keyword":
+        mode, embed = search_mode_for(self.config.vector_store, query, mode)
+        if embed and query is not None:
             client = VectorSearchClient(self.config.name, PLANNING_COLLECTION)
             semantic, note = client.vector_hits(
                 self,
