@@ -61,6 +61,15 @@ class ChattyTool(ToolCard):
         return [toolset]
 
 
+class SlowRefusal(ToolCard):
+    def get_tools(self) -> list[Callable[..., Any]]:
+        async def refuse_later() -> str:
+            """Bad input, asynchronously."""
+            raise RetriableError("give a smaller number")
+
+        return [refuse_later]
+
+
 def _tools(factory: ToolFactory) -> dict[str, Callable[..., Any]]:
     return {tool.__name__: tool for tool in factory.get_tools()}
 
@@ -86,6 +95,18 @@ def test_a_long_text_is_cut_at_the_default_with_a_notice_saying_what_was_cut() -
 async def test_async_tools_are_cut_too() -> None:
     answer = await _tools(ToolFactory([ChattyTool()]))["dump_text_later"]()
     assert answer.startswith("y" * DEFAULT_MAX_OUTPUT_CHARS + "\n[dump_text_later: output cut")
+
+
+async def test_with_a_retry_exception_async_tools_are_cut_and_refusals_become_retries() -> None:
+    factory = ToolFactory(
+        [ChattyTool(), SlowRefusal()], retry_exception=ModelRetry, max_output_chars=500
+    )
+    tools = _tools(factory)
+    answer = await tools["dump_text_later"]()
+    assert answer.startswith("y" * 500 + "\n[dump_text_later: output cut at 500 ")
+    with pytest.raises(ModelRetry, match="give a smaller number") as caught:
+        await tools["refuse_later"]()
+    assert isinstance(caught.value.__cause__, RetriableError)
 
 
 def test_a_large_structured_result_becomes_its_json_cut_at_the_bound() -> None:
