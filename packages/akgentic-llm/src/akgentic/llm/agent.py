@@ -14,6 +14,7 @@ and lets go of the HTTP client. Both are idempotent.
 from __future__ import annotations
 
 import asyncio
+import errno
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 
@@ -177,7 +178,12 @@ class ReactAgent(AgentSurface):
 
     def _sync_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
-            self._loop = asyncio.new_event_loop()
+            try:
+                self._loop = asyncio.new_event_loop()
+            except OSError as exc:
+                if exc.errno != errno.EMFILE:
+                    raise
+                raise _descriptors_exhausted() from exc
         return self._loop
 
     def _lease_http_client(self, config: ReactAgentConfig) -> HttpLease | None:
@@ -476,3 +482,26 @@ class ReactAgent(AgentSurface):
             # Whatever the pool did on its way out, the loop this agent created is released.
             if loop is not None:
                 loop.close()
+
+
+def _descriptors_exhausted() -> OSError:
+    """The error for a process out of file descriptors, saying what to change.
+
+    A big team meets this first: every agent that has run synchronously keeps its own event
+    loop (an epoll descriptor and a wake-up socket pair) until it is closed.
+    """
+    try:
+        import resource  # Unix only; where the limit is known, the message gives it
+    except ImportError:  # pragma: no cover - Windows
+        limit = "its limit of open files"
+    else:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        limit = f"its limit of {soft} open files (RLIMIT_NOFILE, hard limit {hard})"
+    return OSError(
+        errno.EMFILE,
+        f"cannot create this agent's event loop: the process has reached {limit}. Each "
+        "agent that has run synchronously holds 3 descriptors (its event loop) until "
+        "close(), plus its connections: close agents you no longer need, or raise the "
+        "limit before starting a big team (`ulimit -n`, or resource.setrlimit in the "
+        "process)",
+    )
