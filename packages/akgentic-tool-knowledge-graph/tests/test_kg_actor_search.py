@@ -1,0 +1,155 @@
+"""The graph actor's own search, as code written for the predecessor calls it.
+
+``search(query)`` without vector hits makes the actor ask the vector store itself; it must
+answer as the card's ``search_graph`` does for the same query and store. ``search_result``
+gives the same answer in the predecessor's shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from akgentic.core.actor_address import ActorAddress
+from akgentic.core.actor_system_impl import ActorSystem
+from akgentic.tool.core.testing import LocalVectorStore, ToolTestAgent, bind_card, team_tool_actor
+from akgentic.tool.core.vector_store import CollectionConfig, VectorDocument
+from akgentic.tool.knowledge_graph import (
+    KG_COLLECTION,
+    Entity,
+    KnowledgeGraphActor,
+    KnowledgeGraphConfig,
+    KnowledgeGraphTool,
+    Relation,
+    SearchQuery,
+)
+
+SMALL = CollectionConfig(dimension=64)
+
+
+def _seed(tools: dict[str, Any]) -> None:
+    tools["update_graph"](
+        create_entities=[
+            {"name": "Rex", "entity_type": "Animal", "description": "a loyal dog"},
+            {"name": "Fido", "entity_type": "Animal", "description": "a sleepy hound"},
+            {"name": "Ann", "entity_type": "Person"},
+            {"name": "Bob", "entity_type": "Person"},
+            {"name": "Acme", "entity_type": "Company"},
+        ],
+        create_relations=[
+            {"from_entity": "Ann", "to_entity": "Acme", "relation_type": "works_at"},
+            {"from_entity": "Bob", "to_entity": "Acme", "relation_type": "works_at"},
+        ],
+    )
+
+
+def _graph(system: ActorSystem, orchestrator: ActorAddress) -> KnowledgeGraphActor:
+    return team_tool_actor(system, orchestrator, KnowledgeGraphActor, KnowledgeGraphConfig())
+
+
+def _names(hits: list[Any]) -> list[str]:
+    return [h.entity.name if h.entity else h.relation.label() for h in hits]
+
+
+@pytest.fixture
+def tools(tool_agent: ToolTestAgent, vector_store: LocalVectorStore) -> dict[str, Any]:
+    tools = bind_card(tool_agent, KnowledgeGraphTool(collection=SMALL))
+    _seed(tools)
+    return tools
+
+
+def test_keyword_mode_never_asks_the_store(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tools: dict[str, Any]
+) -> None:
+    graph = _graph(actor_system, orchestrator)
+    assert _names(graph.search(SearchQuery(query="canine", mode="vector")).hits)
+    assert graph.search(SearchQuery(query="canine", mode="keyword")).hits == []
+
+
+def test_the_query_threshold_overrides_the_configured_one(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tools: dict[str, Any]
+) -> None:
+    graph = _graph(actor_system, orchestrator)
+    strict = SearchQuery(query="canine", mode="vector", score_threshold=0.99)
+    assert graph.search(strict).hits == []
+    assert tools["search_graph"](query=strict).hits == []
+
+
+def test_stale_vectors_cost_the_same_hits_as_through_the_card(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tools: dict[str, Any],
+    vector_store: LocalVectorStore,
+) -> None:
+    # Vectors of entities deleted behind the store's back outrank the live ones: both
+    # ways of searching ask the store for the same number of candidates.
+    vector_store.upsert(
+        KG_COLLECTION,
+        [VectorDocument(ref=f"entity:Ghost{i}", text="canine") for i in range(2)],
+    )
+    query = SearchQuery(query="canine", mode="vector", top_k=1)
+    by_card = _names(tools["search_graph"](query=query).hits)
+    by_actor = _names(_graph(actor_system, orchestrator).search(query).hits)
+    assert by_card == []  # both candidates asked for were stale
+    assert by_actor == by_card
+    wider = SearchQuery(query="canine", mode="vector", top_k=2)
+    assert _names(_graph(actor_system, orchestrator).search(wider).hits) == ["Rex", "Fido"]
+
+
+def test_without_a_store_the_actor_says_what_the_card_says(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
+    _seed(tools)
+    by_card = tools["search_graph"](query="canine").note
+    assert by_card
+    assert _graph(actor_system, orchestrator).search(SearchQuery(query="canine")).note == by_card
+
+
+def test_the_configured_hop_limit_bounds_the_actor_s_own_paths(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    # The card creating the actor sets its configuration; Ann and Bob are two hops apart.
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, path_max_hops=1))
+    _seed(tools)
+    result = _graph(actor_system, orchestrator).search(
+        SearchQuery(query="Person", mode="keyword", find_paths=True)
+    )
+    assert result.paths == []
+    assert "no path of at most 1 relations" in (result.note or "")
+
+
+def test_the_predecessor_shape_keeps_relation_hits_and_the_context(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tools: dict[str, Any]
+) -> None:
+    graph = _graph(actor_system, orchestrator)
+    state = graph.graph()
+    relations = graph.search_result(SearchQuery(query="works_at", mode="keyword"))
+    assert [(h.ref_type, h.relation.label()) for h in relations.hits if h.relation] == [
+        ("relation", "Ann -[works_at]-> Acme"),
+        ("relation", "Bob -[works_at]-> Acme"),
+    ]
+    assert [h.ref_id for h in relations.hits] == [str(r.id) for r in state.relations.values()]
+
+    people = graph.search_result(
+        SearchQuery(
+            query="Person",
+            mode="keyword",
+            include_neighbors=True,
+            include_edges=True,
+            find_paths=True,
+        )
+    )
+    assert [n.name for n in people.neighbors] == ["Acme"]
+    assert sorted(r.label() for r in people.connected_relations) == [
+        "Ann -[works_at]-> Acme",
+        "Bob -[works_at]-> Acme",
+    ]
+    (path,) = people.paths
+    # entity, the relation leaving it, entity, the relation reaching the last, entity
+    assert [
+        step.name if isinstance(step, Entity) else step.label()
+        for step in path
+        if isinstance(step, Entity | Relation)
+    ] == ["Ann", "Ann -[works_at]-> Acme", "Acme", "Bob -[works_at]-> Acme", "Bob"]

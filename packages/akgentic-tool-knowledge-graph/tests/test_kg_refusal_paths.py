@@ -1,0 +1,97 @@
+"""A refused call names the argument at fault by its path (``create_entities[0].entity_type``),
+and a value within a lowered limit, or a field left out, is not refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from akgentic.tool.core.testing import ToolTestAgent, bind_card, expect_retry
+from akgentic.tool.knowledge_graph import InputLimits, KnowledgeGraphTool
+from akgentic.tool.knowledge_graph import models as graph_models
+
+TIGHT = InputLimits(
+    entity_type_max_chars=3,
+    entity_description_max_chars=3,
+    relation_type_max_chars=3,
+    observations_per_entity=2,
+)
+
+
+@pytest.fixture
+def tight(tool_agent: ToolTestAgent) -> dict[str, Any]:
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, input_limits=TIGHT))
+    tools["update_graph"](
+        create_entities=[
+            {"name": "Ann", "entity_type": "P", "description": "abc"},
+            {"name": "Bo", "entity_type": "P"},
+        ]
+    )
+    return tools
+
+
+def test_a_schema_error_names_the_nested_argument(tool_agent: ToolTestAgent) -> None:
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
+    message = expect_retry(tools["update_graph"], create_entities=[{"name": "X"}])
+    assert message.startswith("Invalid arguments: create_entities[0].entity_type: ")
+    message = expect_retry(tools["search_graph"], query="x", top_k=0)
+    assert message.startswith("Invalid arguments: top_k: ")
+
+
+@pytest.mark.parametrize(
+    ("call", "at"),
+    [
+        ({"create_entities": [{"name": "Cy", "entity_type": "Pers"}]}, "create_entities[0]"),
+        ({"update_entities": [{"name": "Ann", "entity_type": "Pers"}]}, "update_entities[0]"),
+    ],
+)
+def test_a_lowered_type_limit_names_the_entity_type(
+    tight: dict[str, Any], call: dict[str, Any], at: str
+) -> None:
+    message = expect_retry(tight["update_graph"], **call)
+    assert f"{at}.entity_type: 4 characters, at most 3" in message
+
+
+@pytest.mark.parametrize(
+    ("call", "at"),
+    [
+        (
+            {"create_entities": [{"name": "Cy", "entity_type": "P", "description": "abcd"}]},
+            "create_entities[0]",
+        ),
+        ({"update_entities": [{"name": "Ann", "description": "abcd"}]}, "update_entities[0]"),
+    ],
+)
+def test_a_lowered_description_limit_names_the_description(
+    tight: dict[str, Any], call: dict[str, Any], at: str
+) -> None:
+    message = expect_retry(tight["update_graph"], **call)
+    assert f"{at}.description: 4 characters, at most 3" in message
+
+
+def test_a_lowered_relation_type_limit_names_the_relation_type(tight: dict[str, Any]) -> None:
+    message = expect_retry(
+        tight["update_graph"],
+        create_relations=[{"from_entity": "Ann", "to_entity": "Bo", "relation_type": "know"}],
+    )
+    assert "create_relations[0].relation_type: 4 characters, at most 3" in message
+
+
+def test_an_update_leaving_type_and_description_out_is_within_any_limit(
+    tight: dict[str, Any],
+) -> None:
+    result = tight["update_graph"](update_entities=[{"name": "Ann", "add_observations": ["x"]}])
+    assert "1 entity updated" in result
+
+
+def test_exactly_the_lowered_observation_count_is_accepted(tight: dict[str, Any]) -> None:
+    result = tight["update_graph"](
+        create_entities=[{"name": "Cy", "entity_type": "P", "observations": ["a", "b"]}]
+    )
+    assert "1 entity created" in result
+
+
+def test_a_missing_module_attribute_is_named() -> None:
+    with pytest.raises(AttributeError, match="no_such_model"):
+        graph_models.no_such_model  # noqa: B018 - the lookup is what is tested
