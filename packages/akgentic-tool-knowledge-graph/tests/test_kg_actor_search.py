@@ -13,7 +13,13 @@ import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core.testing import LocalVectorStore, ToolTestAgent, bind_card, team_tool_actor
+from akgentic.tool.core.testing import (
+    LocalVectorStore,
+    ToolTestAgent,
+    bind_card,
+    spawn_tool_agent,
+    team_tool_actor,
+)
 from akgentic.tool.core.vector_store import CollectionConfig, VectorDocument
 from akgentic.tool.knowledge_graph import (
     KG_COLLECTION,
@@ -153,3 +159,46 @@ def test_the_predecessor_shape_keeps_relation_hits_and_the_context(
         for step in path
         if isinstance(step, Entity | Relation)
     ] == ["Ann", "Ann -[works_at]-> Acme", "Acme", "Bob -[works_at]-> Acme", "Bob"]
+
+
+def test_a_degraded_store_falls_back_to_keywords_both_ways(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    tools: dict[str, Any],
+    vector_store: LocalVectorStore,
+) -> None:
+    vector_store.set_degraded("provider down")
+    graph = _graph(actor_system, orchestrator)
+    hybrid = tools["search_graph"](query="dog").note
+    assert hybrid
+    assert "provider down" in hybrid
+    fallback = f"{hybrid}; keyword matches shown instead"
+    vector = SearchQuery(query="dog", mode="vector")
+    by_card = tools["search_graph"](query=vector)
+    by_actor = graph.search(vector)
+    for result in (by_card, by_actor):
+        assert _names(result.hits) == ["Rex"]  # its keyword match
+        assert result.note == fallback
+    assert graph.search(SearchQuery(query="dog")).note == hybrid
+
+
+def test_the_actor_s_own_vector_search_finds_relations(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tools: dict[str, Any]
+) -> None:
+    query = SearchQuery(query="works at", mode="vector")
+    by_actor = _names(_graph(actor_system, orchestrator).search(query).hits)
+    assert by_actor == _names(tools["search_graph"](query=query).hits)
+    assert set(by_actor[:2]) == {"Ann -[works_at]-> Acme", "Bob -[works_at]-> Acme"}
+
+
+def test_each_card_s_default_top_k_applies_whichever_card_created_the_actor(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    wide = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, search_top_k=5))
+    _seed(wide)
+    narrow = bind_card(
+        spawn_tool_agent(actor_system, orchestrator, "@Narrow"),
+        KnowledgeGraphTool(vector_store=False, search_top_k=2),
+    )
+    assert len(wide["search_graph"](query="a", mode="keyword").hits) == 5
+    assert len(narrow["search_graph"](query="a", mode="keyword").hits) == 2

@@ -15,6 +15,7 @@ from akgentic.tool.knowledge_graph import (
     GraphView,
     KnowledgeGraphActor,
     KnowledgeGraphConfig,
+    KnowledgeGraphState,
     KnowledgeGraphTool,
     PathStep,
 )
@@ -113,3 +114,27 @@ def test_relations_cut_by_size_are_counted_in_the_note(
     note = view.note or ""
     assert note.startswith("1 observations not shown")
     assert f"; answer cut to 2000 characters: left out {3 - kept} of 3 relations;" in note
+
+
+def test_a_restored_relation_to_a_missing_entity_is_skipped(
+    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
+) -> None:
+    # A predecessor's snapshot may hold a relation whose end entity is gone.
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
+    graph = team_tool_actor(actor_system, orchestrator, KnowledgeGraphActor, KnowledgeGraphConfig())
+    graph.init_state(
+        KnowledgeGraphState.model_validate(
+            {
+                "knowledge_graph": {
+                    "entities": [{"name": "Ann", "entity_type": "P"}],
+                    "relations": [
+                        {"from_entity": "Ann", "to_entity": "Ghost", "relation_type": "knows"}
+                    ],
+                }
+            }
+        )
+    )
+    assert _view(graph, entity_names=["Ann"], depth=2) == (["Ann"], [])
+    found = tools["search_graph"](query="Ann", mode="keyword", top_k=1, include_neighbors=True)
+    assert [h.entity.name for h in found.hits if h.entity] == ["Ann"]
+    assert found.neighbors == []

@@ -51,6 +51,8 @@ def test_a_lowered_type_limit_names_the_entity_type(
 ) -> None:
     message = expect_retry(tight["update_graph"], **call)
     assert f"{at}.entity_type: 4 characters, at most 3" in message
+    # After the problem, the model is told what to do about it.
+    assert message.endswith("(input_limits.entity_type_max_chars); shorten these")
 
 
 @pytest.mark.parametrize(
@@ -95,3 +97,13 @@ def test_exactly_the_lowered_observation_count_is_accepted(tight: dict[str, Any]
 def test_a_missing_module_attribute_is_named() -> None:
     with pytest.raises(AttributeError, match="no_such_model"):
         graph_models.no_such_model  # noqa: B018 - the lookup is what is tested
+
+
+def test_a_long_query_is_refused_with_advice(tool_agent: ToolTestAgent) -> None:
+    card = KnowledgeGraphTool(vector_store=False, input_limits=InputLimits(query_max_chars=10))
+    message = expect_retry(bind_card(tool_agent, card)["search_graph"], query="a" * 11)
+    problem, _, advice = message.partition("(input_limits.query_max_chars)")
+    assert problem.endswith("query: 11 characters, at most 10 ")
+    # After the problem, the model is told how to ask instead.
+    assert advice.startswith("; ")
+    assert "a few words" in advice

@@ -185,3 +185,30 @@ def test_edges_cut_by_size_take_the_neighbours_after_them(tool_agent: ToolTestAg
     assert result.neighbors == []
     assert len(result.model_dump_json()) <= 2000
     assert f"left out {10 - kept} of 10 edges, 10 of 10 neighbours" in (result.note or "")
+
+
+def test_cut_notes_follow_the_note_already_given(tool_agent: ToolTestAgent) -> None:
+    # Without a vector store, a hybrid search says so; the observations note comes after.
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, observations_per_hit=1))
+    tools["update_graph"](
+        create_entities=[{"name": "Ann", "entity_type": "P", "observations": ["a", "b"]}]
+    )
+    plain = tools["search_graph"](query="Ann", mode="keyword").note
+    assert plain.startswith("1 observations not shown")
+    disabled = tools["search_graph"](query="nobody").note
+    assert disabled
+    assert tools["search_graph"](query="Ann").note == f"{disabled}; {plain}"
+
+
+def test_a_size_cut_names_every_way_to_narrow_the_search(tool_agent: ToolTestAgent) -> None:
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, result_max_chars=800))
+    tools["update_graph"](
+        create_entities=[
+            {"name": f"E{i}", "entity_type": "T", "description": "y" * 200} for i in range(5)
+        ]
+    )
+    note = tools["search_graph"](query="yyy", mode="keyword").note or ""
+    assert "left out" in note
+    assert "top_k" in note
+    assert "include_neighbors / include_edges / find_paths" in note
+    assert note.endswith("a query naming the entity you need")

@@ -43,7 +43,7 @@ def test_documents_carry_their_kind_and_text(
     tools = bind_card(tool_agent, KnowledgeGraphTool(collection=CollectionConfig(dimension=64)))
     tools["update_graph"](
         create_entities=[
-            {"name": "Ann", "entity_type": "Person"},
+            {"name": "Ann", "entity_type": "Person", "observations": ["likes tea"]},
             {"name": "Acme", "entity_type": "Company"},
         ],
         create_relations=[
@@ -66,3 +66,5 @@ def test_documents_carry_their_kind_and_text(
     ]
     (relation,) = [doc for doc in documents.values() if doc.ref.startswith("relation:")]
     assert relation.text == "Ann -[works_at]-> Acme | since 2020"
+    # An entity's text: its name, type, description and observations, the empty ones left out.
+    assert documents["entity:Ann"].text == "Ann | Person | likes tea"
