@@ -3,6 +3,7 @@ and a value within a lowered limit, or a field left out, is not refused."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -33,8 +34,9 @@ def tight(tool_agent: ToolTestAgent) -> dict[str, Any]:
 
 def test_a_schema_error_names_the_nested_argument(tool_agent: ToolTestAgent) -> None:
     tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    message = expect_retry(tools["update_graph"], create_entities=[{"name": "X"}])
+    message = expect_retry(tools["update_graph"], create_entities=[{"name": "X"}, {"name": "Y"}])
     assert message.startswith("Invalid arguments: create_entities[0].entity_type: ")
+    assert "; create_entities[1].entity_type: " in message
     message = expect_retry(tools["search_graph"], query="x", top_k=0)
     assert message.startswith("Invalid arguments: top_k: ")
 
@@ -107,3 +109,40 @@ def test_a_long_query_is_refused_with_advice(tool_agent: ToolTestAgent) -> None:
     # After the problem, the model is told how to ask instead.
     assert advice.startswith("; ")
     assert "a few words" in advice
+
+
+def test_observations_added_and_removed_count_toward_the_call_bound(
+    tool_agent: ToolTestAgent,
+) -> None:
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
+    held = [f"old {i}" for i in range(500)]
+    tools["update_graph"](
+        create_entities=[{"name": "Bo", "entity_type": "P", "observations": held}]
+    )
+    # 1000 created + 600 added + 500 removed: 2100 observations in one call.
+    message = expect_retry(
+        tools["update_graph"],
+        create_entities=[
+            {"name": "Cy", "entity_type": "P", "observations": [f"n {i}" for i in range(1000)]}
+        ],
+        update_entities=[
+            {
+                "name": "Bo",
+                "add_observations": [f"new {i}" for i in range(600)],
+                "remove_observations": held,
+            }
+        ],
+    )
+    assert "got 2100" in message
+
+
+def test_an_empty_update_names_the_five_lists_to_pass(tool_agent: ToolTestAgent) -> None:
+    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
+    message = expect_retry(tools["update_graph"])
+    assert set(re.findall(r"\b\w+_(?:entities|relations)\b", message)) == {
+        "create_entities",
+        "update_entities",
+        "delete_entities",
+        "create_relations",
+        "delete_relations",
+    }
