@@ -6,15 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from graph_builders import graph_actor
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.tool.core.testing import ToolTestAgent, bind_card, team_tool_actor
+from akgentic.tool.core.testing import ToolTestAgent, bind_card
 from akgentic.tool.knowledge_graph import (
     GetGraphQuery,
     GraphView,
     KnowledgeGraphActor,
-    KnowledgeGraphConfig,
     KnowledgeGraphState,
     KnowledgeGraphTool,
     PathStep,
@@ -43,7 +43,7 @@ def graph(
             {"from_entity": "Ann", "to_entity": "Rex", "relation_type": "owns"},
         ],
     )
-    return team_tool_actor(actor_system, orchestrator, KnowledgeGraphActor, KnowledgeGraphConfig())
+    return graph_actor(actor_system, orchestrator)
 
 
 def test_a_query_naming_no_start_starts_from_every_entity(graph: KnowledgeGraphActor) -> None:
@@ -83,45 +83,12 @@ def test_a_path_step_target_is_any_a_name_or_a_type(
     )
 
 
-def test_relations_cut_by_size_are_counted_in_the_note(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
-) -> None:
-    tools = bind_card(
-        tool_agent,
-        KnowledgeGraphTool(vector_store=False, result_max_chars=2000, observations_per_hit=1),
-    )
-    tools["update_graph"](
-        create_entities=[
-            {"name": "Hub", "entity_type": "T", "observations": ["kept", "hidden"]},
-            *({"name": f"S{i}", "entity_type": "T"} for i in range(3)),
-        ],
-        create_relations=[
-            {
-                "from_entity": "Hub",
-                "to_entity": f"S{i}",
-                "relation_type": "has",
-                "description": "x" * 300,
-            }
-            for i in range(3)
-        ],
-    )
-    graph = team_tool_actor(actor_system, orchestrator, KnowledgeGraphActor, KnowledgeGraphConfig())
-    view = graph.get_graph(GetGraphQuery(entity_names=["Hub"], depth=1))
-    assert [e.name for e in view.entities] == ["Hub", "S0", "S1", "S2"]
-    kept = len(view.relations)
-    assert 1 <= kept < 3
-    assert len(view.model_dump_json()) <= 2000
-    note = view.note or ""
-    assert note.startswith("1 observations not shown")
-    assert f"; answer cut to 2000 characters: left out {3 - kept} of 3 relations;" in note
-
-
 def test_a_restored_relation_to_a_missing_entity_is_skipped(
     actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
 ) -> None:
     # A predecessor's snapshot may hold a relation whose end entity is gone.
     tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    graph = team_tool_actor(actor_system, orchestrator, KnowledgeGraphActor, KnowledgeGraphConfig())
+    graph = graph_actor(actor_system, orchestrator)
     graph.init_state(
         KnowledgeGraphState.model_validate(
             {

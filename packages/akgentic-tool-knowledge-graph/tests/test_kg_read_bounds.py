@@ -177,9 +177,12 @@ def test_get_graph_with_a_query_is_bounded_the_whole_graph_is_not(
     assert len(view.model_dump_json()) <= 2000
     assert [e.name for e in view.entities][:2] == ["C0", "C1"]
     assert view.entities[0].observations == ("p", "+1 more observations")
+    assert view.relations == []  # the entities took the whole budget
     note = view.note or ""
-    assert f"left out {60 - len(view.entities)} of 60 entities" in note
-    assert "1 observations not shown" in note
+    assert note.startswith("1 observations not shown")
+    # The size cut follows, each list counted (the relations had no room left).
+    dropped = f"left out {60 - len(view.entities)} of 60 entities, 59 of 59 relations; "
+    assert f"; answer cut to 2000 characters: {dropped}" in note
     assert "a smaller depth" in note
 
     whole = graph.get_graph()

@@ -41,45 +41,42 @@ def test_a_schema_error_names_the_nested_argument(tool_agent: ToolTestAgent) -> 
     assert message.startswith("Invalid arguments: top_k: ")
 
 
-@pytest.mark.parametrize(
-    ("call", "at"),
-    [
-        ({"create_entities": [{"name": "Cy", "entity_type": "Pers"}]}, "create_entities[0]"),
-        ({"update_entities": [{"name": "Ann", "entity_type": "Pers"}]}, "update_entities[0]"),
-    ],
-)
-def test_a_lowered_type_limit_names_the_entity_type(
-    tight: dict[str, Any], call: dict[str, Any], at: str
-) -> None:
-    message = expect_retry(tight["update_graph"], **call)
-    assert f"{at}.entity_type: 4 characters, at most 3" in message
-    # After the problem, the model is told what to do about it.
-    assert message.endswith("(input_limits.entity_type_max_chars); shorten these")
+CREATE = {"name": "Cy", "entity_type": "P"}
+RELATE = {"from_entity": "Ann", "to_entity": "Bo", "relation_type": "r"}
 
 
 @pytest.mark.parametrize(
-    ("call", "at"),
+    ("call", "problem"),
     [
         (
-            {"create_entities": [{"name": "Cy", "entity_type": "P", "description": "abcd"}]},
-            "create_entities[0]",
+            {"create_entities": [{**CREATE, "entity_type": "Pers"}]},
+            "create_entities[0].entity_type: 4 characters, at most 3",
         ),
-        ({"update_entities": [{"name": "Ann", "description": "abcd"}]}, "update_entities[0]"),
+        (
+            {"update_entities": [{"name": "Ann", "entity_type": "Pers"}]},
+            "update_entities[0].entity_type: 4 characters, at most 3",
+        ),
+        (
+            {"create_entities": [{**CREATE, "description": "abcd"}]},
+            "create_entities[0].description: 4 characters, at most 3",
+        ),
+        (
+            {"update_entities": [{"name": "Ann", "description": "abcd"}]},
+            "update_entities[0].description: 4 characters, at most 3",
+        ),
+        (
+            {"create_relations": [{**RELATE, "relation_type": "know"}]},
+            "create_relations[0].relation_type: 4 characters, at most 3",
+        ),
     ],
 )
-def test_a_lowered_description_limit_names_the_description(
-    tight: dict[str, Any], call: dict[str, Any], at: str
+def test_a_lowered_limit_names_the_argument_past_it(
+    tight: dict[str, Any], call: dict[str, Any], problem: str
 ) -> None:
     message = expect_retry(tight["update_graph"], **call)
-    assert f"{at}.description: 4 characters, at most 3" in message
-
-
-def test_a_lowered_relation_type_limit_names_the_relation_type(tight: dict[str, Any]) -> None:
-    message = expect_retry(
-        tight["update_graph"],
-        create_relations=[{"from_entity": "Ann", "to_entity": "Bo", "relation_type": "know"}],
-    )
-    assert "create_relations[0].relation_type: 4 characters, at most 3" in message
+    assert problem in message
+    # After the problem, the model is told what to do about it.
+    assert message.endswith("; shorten these")
 
 
 def test_an_update_leaving_type_and_description_out_is_within_any_limit(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import pytest
+from graph_builders import seed_pets
 
 from akgentic.core.agent_config import BaseConfig
 from akgentic.tool.core.card import ToolCard
@@ -28,24 +29,6 @@ from akgentic.tool.knowledge_graph import (
 SMALL = CollectionConfig(dimension=64)
 
 
-def _seed(tools: dict[str, Any]) -> None:
-    tools["update_graph"](
-        create_entities=[
-            {"name": "Rex", "entity_type": "Animal", "description": "a loyal dog"},
-            {"name": "Fido", "entity_type": "Animal", "description": "a sleepy hound"},
-            {"name": "Tesla", "entity_type": "Company", "description": "builds cars"},
-            {"name": "Alice", "entity_type": "Person", "description": "owns a dog"},
-            {"name": "Bob", "entity_type": "Person", "description": "a neighbour"},
-            {"name": "Island", "entity_type": "Place", "description": "far away"},
-        ],
-        create_relations=[
-            {"from_entity": "Alice", "to_entity": "Rex", "relation_type": "owns"},
-            {"from_entity": "Bob", "to_entity": "Alice", "relation_type": "knows"},
-            {"from_entity": "Bob", "to_entity": "Fido", "relation_type": "walks"},
-        ],
-    )
-
-
 def _names(result: GraphSearchResult) -> list[str]:
     return [h.entity.name if h.entity else h.relation.label() for h in result.hits]  # type: ignore[union-attr]
 
@@ -53,7 +36,7 @@ def _names(result: GraphSearchResult) -> list[str]:
 @pytest.fixture
 def kg(tool_agent: ToolTestAgent, vector_store: LocalVectorStore) -> dict[str, Any]:
     tools = bind_card(tool_agent, KnowledgeGraphTool(collection=SMALL))
-    _seed(tools)
+    seed_pets(tools)
     return tools
 
 
@@ -108,7 +91,7 @@ def test_disabled_vector_store_is_never_used(
     tool_agent: ToolTestAgent, vector_store: LocalVectorStore
 ) -> None:
     tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, collection=SMALL))
-    _seed(tools)
+    seed_pets(tools)
     assert vector_store.list_collections() == []
     result = tools["search_graph"](query="canine")
     assert result.hits == []
@@ -118,7 +101,7 @@ def test_disabled_vector_store_is_never_used(
 
 def test_neighbors_edges_and_paths(tool_agent: ToolTestAgent) -> None:
     tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    _seed(tools)
+    seed_pets(tools)
     result = tools["search_graph"](
         query="Alice", mode="keyword", include_neighbors=True, include_edges=True
     )
@@ -140,7 +123,7 @@ def test_neighbors_edges_and_paths(tool_agent: ToolTestAgent) -> None:
 
 def test_multi_word_keyword_query_needs_every_word(tool_agent: ToolTestAgent) -> None:
     tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    _seed(tools)
+    seed_pets(tools)
     assert _names(tools["search_graph"](query="owns dog", mode="keyword")) == ["Alice"]
     assert _names(tools["search_graph"](query="Bob knows", mode="keyword")) == [
         "Bob -[knows]-> Alice"
@@ -158,7 +141,7 @@ class TestGraphVectorSearch(VectorSearchTests):
         return KnowledgeGraphTool(**fields)
 
     def seed(self, tools: Tools) -> None:
-        _seed(tools)
+        seed_pets(tools)
 
     def search(self, tools: Tools, query: str, **options: Any) -> tuple[list[str], str | None]:
         result = tools["search_graph"](query=query, **options)

@@ -9,24 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from graph_builders import seed_hub, seed_pets
+
 from akgentic.tool.core.testing import ToolTestAgent, bind_card
-from akgentic.tool.knowledge_graph import GraphSearchResult, KnowledgeGraphTool
+from akgentic.tool.knowledge_graph import Entity, GraphSearchResult, KnowledgeGraphTool
 
 CONTEXT_LIMIT = 100  # neighbours / edges of one answer, as the tool documents
 ROOMY = 1_000_000  # a size limit no answer here reaches
-
-
-def _spokes(tools: dict[str, Any], first: int, count: int) -> None:
-    """Entities S<first> ... linked from one hub entity (created on the first call)."""
-    hub = [{"name": "Hub", "entity_type": "Centre"}] if first == 0 else []
-    tools["update_graph"](
-        create_entities=hub
-        + [{"name": f"S{i:03}", "entity_type": "Spoke"} for i in range(first, first + count)],
-        create_relations=[
-            {"from_entity": "Hub", "to_entity": f"S{i:03}", "relation_type": "has"}
-            for i in range(first, first + count)
-        ],
-    )
 
 
 def _hub_search(tools: dict[str, Any], **context: bool) -> GraphSearchResult:
@@ -37,72 +27,54 @@ def _hub_search(tools: dict[str, Any], **context: bool) -> GraphSearchResult:
     return result
 
 
-def test_neighbours_stop_at_the_context_limit_and_say_so(tool_agent: ToolTestAgent) -> None:
+@pytest.mark.parametrize(
+    ("option", "field"), [("include_neighbors", "neighbors"), ("include_edges", "edges")]
+)
+def test_context_stops_at_the_context_limit_and_says_so(
+    tool_agent: ToolTestAgent, option: str, field: str
+) -> None:
     tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, result_max_chars=ROOMY))
-    _spokes(tools, 0, CONTEXT_LIMIT)
-    at_limit = _hub_search(tools, include_neighbors=True)
-    assert len(at_limit.neighbors) == CONTEXT_LIMIT
+    seed_hub(tools, range(CONTEXT_LIMIT))
+    at_limit = _hub_search(tools, **{option: True})
+    assert len(getattr(at_limit, field)) == CONTEXT_LIMIT
     assert at_limit.note is None
 
-    _spokes(tools, CONTEXT_LIMIT, 1)
-    over = _hub_search(tools, include_neighbors=True)
-    assert [n.name for n in over.neighbors] == [f"S{i:03}" for i in range(CONTEXT_LIMIT)]
+    seed_hub(tools, range(CONTEXT_LIMIT, CONTEXT_LIMIT + 1))
+    over = _hub_search(tools, **{option: True})
+    shown = getattr(over, field)
+    assert len(shown) == CONTEXT_LIMIT
+    spokes = [item.name if isinstance(item, Entity) else item.to_entity for item in shown]
+    assert spokes == [f"S{i:03}" for i in range(CONTEXT_LIMIT)]  # the first ones
     assert over.note == f"neighbours/edges cut to the first {CONTEXT_LIMIT}"
 
 
-def test_edges_stop_at_the_context_limit_and_say_so(tool_agent: ToolTestAgent) -> None:
-    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, result_max_chars=ROOMY))
-    _spokes(tools, 0, CONTEXT_LIMIT)
-    at_limit = _hub_search(tools, include_edges=True)
-    assert len(at_limit.edges) == CONTEXT_LIMIT
-    assert at_limit.note is None
-
-    _spokes(tools, CONTEXT_LIMIT, 1)
-    over = _hub_search(tools, include_edges=True)
-    assert len(over.edges) == CONTEXT_LIMIT
-    assert over.note == f"neighbours/edges cut to the first {CONTEXT_LIMIT}"
-
-
-def _trio(tools: dict[str, Any]) -> None:
-    """Members A - B linked, C apart but linked to the non-member D."""
-    tools["update_graph"](
-        create_entities=[
-            {"name": "A", "entity_type": "T", "description": "member"},
-            {"name": "B", "entity_type": "T", "description": "member"},
-            {"name": "C", "entity_type": "T", "description": "member"},
-            {"name": "D", "entity_type": "T", "description": "outsider"},
-        ],
-        create_relations=[
-            {"from_entity": "A", "to_entity": "B", "relation_type": "r"},
-            {"from_entity": "C", "to_entity": "D", "relation_type": "r"},
-        ],
-    )
-
-
-def test_hits_are_not_their_own_neighbours(tool_agent: ToolTestAgent) -> None:
+@pytest.fixture
+def pets(tool_agent: ToolTestAgent) -> dict[str, Any]:
     tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    _trio(tools)
-    result = tools["search_graph"](query="member", mode="keyword", include_neighbors=True)
-    assert [h.entity.name for h in result.hits if h.entity] == ["A", "B", "C"]
-    assert [n.name for n in result.neighbors] == ["D"]
+    seed_pets(tools)
+    return tools
 
 
-def test_the_path_note_counts_the_pairs_left_without_a_path(tool_agent: ToolTestAgent) -> None:
-    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    _trio(tools)
-    result = tools["search_graph"](query="member", mode="keyword", find_paths=True)
-    assert [(p.entities[0], p.entities[-1]) for p in result.paths] == [("A", "B")]
-    assert (result.note or "").startswith("2 of 3 pairs of hits have no path of at most 10")
+def test_hits_are_not_their_own_neighbours(pets: dict[str, Any]) -> None:
+    result = pets["search_graph"](query="Person", mode="keyword", include_neighbors=True)
+    assert [h.entity.name for h in result.hits if h.entity] == ["Alice", "Bob"]
+    assert sorted(n.name for n in result.neighbors) == ["Fido", "Rex"]
 
 
-def test_context_notes_follow_the_note_already_given(tool_agent: ToolTestAgent) -> None:
+def test_the_path_note_counts_the_pairs_left_without_a_path(pets: dict[str, Any]) -> None:
+    # Five entity hits, ten pairs: the four with Tesla (linked to nothing) have no path.
+    result = pets["search_graph"](query="a", mode="keyword", find_paths=True)
+    assert len(result.paths) == 6
+    assert all("Tesla" not in p.entities for p in result.paths)
+    assert (result.note or "").startswith("4 of 10 pairs of hits have no path of at most 10")
+
+
+def test_context_notes_follow_the_note_already_given(pets: dict[str, Any]) -> None:
     # Without a vector store, a hybrid search says so; the path note comes after it.
-    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    _trio(tools)
-    plain = tools["search_graph"](query="member").note
+    plain = pets["search_graph"](query="a").note
     assert plain
-    with_paths = tools["search_graph"](query="member", find_paths=True).note
-    assert with_paths.startswith(f"{plain}; 2 of 3 pairs of hits have no path")
+    with_paths = pets["search_graph"](query="a", find_paths=True).note
+    assert with_paths.startswith(f"{plain}; 4 of 10 pairs of hits have no path")
 
 
 def test_a_path_of_exactly_the_hop_limit_is_found_one_more_is_not(
@@ -124,39 +96,26 @@ def test_a_path_of_exactly_the_hop_limit_is_found_one_more_is_not(
     assert "1 of 10 pairs of hits have no path of at most 3 relations" in (three.note or "")
 
 
-def test_a_relation_hit_hides_no_observations(tool_agent: ToolTestAgent) -> None:
-    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))
-    _trio(tools)
-    result = tools["search_graph"](query="-[r]->", mode="keyword")
-    assert [h.kind for h in result.hits] == ["relation", "relation"]
+def test_a_relation_hit_hides_no_observations(pets: dict[str, Any]) -> None:
+    result = pets["search_graph"](query="->", mode="keyword")
+    assert [h.kind for h in result.hits] == ["relation"] * 3
     assert result.note is None
 
 
-def test_an_entity_with_exactly_the_shown_observations_is_not_marked(
-    tool_agent: ToolTestAgent,
-) -> None:
-    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, observations_per_hit=2))
-    tools["update_graph"](
-        create_entities=[{"name": "Ann", "entity_type": "P", "observations": ["a", "b"]}]
-    )
-    result = tools["search_graph"](query="Ann", mode="keyword")
-    assert [h.entity.observations for h in result.hits if h.entity] == [("a", "b")]
-    assert result.note is None
-
-
-def test_a_neighbour_shows_the_observations_naming_the_query_first(
+def test_observations_shown_are_those_naming_the_query_then_the_first(
     tool_agent: ToolTestAgent,
 ) -> None:
     tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, observations_per_hit=2))
     tools["update_graph"](
         create_entities=[
-            {"name": "Bo", "entity_type": "P", "description": "tea"},
+            {"name": "Bo", "entity_type": "P", "description": "tea", "observations": ["a", "b"]},
             {"name": "Ann", "entity_type": "P", "observations": ["a", "b", "c", "likes tea"]},
         ],
         create_relations=[{"from_entity": "Ann", "to_entity": "Bo", "relation_type": "knows"}],
     )
     result = tools["search_graph"](query="tea", mode="keyword", top_k=1, include_neighbors=True)
-    assert [h.entity.name for h in result.hits if h.entity] == ["Bo"]
+    # Exactly as many as shown: nothing marked. More: the one naming "tea" comes first.
+    assert [h.entity.observations for h in result.hits if h.entity] == [("a", "b")]
     assert [n.observations for n in result.neighbors] == [
         ("a", "likes tea", "+2 more observations")
     ]
@@ -165,23 +124,11 @@ def test_a_neighbour_shows_the_observations_naming_the_query_first(
 
 def test_edges_cut_by_size_take_the_neighbours_after_them(tool_agent: ToolTestAgent) -> None:
     tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, result_max_chars=2000))
-    tools["update_graph"](
-        create_entities=[{"name": "Hub", "entity_type": "Centre"}]
-        + [{"name": f"S{i}", "entity_type": "Spoke"} for i in range(10)],
-        create_relations=[
-            {
-                "from_entity": "Hub",
-                "to_entity": f"S{i}",
-                "relation_type": "has",
-                "description": "x" * 300,
-            }
-            for i in range(10)
-        ],
-    )
+    seed_hub(tools, range(10), description="x" * 300)
     result = _hub_search(tools, include_edges=True, include_neighbors=True)
     kept = len(result.edges)
     assert 1 <= kept < 10
-    assert [r.to_entity for r in result.edges] == [f"S{i}" for i in range(kept)]
+    assert [r.to_entity for r in result.edges] == [f"S{i:03}" for i in range(kept)]
     assert result.neighbors == []
     assert len(result.model_dump_json()) <= 2000
     assert f"left out {10 - kept} of 10 edges, 10 of 10 neighbours" in (result.note or "")
