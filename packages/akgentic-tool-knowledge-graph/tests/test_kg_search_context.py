@@ -159,3 +159,9 @@ def test_a_size_cut_names_every_way_to_narrow_the_search(tool_agent: ToolTestAge
     assert "top_k" in note
     assert "include_neighbors / include_edges / find_paths" in note
     assert note.endswith("a query naming the entity you need")
+
+
+def test_a_plain_search_adds_no_context(pets: dict[str, Any]) -> None:
+    result = pets["search_graph"](query="Person", mode="keyword")
+    assert [h.entity.name for h in result.hits if h.entity] == ["Alice", "Bob"]
+    assert (result.neighbors, result.edges, result.paths) == ([], [], [])
