@@ -3,6 +3,7 @@ how a selected part is cut to the read limits (the note says what was left out).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -27,10 +28,8 @@ def _view(graph: KnowledgeGraphActor, **query: Any) -> tuple[list[str], list[str
 
 
 @pytest.fixture
-def graph(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
-) -> KnowledgeGraphActor:
-    bind_card(tool_agent, KnowledgeGraphTool(vector_store=False))["update_graph"](
+def graph(keyword_graph: Callable[..., KnowledgeGraphActor]) -> KnowledgeGraphActor:
+    return keyword_graph(
         create_entities=[
             {"name": "Ann", "entity_type": "Person"},
             {"name": "Bob", "entity_type": "Person"},
@@ -43,7 +42,6 @@ def graph(
             {"from_entity": "Ann", "to_entity": "Rex", "relation_type": "owns"},
         ],
     )
-    return graph_actor(actor_system, orchestrator)
 
 
 def test_a_query_naming_no_start_starts_from_every_entity(graph: KnowledgeGraphActor) -> None:

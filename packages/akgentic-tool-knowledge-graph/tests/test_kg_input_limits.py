@@ -42,8 +42,11 @@ from akgentic.tool.knowledge_graph import (
 
 TIGHT = InputLimits(
     name_max_chars=10,
+    entity_type_max_chars=50,
+    entity_description_max_chars=200,
     observation_max_chars=20,
     observations_per_entity=3,
+    relation_type_max_chars=30,
     relation_description_max_chars=10,
     query_max_chars=20,
 )
@@ -62,9 +65,10 @@ class TestGraphLoweredLimits(LoweredLimitsTests):
         "query_max_chars": QUERY_MAX_CHARS,
     }
     described: ClassVar[Mapping[str, Sequence[str]]] = {
-        "update_graph": [
-            "tighter limits: entity names 10 characters, observations 20 characters",
-            "3 observations per entity",
+        "update_graph": [  # every lowered bound, each named as the model writes it
+            "tighter limits: entity names 10 characters, entity types 50 characters, entity "
+            "descriptions 200 characters, observations 20 characters, relation types 30 "
+            "characters, relation descriptions 10 characters, 3 observations per entity"
         ],
         "search_graph": ["limits the query to 20 characters"],
     }

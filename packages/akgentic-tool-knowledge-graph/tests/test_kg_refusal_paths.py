@@ -143,21 +143,3 @@ def test_an_empty_update_names_the_five_lists_to_pass(tool_agent: ToolTestAgent)
         "create_relations",
         "delete_relations",
     }
-
-
-def test_every_lowered_write_bound_is_stated_in_the_description(tool_agent: ToolTestAgent) -> None:
-    lowered = InputLimits(
-        name_max_chars=4,
-        entity_type_max_chars=5,
-        entity_description_max_chars=6,
-        observation_max_chars=7,
-        relation_type_max_chars=8,
-        relation_description_max_chars=9,
-        observations_per_entity=10,
-    )
-    tools = bind_card(tool_agent, KnowledgeGraphTool(vector_store=False, input_limits=lowered))
-    assert (
-        "entity names 4 characters, entity types 5 characters, entity descriptions 6 "
-        "characters, observations 7 characters, relation types 8 characters, relation "
-        "descriptions 9 characters, 10 observations per entity"
-    ) in " ".join((tools["update_graph"].__doc__ or "").split())

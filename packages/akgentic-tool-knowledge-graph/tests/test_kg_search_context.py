@@ -110,15 +110,20 @@ def test_observations_shown_are_those_naming_the_query_then_the_first(
         create_entities=[
             {"name": "Bo", "entity_type": "P", "description": "tea", "observations": ["a", "b"]},
             {"name": "Ann", "entity_type": "P", "observations": ["a", "b", "c", "likes tea"]},
+            {"name": "Cy", "entity_type": "P", "observations": ["c", "d"]},
         ],
-        create_relations=[{"from_entity": "Ann", "to_entity": "Bo", "relation_type": "knows"}],
+        create_relations=[
+            {"from_entity": "Ann", "to_entity": "Bo", "relation_type": "knows"},
+            {"from_entity": "Cy", "to_entity": "Bo", "relation_type": "knows"},
+        ],
     )
     result = tools["search_graph"](query="tea", mode="keyword", top_k=1, include_neighbors=True)
     # Exactly as many as shown: nothing marked. More: the one naming "tea" comes first.
     assert [h.entity.observations for h in result.hits if h.entity] == [("a", "b")]
-    assert [n.observations for n in result.neighbors] == [
-        ("a", "likes tea", "+2 more observations")
-    ]
+    assert {n.name: n.observations for n in result.neighbors} == {
+        "Ann": ("a", "likes tea", "+2 more observations"),
+        "Cy": ("c", "d"),
+    }
     assert (result.note or "").startswith("2 observations not shown")
 
 
