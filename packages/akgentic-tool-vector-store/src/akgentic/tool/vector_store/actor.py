@@ -419,10 +419,8 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         if cached is not None:
             if not np.any(cached):
                 # A text made only of words a (local) model does not know embeds to
-                # zeros: it is similar to nothing, which is no error. Documents without
-                # a vector can still match its words.
-                waiting = backend.waiting_keyword_search(text, query.top_k, query.where)
-                return VectorSearchResult(status="ok", hits=waiting)
+                # zeros: it is similar to nothing, which is no error.
+                return VectorSearchResult(status="ok", hits=[])
             return self._vector_result(backend, cached, query)
         refused = self._queries.refusal(key)
         if refused is not None:
