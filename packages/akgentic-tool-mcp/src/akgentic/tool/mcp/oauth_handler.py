@@ -376,14 +376,7 @@ async def request_authorization_code(
     try:
         params = await asyncio.wait_for(callback.wait(), timeout)
     except TimeoutError:
-        turned_away = (
-            f" ({callback.rejected} request(s) with a wrong or missing state were turned away)"
-            if callback.rejected
-            else ""
-        )
-        raise OAuthFlowError(
-            f"no authorization arrived at {redirect_uri} within {timeout:g} s{turned_away}"
-        ) from None
+        raise _no_authorization(redirect_uri, timeout, callback.rejected) from None
     # The callback only hands over the redirect carrying `state`.
     code = _code_from_redirect(params)
     return AuthorizationCode(code=code, redirect_uri=redirect_uri, code_verifier=pkce.verifier)
@@ -545,21 +538,23 @@ class AuthorizationCallback:
 
     def __init__(self) -> None:
         self._result: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
-        self._state: str | None = None
+        self._pending = _PendingRedirect(None, self.path)
         self.port = 0
-        # Requests to the callback path turned away since `expect` (reported on timeout).
-        self.rejected = 0
 
     @property
     def redirect_uri(self) -> str:
         return f"http://127.0.0.1:{self.port}{self.path}"
 
+    @property
+    def rejected(self) -> int:
+        """Requests to the callback path turned away since :meth:`expect` (told on timeout)."""
+        return self._pending.rejected
+
     def expect(self, state: str) -> None:
         """Accept only the redirect carrying ``state`` (call it before the user is sent off)."""
         if self._result.done():
             self._result = asyncio.get_running_loop().create_future()
-        self._state = state
-        self.rejected = 0
+        self._pending = _PendingRedirect(state, self.redirect_uri)
 
     async def wait(self) -> dict[str, str]:
         """The query parameters of the redirect that carried the expected state."""
@@ -573,10 +568,11 @@ class AuthorizationCallback:
             method, target, *_ = [*request_line.decode("latin-1").split(" "), "", ""]
             parts = urlsplit(target)
             if method != "GET" or parts.path != self.path:
-                await self._reply(writer, 404, "Not found", "Nothing here.")
-                return
-            params = {k: v[0] for k, v in parse_qs(parts.query).items()}
-            await self._reply(writer, *self._accept(params))
+                page = _NOT_FOUND
+            else:
+                page = self._accept({k: v[0] for k, v in parse_qs(parts.query).items()})
+            writer.write(_page_response(*page))
+            await writer.drain()
         except (TimeoutError, ConnectionError, ValueError):
             # A slow, dropped or oversized request (ValueError covers both an over-long line
             # and undecodable bytes): not the redirect we wait for.
@@ -586,11 +582,37 @@ class AuthorizationCallback:
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
 
-    def _accept(self, params: dict[str, str]) -> tuple[int, str, str]:
+    def _accept(self, params: dict[str, str]) -> _Page:
         """Settle the flow if ``params`` answer the pending request; the page to show."""
-        if self._state is None or self._result.done():
+        page = self._pending.accept(params)
+        if self._pending.params is not None and not self._result.done():
+            self._result.set_result(self._pending.params)
+        return page
+
+
+_Page = tuple[int, str, str]
+"""What a listener answers: HTTP status, page title, page message."""
+
+
+class _PendingRedirect:
+    """The redirect a listener waits for: the first request that carries ``state``.
+
+    Both listeners (:class:`AuthorizationCallback` and the blocking one of
+    :func:`handle_mcp_oauth_flow`) hand it the query of each request to their callback
+    path and answer with the page it returns. With no ``state`` (nothing asked yet), or once
+    the redirect has been taken, every request is turned away.
+    """
+
+    def __init__(self, state: str | None, redirect_uri: str) -> None:
+        self.state = state
+        self.redirect_uri = redirect_uri
+        self.params: dict[str, str] | None = None
+        self.rejected = 0
+
+    def accept(self, params: dict[str, str]) -> _Page:
+        if self.state is None or self.params is not None:
             return 400, "Nothing to authorize", _NOTHING_PENDING
-        if not _same_secret(params.get("state", ""), self._state):
+        if not _same_secret(params.get("state", ""), self.state):
             self.rejected += 1
             # The values stay out of the log: a state or code is not for log files.
             logger.warning(
@@ -598,25 +620,39 @@ class AuthorizationCallback:
                 self.redirect_uri,
             )
             return 400, "Not accepted", _WRONG_STATE
-        self._result.set_result(params)
+        self.params = params
         if "error" in params:
             return 200, "Authorization refused", "You can close this tab."
         if not params.get("code"):
             return 400, "Authorization failed", _NO_CODE
         return 200, "Authorized", "Done: you can close this tab."
 
-    @staticmethod
-    async def _reply(writer: asyncio.StreamWriter, status: int, title: str, message: str) -> None:
-        body = _PAGE.format(title=escape(title), message=escape(message)).encode()
-        writer.write(
-            f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
-            "Content-Type: text/html; charset=utf-8\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-            + body
-        )
-        await writer.drain()
+
+def _page_response(status: int, title: str, message: str) -> bytes:
+    """A complete HTTP/1.1 answer with a small HTML page; the connection closes after it."""
+    body = _PAGE.format(title=escape(title), message=escape(message)).encode()
+    head = (
+        f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
+        "Content-Type: text/html; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        "Connection: close\r\n\r\n"
+    )
+    return head.encode() + body
 
 
+def _no_authorization(redirect_uri: str, timeout: float, rejected: int) -> OAuthFlowError:
+    """The error of a listener that waited ``timeout`` seconds for the redirect in vain."""
+    turned_away = (
+        f" ({rejected} request(s) with a wrong or missing state were turned away)"
+        if rejected
+        else ""
+    )
+    return OAuthFlowError(
+        f"no authorization arrived at {redirect_uri} within {timeout:g} s{turned_away}"
+    )
+
+
+_NOT_FOUND: _Page = (404, "Not found", "Nothing here.")
 _NOTHING_PENDING = (
     "No sign-in is waiting for this answer (it may have finished already). You can close this tab."
 )
@@ -783,36 +819,14 @@ def parse_www_authenticate_header(header_value: str) -> dict[str, str]:
     return parse_www_authenticate(header_value)
 
 
-class _PendingRedirect:
-    """What :class:`OAuthCallbackHandler` waits for: the redirect carrying ``state``."""
-
-    def __init__(self, state: str) -> None:
-        self.state = state
-        self.params: dict[str, str] | None = None
-        self.rejected = 0
-
-    def accept(self, params: dict[str, str]) -> tuple[int, str, str]:
-        if self.params is not None:
-            return 400, "Nothing to authorize", _NOTHING_PENDING
-        if not _same_secret(params.get("state", ""), self.state):
-            self.rejected += 1
-            logger.warning("Turned away a request to the OAuth callback: wrong or missing state")
-            return 400, "Not accepted", _WRONG_STATE
-        self.params = params
-        if "error" in params:
-            return 200, "Authorization refused", "You can close this tab."
-        if not params.get("code"):
-            return 400, "Authorization failed", _NO_CODE
-        return 200, "Authorized", "Done: you can close this tab."
-
-
 class _CallbackServer(HTTPServer):
     """A blocking HTTP server on 127.0.0.1 for one authorization redirect."""
 
-    def __init__(self, port: int, path: str, pending: _PendingRedirect) -> None:
+    def __init__(self, port: int, path: str, state: str) -> None:
         super().__init__(("127.0.0.1", port), OAuthCallbackHandler)
         self.callback_path = path
-        self.pending = pending
+        bound = self.server_address[1]  # the port given, or the one picked for port 0
+        self.pending = _PendingRedirect(state, f"http://127.0.0.1:{bound}{path}")
 
 
 class OAuthCallbackHandler(BaseHTTPRequestHandler):
@@ -828,23 +842,19 @@ class OAuthCallbackHandler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
         if parts.path != self.server.callback_path:
-            self._reply(404, "Not found", "Nothing here.")
-            return
-        params = {k: v[0] for k, v in parse_qs(parts.query).items()}
-        self._reply(*self.server.pending.accept(params))
+            page = _NOT_FOUND
+        else:
+            page = self.server.pending.accept({k: v[0] for k, v in parse_qs(parts.query).items()})
+        # Written whole, as the asynchronous listener does (no request line is logged).
+        self.wfile.write(_page_response(*page))
 
     def log_message(self, format: str, *args: Any) -> None:
-        # The default writes the request line, query (code, state) included, to stderr.
-        logger.debug("OAuth callback: %s %s", self.command, urlsplit(self.path).path)
-
-    def _reply(self, status: int, title: str, message: str) -> None:
-        body = _PAGE.format(title=escape(title), message=escape(message)).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(body)
+        # Reached for the requests refused before `do_GET` (another method, a malformed
+        # line). The default would write the request line, query (code, state) included,
+        # to stderr; only the method and path are kept, and a line too malformed to hold
+        # a path has none to show.
+        path = urlsplit(getattr(self, "path", "")).path
+        logger.debug("OAuth callback: %s %s", self.command, path)
 
 
 def handle_mcp_oauth_flow(
@@ -874,18 +884,15 @@ def handle_mcp_oauth_flow(
             "told apart from a forged request; add a random state parameter"
         )
     path = urlsplit(query["redirect_uri"]).path if query.get("redirect_uri") else ""
-    pending = _PendingRedirect(state)
     deadline = time.monotonic() + auth_timeout
-    with _CallbackServer(callback_port, path or AuthorizationCallback.path, pending) as server:
+    with _CallbackServer(callback_port, path or AuthorizationCallback.path, state) as server:
+        pending = server.pending
         if open_browser(auth_url) is False:
             logger.warning("Could not open a browser; open this URL to authorize: %s", auth_url)
         while pending.params is None:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise OAuthFlowError(
-                    f"no authorization arrived on 127.0.0.1:{callback_port} within "
-                    f"{auth_timeout:g} s"
-                )
+                raise _no_authorization(pending.redirect_uri, auth_timeout, pending.rejected)
             server.timeout = remaining
             server.handle_request()
     return _code_from_redirect(pending.params)
