@@ -10,7 +10,6 @@ JSON whose quotes a shell-like split would strip).
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 import shlex
@@ -23,6 +22,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from akgentic.tool.core.event import CommandArg, CommandDescriptor
+from akgentic.tool.core.output_cap import capped
 from akgentic.tool.errors import CommandNotRecognized, RetriableError
 
 __all__ = [
@@ -190,30 +190,10 @@ def retry_wrapped(
 
     Without a ``retry_exception`` ``fn`` is returned as is. The wrapper keeps ``fn``'s name,
     docstring and signature, which is what an agent framework reads to build a tool schema.
+    It is :func:`~akgentic.tool.core.output_cap.capped` without a limit: one wrapper does both
+    jobs, so that a factory's tool is one layer deep whatever it needs.
     """
-    retry = retry_exception
-    if retry is None:
-        return fn
-
-    if inspect.iscoroutinefunction(fn):
-
-        @functools.wraps(fn)
-        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return await fn(*args, **kwargs)
-            except RetriableError as exc:
-                raise retry(str(exc)) from exc
-
-        return async_wrapper
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except RetriableError as exc:
-            raise retry(str(exc)) from exc
-
-    return wrapper
+    return capped(fn, None, retry_exception)
 
 
 def rest_of_line[F: Callable[..., Any]](fn: F) -> F:

@@ -25,6 +25,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import to_json
 
+from akgentic.tool.errors import RetriableError
+
 __all__ = ["DEFAULT_MAX_OUTPUT_CHARS", "cap_result", "cap_toolset", "capped"]
 
 DEFAULT_MAX_OUTPUT_CHARS = 50_000
@@ -62,9 +64,19 @@ def cap_result(result: Any, limit: int | None, tool: str) -> Any:
     return text[:limit] + _notice(tool, limit, len(text))
 
 
-def capped(fn: Callable[..., Any], limit: int | None) -> Callable[..., Any]:
-    """``fn`` with its results passed through :func:`cap_result` (sync or async)."""
-    if limit is None:
+def capped(
+    fn: Callable[..., Any], limit: int | None, retry_exception: type[Exception] | None = None
+) -> Callable[..., Any]:
+    """``fn`` with its results passed through :func:`cap_result` (sync or async).
+
+    With a ``retry_exception`` the same wrapper also raises it where ``fn`` raised
+    ``RetriableError`` (what :func:`~akgentic.tool.core.commands.retry_wrapped` does).
+    Doing both in one wrapper matters at team scale: each member holds one per tool, and
+    the collector walks every one of them. With neither a limit nor an exception ``fn`` is
+    returned as is.
+    """
+    retry = retry_exception
+    if limit is None and retry is None:
         return fn
     name = getattr(fn, "__name__", "tool")
 
@@ -72,13 +84,25 @@ def capped(fn: Callable[..., Any], limit: int | None) -> Callable[..., Any]:
 
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            return cap_result(await fn(*args, **kwargs), limit, name)
+            try:
+                result = await fn(*args, **kwargs)
+            except RetriableError as exc:
+                if retry is None:
+                    raise
+                raise retry(str(exc)) from exc
+            return cap_result(result, limit, name)
 
         return async_wrapper
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return cap_result(fn(*args, **kwargs), limit, name)
+        try:
+            result = fn(*args, **kwargs)
+        except RetriableError as exc:
+            if retry is None:
+                raise
+            raise retry(str(exc)) from exc
+        return cap_result(result, limit, name)
 
     return wrapper
 
