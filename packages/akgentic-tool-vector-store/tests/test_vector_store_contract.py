@@ -333,6 +333,16 @@ def test_contract_waiting_keyword_search_sees_only_documents_without_a_vector(
     backend.set_vectors(["z", "w"], np.asarray([[0, 0, 1], [0, 1, 0]], dtype=np.float32))
     assert backend.waiting_keyword_search("page", 10, {}) == []
 
+    # Once nothing waits, a backend may remember it (Qdrant's embedded engine does): a
+    # document stored afterwards without a vector, or rewritten so that its vector is
+    # stale, must still be found.
+    backend.put([_doc("v", "a late page")])
+    assert [hit.ref for hit in backend.waiting_keyword_search("page", 10, {})] == ["v"]
+    backend.set_vectors(["v"], np.asarray([[0, 1, 0]], dtype=np.float32))
+    assert backend.waiting_keyword_search("page", 10, {}) == []
+    backend.put([_doc("y", "beta login page rewritten", team="blue", n=2)])
+    assert [hit.ref for hit in backend.waiting_keyword_search("rewritten", 10, {})] == ["y"]
+
 
 class _PlainBackend(InMemoryBackend):
     """A backend that keeps the base class's generic ``waiting_keyword_search``."""

@@ -102,6 +102,32 @@ class KeywordMatcher:
         found = sum(1 for word in self.words if word in folded_text)
         return found / len(self.words)
 
+    def ranked(
+        self,
+        documents: Iterable[tuple[str, str, str, Mapping[str, MetadataValue]]],
+        top_k: int,
+        where: Mapping[str, MetadataValue],
+    ) -> list[VectorHit]:
+        """The ``top_k`` best keyword hits among ``(ref, text, folded text, metadata)``.
+
+        Documents ``where`` rejects and texts scoring zero are left out; ties keep the
+        order of ``documents``. For backends that hold the texts in this process.
+        """
+        scored: list[tuple[float, str, str, Mapping[str, MetadataValue]]] = []
+        for ref, text, folded, metadata in documents:
+            if where and not metadata_matches(metadata, where):
+                continue
+            score = self.score(folded)
+            if score > 0.0:
+                scored.append((score, ref, text, metadata))
+        scored.sort(key=lambda item: -item[0])  # stable: ties keep the documents' order
+        return [
+            VectorHit.model_construct(
+                ref=ref, score=score, text=text, metadata=dict(metadata), match="keyword"
+            )
+            for score, ref, text, metadata in scored[:top_k]
+        ]
+
 
 class CollectionBackend(ABC):
     """Storage of one collection: documents (text + metadata) and their vectors."""

@@ -201,18 +201,16 @@ class InMemoryBackend(CollectionBackend):
         self, text: str, top_k: int, where: Mapping[str, MetadataValue], *, waiting_only: bool
     ) -> list[VectorHit]:
         matcher = KeywordMatcher(text)
-        scored: list[tuple[float, str]] = []
-        for ref in self._keyword_candidates(matcher):
-            if waiting_only and ref in self._index:
-                continue
-            doc = self._docs[ref]
-            if where and not metadata_matches(doc.metadata, where):
-                continue
-            score = matcher.score(doc.folded)
-            if score > 0.0:
-                scored.append((score, ref))
-        scored.sort(key=lambda item: -item[0])  # stable: ties keep insertion order
-        return [self._hit(ref, score, "keyword") for score, ref in scored[:top_k]]
+        docs, index = self._docs, self._index
+        return matcher.ranked(
+            (
+                (ref, docs[ref].text, docs[ref].folded, docs[ref].metadata)
+                for ref in self._keyword_candidates(matcher)
+                if not (waiting_only and ref in index)
+            ),
+            top_k,
+            where,
+        )
 
     def _keyword_candidates(self, matcher: KeywordMatcher) -> Iterable[str]:
         """The refs that may score above zero, in the collection's order: those holding

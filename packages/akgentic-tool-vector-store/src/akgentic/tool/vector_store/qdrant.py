@@ -173,6 +173,11 @@ class _Lease:
         self.client = client
         self.holders = 0
         self._lock: threading.RLock | None = threading.RLock() if embedded else None
+        # Embedded only: the collections (and tenants) known to hold no point waiting for
+        # its vector. The engine's folder is locked to this process, so only this process
+        # writes to it and the knowledge stays true until one of its own puts (under the
+        # lock) adds a waiting point. A server may have other writers: nothing is known.
+        self.settled: set[tuple[str, str | None]] = set()
 
     def guard(self) -> contextlib.AbstractContextManager[Any]:
         return self._lock if self._lock is not None else contextlib.nullcontext()
@@ -382,7 +387,10 @@ class QdrantBackend(CollectionBackend):
             )
             for doc in documents
         ]
-        self._upsert(points)
+        with self._lease.guard():
+            self._upsert(points)
+            if any(doc.vector is None for doc in documents):
+                self._lease.settled.discard(self._settled_key)
 
     def set_vectors(self, refs: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
         rows = {ref: vectors[position] for position, ref in enumerate(refs)}
@@ -456,14 +464,50 @@ class QdrantBackend(CollectionBackend):
     def keyword_search(
         self, text: str, top_k: int, where: Mapping[str, MetadataValue]
     ) -> list[VectorHit]:
-        return self._keyword_hits(text, top_k, self._filter(where))
+        return self._keyword_hits(text, top_k, self._scroll(self._filter(where)))
 
     def waiting_keyword_search(
         self, text: str, top_k: int, where: Mapping[str, MetadataValue]
     ) -> list[VectorHit]:
-        return self._keyword_hits(text, top_k, self._filter(where, embedded=False))
+        if self.settings.embedded:
+            if self._settled_key in self._lease.settled:
+                return []
+            if not where:  # only an unfiltered scroll can tell that nothing waits
+                return self._embedded_waiting_hits(text, top_k)
+        waiting = self._scroll(self._filter(where, embedded=False))
+        return self._keyword_hits(text, top_k, waiting)
 
-    def _keyword_hits(self, text: str, top_k: int, flt: Filter | None) -> list[VectorHit]:
+    @property
+    def _settled_key(self) -> tuple[str, str | None]:
+        return (self.qdrant_name, self.config.tenant)
+
+    def _embedded_waiting_hits(self, text: str, top_k: int) -> list[VectorHit]:
+        """The waiting points' keyword hits on an embedded engine, which has no index on
+        the ``embedded`` flag: its filtered scroll reads every point. A scroll that finds
+        no waiting point at all is remembered until this process stores a document without
+        a vector, so the text searches of a fully embedded collection skip it."""
+        key = self._settled_key
+        seen = False
+
+        def waiting() -> Iterator[dict[str, Any]]:
+            nonlocal seen
+            for payload in self._scroll(self._filter(embedded=False)):
+                seen = True
+                yield payload
+
+        # Under the lease's lock throughout, so that no put lands between the scroll that
+        # found nothing and the note that nothing waits.
+        with self._lease.guard():
+            if key in self._lease.settled:
+                return []
+            hits = self._keyword_hits(text, top_k, waiting())
+            if not seen:
+                self._lease.settled.add(key)
+        return hits
+
+    def _keyword_hits(
+        self, text: str, top_k: int, payloads: Iterable[dict[str, Any]]
+    ) -> list[VectorHit]:
         # Scored here, page by page, with the protocol's matcher (whole phrase, else the
         # share of its words found as substrings): no Qdrant text filter scores that way,
         # and only the top_k best are kept while scrolling.
@@ -472,7 +516,7 @@ class QdrantBackend(CollectionBackend):
         # then largest ref), so the answer does not depend on Qdrant's scroll order.
         best: list[tuple[float, _Reversed]] = []
         kept: dict[str, dict[str, Any]] = {}
-        for payload in self._scroll(flt):
+        for payload in payloads:
             score = matcher.score(str(payload.get("text", "")).casefold())
             if score <= 0.0:
                 continue
@@ -550,6 +594,7 @@ class QdrantBackend(CollectionBackend):
                 )
             else:
                 self._client.delete_collection(self.qdrant_name)
+            self._lease.settled.discard(self._settled_key)
 
     def close(self) -> None:
         """Give the shared client back (closed with its last holder). Idempotent."""

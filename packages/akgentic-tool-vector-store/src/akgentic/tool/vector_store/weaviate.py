@@ -59,7 +59,6 @@ from akgentic.tool.vector_store.backend import (
     CollectionBackend,
     CollectionRecord,
     KeywordMatcher,
-    metadata_matches,
 )
 from akgentic.tool.vector_store.protocol import SearchHit
 from akgentic.tool.vector_store.vector import VectorEntry
@@ -498,20 +497,14 @@ class WeaviateBackend(CollectionBackend):
     def waiting_keyword_search(
         self, text: str, top_k: int, where: Mapping[str, MetadataValue]
     ) -> list[VectorHit]:
-        matcher = KeywordMatcher(text)
-        scored: list[VectorHit] = []
-        for ref, (body, metadata) in self._unembedded.items():
-            if where and not metadata_matches(metadata, where):
-                continue
-            score = matcher.score(body.casefold())
-            if score > 0.0:
-                scored.append(
-                    VectorHit.model_construct(
-                        ref=ref, score=score, text=body, metadata=dict(metadata), match="keyword"
-                    )
-                )
-        scored.sort(key=lambda hit: -hit.score)  # stable: ties keep the waiting order
-        return scored[:top_k]
+        return KeywordMatcher(text).ranked(
+            (
+                (ref, body, body.casefold(), metadata)
+                for ref, (body, metadata) in self._unembedded.items()
+            ),
+            top_k,
+            where,
+        )
 
     def counts(self) -> tuple[int, int]:
         total = self._collection.aggregate.over_all(total_count=True).total_count or 0
