@@ -14,6 +14,7 @@ import pytest
 sys.path.append(str(Path(__file__).parent))
 
 from mcp_harness import ServerProcess, StartServer, start_http_server
+from oauth_stand_in import StandIn, running_stand_in
 
 
 @pytest.fixture
@@ -45,3 +46,10 @@ def sse_server() -> Iterator[ServerProcess]:
     server = start_http_server("sse", "/api/v1/stream")
     yield server
     server.stop()
+
+
+@pytest.fixture
+def stand_in() -> Iterator[StandIn]:
+    """A scriptable OAuth/MCP stand-in on 127.0.0.1 for one test (see oauth_stand_in)."""
+    with running_stand_in() as state:
+        yield state

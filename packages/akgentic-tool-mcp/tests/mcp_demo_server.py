@@ -207,8 +207,15 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
         return a + b
 
     @server.tool()
+    def ping() -> str:  # no docstring: a tool without a description
+        return "pong"
+
+    @server.tool()
     def shout(text: str) -> str:
-        """Upper-case a text."""
+        """Upper-case a text.
+
+        Letters only: digits and punctuation come back as they were.
+        """
         return text.upper()
 
     @server.tool()

@@ -10,21 +10,14 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-from oauth_stand_in import StandIn, running_stand_in
+from oauth_stand_in import StandIn
 
 from akgentic.tool.mcp.oauth_handler import OAuthFlowError, authorize_mcp_server
-
-
-@pytest.fixture
-def stand_in() -> Iterator[StandIn]:
-    with running_stand_in() as state:
-        yield state
 
 
 async def browser(url: str) -> bool:

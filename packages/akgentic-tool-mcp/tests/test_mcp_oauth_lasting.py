@@ -21,8 +21,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-from mcp.shared.auth import AuthorizationCodeResult, OAuthToken
+from mcp.shared.auth import OAuthToken
 from mcp_harness import ServerProcess, start_http_server
+from oauth_users import AutoApprove
 from pydantic import ValidationError
 from pydantic_ai import Agent
 from pydantic_ai.messages import RetryPromptPart, ToolReturnPart
@@ -31,7 +32,6 @@ from akgentic.llm.testing import ScriptedCall, ScriptedModel, ScriptedRequest
 from akgentic.tool.mcp import MCPConnectionError, MCPHTTPConnectionConfig, MCPTool
 from akgentic.tool.mcp.oauth_login import (
     MCPLoginError,
-    OAuthInteraction,
     login_mcp_server,
 )
 from akgentic.tool.mcp.oauth_store import (
@@ -43,32 +43,6 @@ from akgentic.tool.mcp.oauth_store import (
 )
 
 LIFETIME = "2"
-
-
-class AutoApprove:
-    """The user's side: visits the authorization URL (which approves at once) and returns
-    the code and state the redirect carries, without any listener."""
-
-    redirect_uri = "http://127.0.0.1:9/callback"
-
-    def __init__(self) -> None:
-        self.visits = 0
-        self._result: AuthorizationCodeResult | None = None
-
-    def interaction(self) -> OAuthInteraction:
-        return OAuthInteraction(self.redirect_uri, self._visit, self._redirected)
-
-    async def _visit(self, url: str) -> None:
-        self.visits += 1
-        async with httpx.AsyncClient() as client:
-            answer = await client.get(url)
-        assert answer.status_code in (302, 303, 307), answer.text
-        query = parse_qs(urlsplit(answer.headers["location"]).query)
-        self._result = AuthorizationCodeResult(code=query["code"][0], state=query["state"][0])
-
-    async def _redirected(self) -> AuthorizationCodeResult:
-        assert self._result is not None
-        return self._result
 
 
 @pytest.fixture

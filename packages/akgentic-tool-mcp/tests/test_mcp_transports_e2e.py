@@ -29,6 +29,7 @@ from akgentic.tool.mcp import (
 
 DEMO_TOOLS = {
     "add",
+    "ping",
     "shout",
     "seen_authorization",
     "fail",

@@ -166,6 +166,19 @@ class _BoundStorage:
         await self._save(login)
 
 
+class _AskedScopeMetadata(OAuthClientMetadata):
+    """Client metadata whose scope stays the one the caller asked for.
+
+    On every ``401`` the SDK replaces the scope with its own choice (the challenge's, then
+    the server's advertised scopes, else none) before it registers the client and builds
+    the authorization URL: the ``scopes`` a caller asked for would never be requested.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name != "scope":
+            super().__setattr__(name, value)
+
+
 class MCPOAuthProvider(OAuthClientProvider):
     """The SDK's OAuth provider, with a lasting store and early refresh (see the module).
 
@@ -189,13 +202,18 @@ class MCPOAuthProvider(OAuthClientProvider):
         self.store: LoginStore = store if store is not None else FileLoginStore()
         self._interaction = interaction
         redirect_uri = interaction.redirect_uri if interaction else _UNUSED_REDIRECT_URI
-        metadata = OAuthClientMetadata(
-            client_name=client_name,
-            redirect_uris=[AnyUrl(redirect_uri)],
-            grant_types=["authorization_code", "refresh_token"],
-            response_types=["code"],
-            token_endpoint_auth_method="none",
-            scope=" ".join(scopes) if scopes else None,
+        fields: dict[str, Any] = {
+            "client_name": client_name,
+            "redirect_uris": [AnyUrl(redirect_uri)],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        }
+        # Without scopes of its own the SDK's choice applies (and may grow on a step-up).
+        metadata = (
+            _AskedScopeMetadata(scope=" ".join(scopes), **fields)
+            if scopes
+            else OAuthClientMetadata(**fields)
         )
         super().__init__(
             server_url,

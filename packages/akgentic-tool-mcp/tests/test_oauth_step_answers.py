@@ -1,0 +1,114 @@
+"""The flow's requests to the authorization server, and what its failed answers turn into.
+
+``authorize_mcp_server`` against a stand-in on 127.0.0.1 that is its own authorization
+server: the registration and token requests it receives are read back, and each unexpected
+token answer must end in an error that says what the server said, without the credentials
+such an answer may carry, and within a bounded length.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from oauth_stand_in import StandIn
+
+from akgentic.tool.mcp.oauth_handler import OAuthFlowError, authorize_mcp_server, new_pkce_pair
+
+
+@pytest.fixture(autouse=True)
+def _own_authorization_server(stand_in: StandIn) -> None:
+    stand_in.serve_as_own_authorization_server()
+
+
+class _Browser:
+    """Approves at the stand-in and lands on the flow's listener; keeps the URLs it was sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def __call__(self, url: str) -> bool:
+        self.sent.append(url)
+        async with httpx.AsyncClient(follow_redirects=True) as client:
+            await client.get(url)
+        return True
+
+
+async def _authorize(stand_in: StandIn, browser: _Browser | None = None) -> str:
+    token = await authorize_mcp_server(
+        f"{stand_in.base}/mcp", open_browser=browser or _Browser(), timeout=10
+    )
+    return token.access_token
+
+
+async def test_the_requests_name_the_client_and_ask_for_json(stand_in: StandIn) -> None:
+    assert await _authorize(stand_in) == "t"
+    (registration,) = stand_in.requests_to("/register")
+    assert json.loads(registration.body)["client_name"] == "akgentic"
+    (exchange,) = stand_in.requests_to("/token")
+    assert exchange.method == "POST"
+    assert exchange.headers["Accept"] == "application/json"
+
+
+async def test_an_authorization_endpoint_with_a_query_keeps_it(stand_in: StandIn) -> None:
+    stand_in.serve_as_own_authorization_server(
+        authorization_endpoint=f"{stand_in.base}/authorize?tenant=acme"
+    )
+    browser = _Browser()
+    assert await _authorize(stand_in, browser) == "t"
+    (sent,) = browser.sent
+    assert sent.startswith(f"{stand_in.base}/authorize?tenant=acme&")
+    query = parse_qs(urlsplit(sent).query)
+    assert query["tenant"] == ["acme"]
+    assert query["response_type"] == ["code"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "said", "unsaid"),
+    [
+        ({"error": "invalid_client"}, "HTTP 400 invalid_client", "None"),
+        (
+            {"error": "invalid_grant", "error_description": "refresh_token=RT-LEAK is stale"},
+            "HTTP 400 invalid_grant: refresh_token=*** is stale",
+            "RT-LEAK",
+        ),
+        (
+            {"access_token": "AT-LEAK", "expires_in": 5},
+            "HTTP 400 (JSON with fields: access_token, expires_in)",
+            "AT-LEAK",
+        ),
+        (["nope", "access_token=AT-LEAK"], "HTTP 400 ['nope', 'access_token=***']", "AT-LEAK"),
+        ("x" * 300, "HTTP 400 " + "x" * 200, "x" * 201),
+    ],
+)
+async def test_a_refused_token_request_says_what_the_server_said(
+    stand_in: StandIn, answer: Any, said: str, unsaid: str
+) -> None:
+    stand_in.routes["/token"] = (400, answer)
+    with pytest.raises(OAuthFlowError) as caught:
+        await _authorize(stand_in)
+    message = str(caught.value)
+    assert message.endswith(said)
+    assert unsaid not in message
+
+
+async def test_a_token_answer_without_an_access_token_names_the_missing_field(
+    stand_in: StandIn,
+) -> None:
+    stand_in.routes["/token"] = (200, {"token_type": "Bearer", "refresh_token": "RT-LEAK"})
+    with pytest.raises(OAuthFlowError, match=r"without an access token \(access_token: ") as caught:
+        await _authorize(stand_in)
+    assert "RT-LEAK" not in str(caught.value)
+
+
+def test_pkce_verifiers_are_86_characters_and_every_challenge_is_their_s256() -> None:
+    # Enough pairs that challenges ending in any base64 character, padding aside, turn up.
+    for pair in (new_pkce_pair() for _ in range(2000)):
+        assert len(pair.verifier) == 86
+        digest = hashlib.sha256(pair.verifier.encode("ascii")).digest()
+        assert pair.challenge == base64.urlsafe_b64encode(digest).decode("ascii")[:43]
