@@ -9,6 +9,7 @@ follows the redirect to the real local listener.
 
 from __future__ import annotations
 
+import webbrowser
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -22,7 +23,11 @@ from oauth_stand_in import StandIn
 from oauth_users import AutoApprove
 
 from akgentic.tool.mcp.oauth_handler import OAuthFlowError
-from akgentic.tool.mcp.oauth_login import MCPOAuthProvider, login_mcp_server
+from akgentic.tool.mcp.oauth_login import (
+    MCPOAuthProvider,
+    login_mcp_server,
+    login_mcp_server_sync,
+)
 from akgentic.tool.mcp.oauth_store import FileLoginStore, MemoryLoginStore
 
 PRM = "/.well-known/oauth-protected-resource"
@@ -123,6 +128,22 @@ async def test_the_provider_on_its_own_registers_akgentic_and_keeps_no_failure(
     assert login is not None
     assert login.client_info is not None
     assert login.client_info.client_name == "akgentic"
+
+
+def test_the_blocking_login_passes_every_option_on(
+    oauth_server: ServerProcess, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Were the options lost, the login would go to a browser and the per-user directory.
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *args, **kwargs: opened.append(url))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    store = MemoryLoginStore()
+    login = login_mcp_server_sync(
+        oauth_server.url, store=store, interaction=AutoApprove().interaction(), timeout=5
+    )
+    assert login.tokens is not None
+    assert opened == []
+    assert not (tmp_path / "akgentic").exists()
 
 
 def test_the_provider_keeps_logins_in_the_per_user_directory_by_default(

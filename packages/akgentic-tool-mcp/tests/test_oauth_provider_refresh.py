@@ -132,6 +132,41 @@ async def test_an_expired_login_is_refreshed_at_the_stored_token_endpoint(server
     assert provider.failure is None
 
 
+async def test_new_tokens_without_a_lifetime_are_stored_without_an_expiry(
+    server: StandIn,
+) -> None:
+    server.routes[TOKEN_PATH] = (200, {"access_token": "AT-NEW", "token_type": "Bearer"})
+    store = await _store_with(_stored(server, expires_at=time.time() - 5))
+    provider = MCPOAuthProvider(f"{server.base}/mcp", store=store)
+    await _get(provider, f"{server.base}/mcp")
+    kept = await store.load(f"{server.base}/mcp")
+    assert kept is not None
+    assert kept.tokens is not None
+    assert (kept.tokens.access_token, kept.expires_at) == ("AT-NEW", None)
+    assert kept.tokens.refresh_token == "RT-OLD"  # not rotated: the old one stays usable
+
+
+async def test_a_token_refused_before_it_expires_says_to_log_in_again(server: StandIn) -> None:
+    # The server no longer takes the token: without a user to ask, the provider stops.
+    challenge = f'Bearer resource_metadata="{server.base}/.well-known/oauth-protected-resource/mcp"'
+    server.routes["/mcp"] = (401, {"error": "invalid_token"}, {"WWW-Authenticate": challenge})
+    server.routes["/.well-known/oauth-protected-resource/mcp"] = (
+        200,
+        {"resource": f"{server.base}/mcp", "authorization_servers": [server.base]},
+    )
+    server.routes["/.well-known/oauth-authorization-server"] = (200, server.metadata(server.base))
+    url = f"{server.base}/mcp?api_key=URL-SECRET"
+    login = _stored(server, expires_at=time.time() + 3600)
+    login.server_url = url
+    provider = MCPOAuthProvider(url, store=await _store_with(login))
+    with pytest.raises(MCPLoginError, match="expired or was revoked") as caught:
+        await _get(provider, url)
+    assert f"login_mcp_server_sync('{server.base}/mcp?api_key=***')" in str(caught.value)
+    assert "URL-SECRET" not in str(caught.value)
+    assert provider.failure is caught.value
+    assert server.requests_to("/authorize") == []
+
+
 async def test_a_login_stored_without_resource_metadata_is_refreshed_without_a_resource(
     server: StandIn,
 ) -> None:

@@ -9,6 +9,7 @@ status and title say what happened to the request.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import socket
@@ -147,6 +148,27 @@ async def test_a_new_request_starts_with_nothing_turned_away() -> None:
         assert callback.rejected == 0
         _assert_page(await client.get(callback.redirect_uri + _query(code="c")), WRONG_STATE)
         assert callback.rejected == 1
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "half_close"),
+    [
+        (b"GET /favicon.ico HTTP/1.1\nHost: x\n\n", False),  # bare line feeds
+        (b"GET /favicon.ico HTTP/1.1\r\nHost: x\r\n", True),  # no blank line, then EOF
+    ],
+)
+async def test_the_listener_answers_requests_that_end_unusually(
+    request_bytes: bytes, half_close: bool
+) -> None:
+    async with listen_for_callback() as callback:
+        reader, writer = await asyncio.open_connection("127.0.0.1", callback.port)
+        writer.write(request_bytes)
+        if half_close:
+            writer.write_eof()
+        await writer.drain()
+        status_line = await asyncio.wait_for(reader.readline(), 5)
+        writer.close()
+    assert status_line.startswith(b"HTTP/1.1 404 ")
 
 
 # -- the blocking listener of the predecessor's helper -------------------------------------

@@ -49,10 +49,60 @@ async def _authorize(stand_in: StandIn, browser: _Browser | None = None) -> str:
 async def test_the_requests_name_the_client_and_ask_for_json(stand_in: StandIn) -> None:
     assert await _authorize(stand_in) == "t"
     (registration,) = stand_in.requests_to("/register")
-    assert json.loads(registration.body)["client_name"] == "akgentic"
+    registered = json.loads(registration.body)
+    assert registered["client_name"] == "akgentic"
+    assert registered["grant_types"] == ["authorization_code", "refresh_token"]
+    assert registered["response_types"] == ["code"]
+    assert "scope" not in registered
     (exchange,) = stand_in.requests_to("/token")
     assert exchange.method == "POST"
     assert exchange.headers["Accept"] == "application/json"
+
+
+async def test_the_scopes_asked_for_are_registered(stand_in: StandIn) -> None:
+    await authorize_mcp_server(
+        f"{stand_in.base}/mcp", scopes=["read", "write"], open_browser=_Browser(), timeout=10
+    )
+    (registration,) = stand_in.requests_to("/register")
+    assert json.loads(registration.body)["scope"] == "read write"
+
+
+@pytest.mark.parametrize(
+    ("answer", "secret_sent"),
+    [
+        ((200, {"client_id": "c-200"}), False),  # 200 is as good as 201
+        ((201, {"client_id": "c-5", "client_secret": 5}), False),  # not a secret: ignored
+        ((201, {"client_id": "c-6", "client_secret": "s-6"}), True),
+    ],
+)
+async def test_what_a_registration_answer_gives(
+    stand_in: StandIn, answer: tuple[int, Any], secret_sent: bool
+) -> None:
+    stand_in.routes["/register"] = answer
+    assert await _authorize(stand_in) == "t"
+    form = parse_qs(stand_in.requests_to("/token")[0].body)
+    assert form["client_id"] == [answer[1]["client_id"]]
+    assert ("client_secret" in form) is secret_sent
+
+
+async def test_a_registration_without_a_usable_client_id_is_refused(stand_in: StandIn) -> None:
+    stand_in.routes["/register"] = (201, {"client_id": ""})
+    with pytest.raises(OAuthFlowError, match="without a client_id"):
+        await _authorize(stand_in)
+    assert stand_in.requests_to("/token") == []
+
+
+async def test_an_issuer_written_with_a_trailing_slash_is_found(stand_in: StandIn) -> None:
+    issuer = f"{stand_in.base}/tenant-8/"
+    stand_in.routes["/.well-known/oauth-protected-resource/mcp"] = (
+        200,
+        {"resource": f"{stand_in.base}/mcp", "authorization_servers": [issuer]},
+    )
+    stand_in.routes["/.well-known/oauth-authorization-server/tenant-8"] = (
+        200,
+        stand_in.metadata(issuer),
+    )
+    assert await _authorize(stand_in) == "t"
 
 
 async def test_an_authorization_endpoint_with_a_query_keeps_it(stand_in: StandIn) -> None:
