@@ -241,3 +241,22 @@ async def test_endpoints_the_flow_refuses_are_refused_before_the_user_is_sent(
     )
     assert user.visits == 0
     assert stand_in.requests_to("/authorize") == []
+
+
+async def test_a_server_without_authorization_metadata_is_refused_before_the_user_is_sent(
+    stand_in: StandIn,
+) -> None:
+    url = f"{stand_in.base}/mcp"
+    stand_in.routes["/mcp"] = (401, {"error": "unauthorized"}, {"WWW-Authenticate": "Bearer"})
+    stand_in.routes["/register"] = (
+        201,
+        {"client_id": "c-1", "redirect_uris": [AutoApprove.redirect_uri]},
+    )
+    user = AutoApprove()
+    with pytest.raises(OAuthFlowError, match="no authorization server metadata") as caught:
+        await login_mcp_server(
+            url + "?api_key=URL-SECRET", store=MemoryLoginStore(), interaction=user.interaction()
+        )
+    assert f"{url}?api_key=***" in str(caught.value)
+    assert "URL-SECRET" not in str(caught.value)
+    assert user.visits == 0

@@ -198,6 +198,22 @@ async def test_a_reloaded_token_is_refreshed_a_quarter_of_its_lifetime_early(
     assert _bearer_sent(server) == ("Bearer AT-NEW" if refreshed else "Bearer AT-OLD")
 
 
+async def test_a_refreshed_token_is_refreshed_again_a_quarter_of_its_lifetime_early(
+    server: StandIn,
+) -> None:
+    # The new tokens live 2 s: due again after 1.5 s, not only once they have expired.
+    server.routes[TOKEN_PATH] = (200, {**NEW_TOKENS, "expires_in": 2})
+    store = await _store_with(_stored(server, expires_at=time.time() - 5))
+    provider = MCPOAuthProvider(f"{server.base}/mcp", store=store)
+    await _get(provider, f"{server.base}/mcp")
+    refreshed_at = time.time()
+    assert len(_refreshes(server)) == 1
+    while time.time() < refreshed_at + 1.6:
+        await asyncio.sleep(0.02)
+    await _get(provider, f"{server.base}/mcp")
+    assert len(_refreshes(server)) == 2
+
+
 async def test_a_login_without_an_expiry_is_never_refreshed(server: StandIn) -> None:
     login = _stored(server, expires_at=None)
     provider = MCPOAuthProvider(f"{server.base}/mcp", store=await _store_with(login))
