@@ -259,7 +259,7 @@ async def test_a_failing_authorization_server_keeps_the_login_for_a_later_try(
     with pytest.raises(MCPLoginError) as caught:
         await _get(provider, url)
     message = str(caught.value)
-    assert "could not refresh the login" in message
+    assert f"could not refresh the login for {server.base}/mcp?api_key=***: " in message
     assert "HTTP 503" in message
     assert f"login_mcp_server_sync('{server.base}/mcp?api_key=***')" in message
     assert "URL-SECRET" not in message
