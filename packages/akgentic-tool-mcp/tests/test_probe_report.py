@@ -8,8 +8,11 @@ takes connections and never answers.
 from __future__ import annotations
 
 import logging
+import re
 import socket
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from mcp_harness import ServerProcess
@@ -18,6 +21,7 @@ from akgentic.tool.mcp import (
     MCPConnectionError,
     MCPDiagnosticsConfig,
     MCPHTTPConnectionConfig,
+    MCPStdioConnectionConfig,
     list_mcp_tools,
     probe_mcp_connection,
 )
@@ -74,3 +78,58 @@ def test_a_login_store_must_be_one() -> None:
     connection = MCPHTTPConnectionConfig(url="https://mcp.acme.example/mcp", auth="oauth")
     with pytest.raises(TypeError, match="got dict$"):
         connection.use_login_store({})
+
+
+# A stdio MCP server in a few lines: it completes the handshake, then refuses the tool
+# listing, or with "stall" never answers it (what the demo server cannot be made to do).
+_STUB_SERVER = """
+import json, sys
+stall = sys.argv[1:] == ["stall"]
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") == "initialize":
+        result = {
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "stub", "version": "0"},
+        }
+        reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+    elif message.get("method") == "tools/list":
+        if stall:
+            continue
+        error = {"code": -32000, "message": "tools are down, api_key=KEY-LEAK"}
+        reply = {"jsonrpc": "2.0", "id": message["id"], "error": error}
+    elif "id" in message:
+        reply = {"jsonrpc": "2.0", "id": message["id"], "result": {}}
+    else:
+        continue  # a notification
+    print(json.dumps(reply), flush=True)
+"""
+
+
+def _stub(tmp_path: Path, *args: str, **settings: float) -> MCPStdioConnectionConfig:
+    script = tmp_path / "stub_server.py"
+    script.write_text(_STUB_SERVER)
+    return MCPStdioConnectionConfig(
+        stdio_command=sys.executable, stdio_args=[str(script), *args], **settings
+    )
+
+
+async def test_a_listing_the_server_refuses_is_named_without_its_secrets(tmp_path: Path) -> None:
+    connection = _stub(tmp_path)
+    with pytest.raises(MCPConnectionError) as caught:
+        await list_mcp_tools(connection)
+    message = str(caught.value)
+    assert message.startswith(f"could not list the tools of the {connection.describe()}: ")
+    # The SDK's error, by its class name and message, with the secret masked.
+    assert re.search(r": \w+Error: tools are down, api_key=\*\*\*$", message), message
+    assert "KEY-LEAK" not in message
+
+
+async def test_a_listing_the_server_never_answers_is_bounded_by_read_timeout(
+    tmp_path: Path,
+) -> None:
+    started = time.monotonic()
+    with pytest.raises(MCPConnectionError, match="could not list the tools"):
+        await list_mcp_tools(_stub(tmp_path, "stall", read_timeout=0.5))
+    assert time.monotonic() - started < 5
