@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import socket
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -51,20 +52,78 @@ async def test_the_requests_name_the_client_and_ask_for_json(stand_in: StandIn) 
     (registration,) = stand_in.requests_to("/register")
     registered = json.loads(registration.body)
     assert registered["client_name"] == "akgentic"
+    (redirect_uri,) = registered["redirect_uris"]
+    port = urlsplit(redirect_uri).port
+    assert port is not None
+    assert port >= 1024  # a port the system picked for the listener
     assert registered["grant_types"] == ["authorization_code", "refresh_token"]
     assert registered["response_types"] == ["code"]
     assert "scope" not in registered
     (exchange,) = stand_in.requests_to("/token")
     assert exchange.method == "POST"
     assert exchange.headers["Accept"] == "application/json"
+    (metadata,) = stand_in.requests_to("/.well-known/oauth-authorization-server")
+    assert metadata.headers["Accept"] == "application/json"
 
 
-async def test_the_scopes_asked_for_are_registered(stand_in: StandIn) -> None:
+async def test_the_name_and_scopes_asked_for_are_registered(stand_in: StandIn) -> None:
     await authorize_mcp_server(
-        f"{stand_in.base}/mcp", scopes=["read", "write"], open_browser=_Browser(), timeout=10
+        f"{stand_in.base}/mcp",
+        client_name="Acme agent",
+        scopes=["read", "write"],
+        open_browser=_Browser(),
+        timeout=10,
     )
     (registration,) = stand_in.requests_to("/register")
-    assert json.loads(registration.body)["scope"] == "read write"
+    registered = json.loads(registration.body)
+    assert (registered["client_name"], registered["scope"]) == ("Acme agent", "read write")
+
+
+async def test_a_server_url_that_moved_is_followed_to_its_challenge(stand_in: StandIn) -> None:
+    document = f"{stand_in.base}/docs/resource"
+    stand_in.routes["/old"] = (307, {}, {"Location": "/mcp"})
+    challenge = f'Bearer resource_metadata="{document}"'
+    stand_in.routes["/mcp"] = (401, {}, {"WWW-Authenticate": challenge})
+    stand_in.routes["/docs/resource"] = (
+        200,
+        {"authorization_servers": [stand_in.base], "scopes_supported": ["files:read"]},
+    )
+    await authorize_mcp_server(f"{stand_in.base}/old", open_browser=_Browser(), timeout=10)
+    (authorize,) = stand_in.requests_to("/authorize")
+    assert parse_qs(urlsplit(authorize.path).query)["scope"] == ["files:read"]
+
+
+@pytest.mark.parametrize(("hops", "followed"), [(5, True), (6, False)])
+async def test_metadata_is_followed_through_five_redirects_at_most(
+    stand_in: StandIn, hops: int, followed: bool
+) -> None:
+    well_known = "/.well-known/oauth-authorization-server"
+    stand_in.routes["/moved-0"] = stand_in.routes.pop(well_known)
+    stand_in.routes[well_known] = (302, {}, {"Location": f"/moved-{hops - 1}"})
+    for hop in range(1, hops):
+        stand_in.routes[f"/moved-{hop}"] = (302, {}, {"Location": f"/moved-{hop - 1}"})
+    if followed:
+        assert await _authorize(stand_in) == "t"
+    else:
+        with pytest.raises(OAuthFlowError, match=f"GET {stand_in.base}{well_known} was redirected"):
+            await _authorize(stand_in)
+
+
+async def test_metadata_that_is_not_an_object_is_passed_over(stand_in: StandIn) -> None:
+    # The RFC 8414 location answers with a JSON list: the OpenID location is tried next.
+    well_known = "/.well-known/oauth-authorization-server"
+    stand_in.routes["/.well-known/openid-configuration"] = stand_in.routes[well_known]
+    stand_in.routes[well_known] = (200, ["not", "metadata"])
+    assert await _authorize(stand_in) == "t"
+
+
+async def test_an_unreachable_token_endpoint_is_named(stand_in: StandIn) -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        token_endpoint = f"http://127.0.0.1:{closed.getsockname()[1]}/token"
+        stand_in.serve_as_own_authorization_server(token_endpoint=token_endpoint)
+        with pytest.raises(OAuthFlowError, match=f"POST {token_endpoint} failed: ConnectError"):
+            await _authorize(stand_in)
 
 
 @pytest.mark.parametrize(
