@@ -9,6 +9,7 @@ follows the redirect to the real local listener.
 
 from __future__ import annotations
 
+import logging
 import webbrowser
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -174,16 +175,24 @@ async def test_a_plain_http_server_off_loopback_is_refused_by_name() -> None:
     assert "mcp server url ('http://mcp.acme.example/mcp')" in str(caught.value).lower()
 
 
+@pytest.mark.parametrize(("opened", "logged"), [(True, False), (None, False), (False, True)])
 async def test_a_user_who_never_comes_back_ends_the_login_after_the_timeout(
     oauth_server: ServerProcess,
+    caplog: pytest.LogCaptureFixture,
+    opened: bool | None,
+    logged: bool,
 ) -> None:
+    caplog.set_level(logging.WARNING, logger="akgentic.tool.mcp")
     with pytest.raises(OAuthFlowError, match=r"no authorization arrived at http://127\.0\.0\.1:"):
         await login_mcp_server(
             oauth_server.url,
             store=MemoryLoginStore(),
-            open_browser=lambda url: True,
+            open_browser=lambda url: opened,
             timeout=0.5,
         )
+    # The URL is logged for the user to open only when the browser could not be opened.
+    shown = [r.getMessage() for r in caplog.records if "/authorize?" in r.getMessage()]
+    assert len(shown) == (1 if logged else 0)
 
 
 def _serve_mcp_with_oauth(stand_in: StandIn, **metadata_overrides: str | None) -> str:

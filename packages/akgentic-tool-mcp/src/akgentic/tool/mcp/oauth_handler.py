@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from html import escape
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, HTTPServer
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
@@ -85,6 +85,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _MAX_REDIRECTS = 5
+
+_Document = TypeVar("_Document", bound=BaseModel)
 
 BrowserOpener = Callable[[str], Any]
 """Called with the authorization URL. May be sync or async; a ``False`` result means the
@@ -217,22 +219,20 @@ async def discover_authorization_server(
     else:
         issuer = origin(server_url)
     _require_secure(issuer, "the authorization server")
-    for url in _authorization_metadata_urls(issuer):
-        found = await _get_json(http, url)
-        if found is None:
-            continue
-        try:
-            server_meta = AuthorizationServerMetadata.model_validate(found)
-        except ValidationError as exc:
-            raise OAuthFlowError(
-                f"authorization server metadata at {url} is invalid: {exc}"
-            ) from exc
-        _check_authorization_server(server_meta, issuer, url)
-        return resource_meta, server_meta
-    raise OAuthFlowError(
-        f"no authorization server metadata found for {issuer} "
-        "(tried RFC 8414 and OpenID discovery locations)"
+    found = await _first_document(
+        http,
+        _authorization_metadata_urls(issuer),
+        AuthorizationServerMetadata,
+        "authorization server metadata",
     )
+    if found is None:
+        raise OAuthFlowError(
+            f"no authorization server metadata found for {issuer} "
+            "(tried RFC 8414 and OpenID discovery locations)"
+        )
+    url, server_meta = found
+    _check_authorization_server(server_meta, issuer, url)
+    return resource_meta, server_meta
 
 
 def _check_authorization_server(
@@ -366,12 +366,7 @@ async def request_authorization_code(
     endpoint = server_meta.authorization_endpoint
     url = endpoint + ("&" if urlsplit(endpoint).query else "?") + urlencode(query)
     callback.expect(state)
-
-    opened = open_browser(url)
-    if inspect.isawaitable(opened):
-        opened = await opened
-    if opened is False:
-        logger.warning("Could not open a browser; open this URL to authorize: %s", url)
+    await _send_user(open_browser, url)
 
     try:
         params = await asyncio.wait_for(callback.wait(), timeout)
@@ -380,6 +375,16 @@ async def request_authorization_code(
     # The callback only hands over the redirect carrying `state`.
     code = _code_from_redirect(params)
     return AuthorizationCode(code=code, redirect_uri=redirect_uri, code_verifier=pkce.verifier)
+
+
+async def _send_user(open_browser: BrowserOpener, url: str) -> None:
+    """Open ``url`` with ``open_browser`` (sync or async); if it says it could not, log the
+    URL for the user to open by hand."""
+    opened = open_browser(url)
+    if inspect.isawaitable(opened):
+        opened = await opened
+    if opened is False:
+        logger.warning("Could not open a browser; open this URL to authorize: %s", url)
 
 
 def _code_from_redirect(params: Mapping[str, str]) -> str:
@@ -696,17 +701,33 @@ async def _protected_resource_metadata(
     if path:
         candidates.append(f"{root}{RESOURCE_METADATA_PATH}{path}")
     candidates.append(f"{root}{RESOURCE_METADATA_PATH}")
-    for url in candidates:
-        _require_secure(url, "the protected resource metadata URL")
+    found = await _first_document(
+        http, candidates, ProtectedResourceMetadata, "protected resource metadata"
+    )
+    if found is None:
+        return None
+    url, meta = found
+    _check_resource(meta, server_url, url)
+    return meta
+
+
+async def _first_document(
+    http: httpx.AsyncClient, urls: list[str], model: type[_Document], what: str
+) -> tuple[str, _Document] | None:
+    """The first of ``urls`` that answers with a JSON object, as ``model``, and its URL.
+
+    Each URL is checked (https, or http to loopback) just before it is asked; a document
+    found but invalid is refused rather than passed over, as it names the wrong shape.
+    """
+    for url in urls:
+        _require_secure(url, f"the {what} URL")
         found = await _get_json(http, url)
         if found is None:
             continue
         try:
-            meta = ProtectedResourceMetadata.model_validate(found)
+            return url, model.model_validate(found)
         except ValidationError as exc:
-            raise OAuthFlowError(f"protected resource metadata at {url} is invalid: {exc}") from exc
-        _check_resource(meta, server_url, url)
-        return meta
+            raise OAuthFlowError(f"{what} at {url} is invalid: {exc}") from exc
     return None
 
 

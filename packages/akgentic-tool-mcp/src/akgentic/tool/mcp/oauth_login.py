@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
-import logging
 import time
 import webbrowser
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
@@ -50,6 +48,7 @@ from akgentic.tool.mcp.oauth_handler import (
     _check_authorization_server,
     _code_from_redirect,
     _require_secure,
+    _send_user,
     listen_for_callback,
 )
 from akgentic.tool.mcp.oauth_store import FileLoginStore, LoginStore, StoredLogin
@@ -70,8 +69,6 @@ __all__ = [
     "login_mcp_server",
     "login_mcp_server_sync",
 ]
-
-logger = logging.getLogger(__name__)
 
 # A provider that may not authorize still needs a redirect URI in its client metadata; it is
 # never sent anywhere, since such a provider refuses before any authorization request.
@@ -372,11 +369,7 @@ async def browser_interaction(
         async def send_user(url: str) -> None:
             state = parse_qs(urlsplit(url).query).get("state", [""])[0]
             callback.expect(state)
-            opened = opener(url)
-            if inspect.isawaitable(opened):
-                opened = await opened
-            if opened is False:
-                logger.warning("Could not open a browser; open this URL to authorize: %s", url)
+            await _send_user(opener, url)
 
         async def receive() -> AuthorizationCodeResult:
             try:
