@@ -219,6 +219,15 @@ def test_the_blocking_timeout_counts_the_requests_turned_away() -> None:
     assert [answer.status_code for answer in answers] == [400, 400]
 
 
+def test_a_blocking_timeout_without_any_request_says_only_that() -> None:
+    _, run = _blocking_flow([], auth_timeout=0.3)
+    with pytest.raises(OAuthFlowError) as caught:
+        run()
+    assert re.fullmatch(
+        r"no authorization arrived at http://127\.0\.0\.1:\d+/cb within 0\.3 s", str(caught.value)
+    )
+
+
 def test_a_redirect_within_a_short_wait_is_still_taken() -> None:
     _, run = _blocking_flow(["/cb" + _query(code="the-code", state=STATE)], auth_timeout=1.0)
     assert run() == "the-code"
