@@ -83,7 +83,10 @@ def test_a_plain_http_server_off_loopback_is_refused_by_name() -> None:
 
 
 def test_the_flow_waits_for_the_user_only_as_long_as_asked(oauth_server: ServerProcess) -> None:
-    with pytest.raises(OAuthFlowError, match=r"no authorization arrived .* within 0\.5 s"):
+    listener = r"http://127\.0\.0\.1:\d+/callback"
+    with pytest.raises(
+        OAuthFlowError, match=f"no authorization arrived at {listener} within 0\\.5 s$"
+    ):
         get_mcp_token_with_oauth_if_needed(
             oauth_server.url, callback_port=0, oauth_timeout=0.5, open_browser=lambda url: True
         )

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from mcp_harness import ServerProcess
+from pydantic import ValidationError
 
 from akgentic.tool.mcp import (
     MCPConnectionError,
@@ -133,3 +134,9 @@ async def test_a_listing_the_server_never_answers_is_bounded_by_read_timeout(
     with pytest.raises(MCPConnectionError, match="could not list the tools"):
         await list_mcp_tools(_stub(tmp_path, "stall", read_timeout=0.5))
     assert time.monotonic() - started < 5
+
+
+def test_a_bad_tool_prefix_is_named() -> None:
+    with pytest.raises(ValidationError) as caught:
+        MCPHTTPConnectionConfig(url="https://mcp.acme.example/mcp", tool_prefix="9lives")
+    assert "tool_prefix '9lives' must start with a letter" in str(caught.value)
