@@ -64,6 +64,9 @@ async def test_the_requests_name_the_client_and_ask_for_json(stand_in: StandIn) 
     assert exchange.headers["Accept"] == "application/json"
     (metadata,) = stand_in.requests_to("/.well-known/oauth-authorization-server")
     assert metadata.headers["Accept"] == "application/json"
+    (probe,) = stand_in.requests_to("/mcp")  # the anonymous request that looks for a challenge
+    assert probe.method == "GET"
+    assert probe.headers["Accept"] == "application/json, text/event-stream"
 
 
 async def test_the_name_and_scopes_asked_for_are_registered(stand_in: StandIn) -> None:
@@ -115,6 +118,54 @@ async def test_metadata_that_is_not_an_object_is_passed_over(stand_in: StandIn) 
     stand_in.routes["/.well-known/openid-configuration"] = stand_in.routes[well_known]
     stand_in.routes[well_known] = (200, ["not", "metadata"])
     assert await _authorize(stand_in) == "t"
+
+
+@pytest.mark.parametrize(
+    "server_path",
+    [
+        "/mcp",  # answers 401 with a bare "Bearer" challenge: no document named
+        "/mcp/",  # written with a trailing slash: the same server, the same document
+    ],
+)
+async def test_the_well_known_resource_document_is_found(
+    stand_in: StandIn, server_path: str
+) -> None:
+    stand_in.routes["/mcp"] = (401, {}, {"WWW-Authenticate": "Bearer"})
+    stand_in.routes["/.well-known/oauth-protected-resource/mcp"] = (
+        200,
+        {"authorization_servers": [stand_in.base], "scopes_supported": ["files:read"]},
+    )
+    await authorize_mcp_server(stand_in.base + server_path, open_browser=_Browser(), timeout=10)
+    (authorize,) = stand_in.requests_to("/authorize")
+    assert parse_qs(urlsplit(authorize.path).query)["scope"] == ["files:read"]
+
+
+async def test_metadata_of_another_issuer_is_refused_naming_where_it_was_found(
+    stand_in: StandIn,
+) -> None:
+    stand_in.serve_as_own_authorization_server(issuer="https://as.acme.example")
+    with pytest.raises(OAuthFlowError) as caught:
+        await _authorize(stand_in)
+    where = f"{stand_in.base}/.well-known/oauth-authorization-server"
+    assert f"authorization server metadata at {where} names issuer" in str(caught.value)
+
+
+async def test_a_plain_http_authorization_server_is_refused_by_name(stand_in: StandIn) -> None:
+    stand_in.routes["/.well-known/oauth-protected-resource/mcp"] = (
+        200,
+        {"authorization_servers": ["http://as.acme.example"]},
+    )
+    with pytest.raises(OAuthFlowError) as caught:
+        await _authorize(stand_in)
+    assert "the authorization server ('http://as.acme.example')" in str(caught.value).lower()
+
+
+async def test_an_unreachable_server_is_named_with_the_error() -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/mcp"
+        with pytest.raises(OAuthFlowError, match=f"GET {url} failed: ConnectError"):
+            await authorize_mcp_server(url, open_browser=_Browser(), timeout=10)
 
 
 async def test_an_unreachable_token_endpoint_is_named(stand_in: StandIn) -> None:
