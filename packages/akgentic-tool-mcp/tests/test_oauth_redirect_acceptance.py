@@ -139,6 +139,25 @@ async def test_a_redirect_without_a_code_ends_the_wait_with_its_own_page(
         assert await callback.wait() == params
 
 
+async def test_a_listener_serves_one_request_after_another(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="akgentic.tool.mcp.oauth_handler")
+    async with listen_for_callback() as callback, httpx.AsyncClient() as client:
+        callback.expect(STATE)
+        await client.get(callback.redirect_uri + _query(code="first", state=STATE))
+        assert await callback.wait() == {"code": "first", "state": STATE}
+        # A second authorization through the same listener (a new login, a retry).
+        callback.expect("st-2")
+        await client.get(callback.redirect_uri + _query(code="stolen", state=STATE))
+        await client.get(callback.redirect_uri + _query(code="second", state="st-2"))
+        assert await callback.wait() == {"code": "second", "state": "st-2"}
+    # The request turned away is logged with the listener it reached, not its values.
+    (turned_away,) = [r.getMessage() for r in caplog.records]
+    assert callback.redirect_uri in turned_away
+    assert "stolen" not in turned_away
+
+
 async def test_a_new_request_starts_with_nothing_turned_away() -> None:
     async with listen_for_callback() as callback, httpx.AsyncClient() as client:
         callback.expect(STATE)

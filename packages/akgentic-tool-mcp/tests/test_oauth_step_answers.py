@@ -150,6 +150,17 @@ async def test_metadata_of_another_issuer_is_refused_naming_where_it_was_found(
     assert f"authorization server metadata at {where} names issuer" in str(caught.value)
 
 
+@pytest.mark.parametrize("endpoint", ["authorization_endpoint", "token_endpoint"])
+async def test_a_plain_http_endpoint_in_the_metadata_is_refused_by_name(
+    stand_in: StandIn, endpoint: str
+) -> None:
+    stand_in.serve_as_own_authorization_server(**{endpoint: "http://as.acme.example/x"})
+    with pytest.raises(OAuthFlowError) as caught:
+        await _authorize(stand_in)
+    assert f"{endpoint} in the metadata at {stand_in.base}/.well-known/" in str(caught.value)
+    assert stand_in.requests_to("/register") == []
+
+
 async def test_a_plain_http_authorization_server_is_refused_by_name(stand_in: StandIn) -> None:
     stand_in.routes["/.well-known/oauth-protected-resource/mcp"] = (
         200,
