@@ -150,7 +150,9 @@ async def test_metadata_of_another_issuer_is_refused_naming_where_it_was_found(
     assert f"authorization server metadata at {where} names issuer" in str(caught.value)
 
 
-@pytest.mark.parametrize("endpoint", ["authorization_endpoint", "token_endpoint"])
+@pytest.mark.parametrize(
+    "endpoint", ["authorization_endpoint", "token_endpoint", "registration_endpoint"]
+)
 async def test_a_plain_http_endpoint_in_the_metadata_is_refused_by_name(
     stand_in: StandIn, endpoint: str
 ) -> None:
