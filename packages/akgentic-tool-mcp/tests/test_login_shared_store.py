@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from urllib.parse import parse_qs
 
 import pytest
 from oauth_stand_in import StandIn
+from pydantic import AnyHttpUrl
 from test_oauth_provider_refresh import (
     NEW_TOKENS,
     TOKEN_PATH,
@@ -30,6 +32,8 @@ from akgentic.tool.mcp.oauth_login import MCPLoginError, MCPOAuthProvider
 from akgentic.tool.mcp.oauth_store import MemoryLoginStore, StoredLogin
 
 __all__ = ["server"]  # the stand-in fixture, shared with the refresh tests
+
+MOVED_TOKEN_PATH = "/moved/token"
 
 
 async def _wait_until(moment: float) -> None:
@@ -88,11 +92,12 @@ async def test_a_refused_refresh_after_another_process_dropped_the_tokens(
     assert await provider.store.load(url) == dropped
 
 
-async def test_a_login_taken_from_another_process_is_refreshed_with_its_own_client(
+async def test_a_login_taken_from_another_process_is_refreshed_as_it_was_obtained(
     server: StandIn,
 ) -> None:
     # This provider's refresh is refused; another process has meanwhile logged in again,
-    # registering a new client. Its login is taken, and later refreshed as that client.
+    # with a new client of an authorization server that now has another token endpoint.
+    # Its login is taken, and later refreshed as that client, at that endpoint.
     url = f"{server.base}/mcp"
     newer = _stored(
         server,
@@ -102,18 +107,26 @@ async def test_a_login_taken_from_another_process_is_refreshed_with_its_own_clie
         refresh_token="RT-OTHER",
     )
     assert newer.client_info is not None
+    assert newer.authorization_server is not None
     newer.client_info = newer.client_info.model_copy(update={"client_id": "client-2"})
+    moved = AnyHttpUrl(server.base + MOVED_TOKEN_PATH)
+    newer.authorization_server.token_endpoint = moved
     provider = _refused_while_stored(server, newer)
     assert (await _get(provider, url)).status_code == 200
     assert _bearer_sent(server) == "Bearer AT-OTHER"
 
-    server.routes[TOKEN_PATH] = (200, NEW_TOKENS)
+    server.routes[MOVED_TOKEN_PATH] = (200, NEW_TOKENS)
     assert newer.expires_at is not None
     await _wait_until(newer.expires_at - 0.5)
     await _get(provider, url)
-    refreshes = _refreshes(server)
-    assert [(r["refresh_token"], r["client_id"]) for r in refreshes] == [
-        (["RT-OLD"], ["client-1"]),
-        (["RT-OTHER"], ["client-2"]),
+    assert [parse_qs(seen.body) for seen in server.requests_to(MOVED_TOKEN_PATH)] == [
+        {
+            "grant_type": ["refresh_token"],
+            "refresh_token": ["RT-OTHER"],
+            "client_id": ["client-2"],
+            "resource": [url],
+        }
     ]
+    refused = [(r["refresh_token"], r["client_id"]) for r in _refreshes(server)]
+    assert refused == [(["RT-OLD"], ["client-1"])]
     assert _bearer_sent(server) == "Bearer AT-NEW"

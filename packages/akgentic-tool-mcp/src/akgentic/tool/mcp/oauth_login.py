@@ -285,18 +285,22 @@ class MCPOAuthProvider(OAuthClientProvider):
         return error
 
     def _restore(self, login: StoredLogin) -> None:
+        """Use ``login``: its tokens, client and metadata together, replacing those held.
+
+        They belong together: a login another process stored meanwhile may come from
+        another registration, or from an authorization server with other endpoints, and
+        its refresh token is only good for its own client at its own token endpoint.
+        """
         context = self.context
         context.current_tokens = login.tokens
         context.client_info = login.client_info or context.client_info
         lifetime = login.tokens.expires_in if login.tokens else None
         context.token_expiry_time = _refresh_at(login.expires_at, lifetime)
-        if login.authorization_server is not None and context.oauth_metadata is None:
-            context.oauth_metadata = login.authorization_server
+        context.oauth_metadata = login.authorization_server or context.oauth_metadata
         resource = login.resource_metadata
-        if resource is not None and context.protected_resource_metadata is None:
+        if resource is not None:
             context.protected_resource_metadata = resource
-            if resource.authorization_servers and context.auth_server_url is None:
-                context.auth_server_url = str(resource.authorization_servers[0])
+            context.auth_server_url = str(resource.authorization_servers[0])
 
     def _refresh_early(self) -> None:
         tokens = self.context.current_tokens
