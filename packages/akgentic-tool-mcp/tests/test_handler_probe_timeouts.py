@@ -56,4 +56,4 @@ def test_the_handshake_that_proves_the_token_is_bounded_by_the_http_timeout(
     with pytest.raises(MCPConnectionError):
         probe_mcp_with_oauth(stalled_url, "tok", callback_port=0, http_timeout=0.5)
     # Well within the 5 s a connection is given by default.
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 4
