@@ -35,13 +35,14 @@ import inspect
 import logging
 import re
 import secrets
+import threading
 import time
 import webbrowser
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from html import escape
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -544,6 +545,7 @@ class AuthorizationCallback:
     def __init__(self) -> None:
         self._result: asyncio.Future[dict[str, str]] = asyncio.get_running_loop().create_future()
         self._pending = _PendingRedirect(None, self.path)
+        self._connections: set[asyncio.StreamWriter] = set()
         self.port = 0
 
     @property
@@ -566,9 +568,10 @@ class AuthorizationCallback:
         return await asyncio.shield(self._result)
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._connections.add(writer)
         try:
-            request_line = await asyncio.wait_for(reader.readline(), 10)
-            while (await asyncio.wait_for(reader.readline(), 10)) not in (b"\r\n", b"\n", b""):
+            request_line = await _read_line(reader)
+            while await _read_line(reader) not in (b"\r\n", b"\n", b""):
                 pass  # headers are not needed
             method, target, *_ = [*request_line.decode("latin-1").split(" "), "", ""]
             parts = urlsplit(target)
@@ -583,9 +586,20 @@ class AuthorizationCallback:
             # and undecodable bytes): not the redirect we wait for.
             return
         finally:
+            self._connections.discard(writer)
             writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
+
+    def _drop_connections(self) -> None:
+        """Close the connections still open, when the listener closes.
+
+        A browser may open a connection it sends nothing on (a preconnect); closing the
+        listener waits for every connection to end, so the flow would otherwise return its
+        token only once that one timed out.
+        """
+        for writer in list(self._connections):
+            writer.close()
 
     def _accept(self, params: dict[str, str]) -> _Page:
         """Settle the flow if ``params`` answer the pending request; the page to show."""
@@ -597,6 +611,14 @@ class AuthorizationCallback:
 
 _Page = tuple[int, str, str]
 """What a listener answers: HTTP status, page title, page message."""
+
+_SILENCE_LIMIT = 10.0
+"""Seconds a connection to a listener may stay silent before its request line is read."""
+
+
+async def _read_line(reader: asyncio.StreamReader) -> bytes:
+    """The next line of a request, given at most ``_SILENCE_LIMIT`` seconds to arrive."""
+    return await asyncio.wait_for(reader.readline(), _SILENCE_LIMIT)
 
 
 class _PendingRedirect:
@@ -683,6 +705,7 @@ async def listen_for_callback(port: int = 0) -> AsyncIterator[AuthorizationCallb
         yield callback
     finally:
         server.close()
+        callback._drop_connections()
         await server.wait_closed()
 
 
@@ -840,14 +863,30 @@ def parse_www_authenticate_header(header_value: str) -> dict[str, str]:
     return parse_www_authenticate(header_value)
 
 
-class _CallbackServer(HTTPServer):
-    """A blocking HTTP server on 127.0.0.1 for one authorization redirect."""
+class _CallbackServer(ThreadingHTTPServer):
+    """An HTTP server on 127.0.0.1 for one authorization redirect, a thread per connection.
+
+    Threaded because a browser may open a connection it sends nothing on (a preconnect):
+    served one at a time, such a connection would hold back the redirect behind it.
+    """
+
+    daemon_threads = True
 
     def __init__(self, port: int, path: str, state: str) -> None:
         super().__init__(("127.0.0.1", port), OAuthCallbackHandler)
         self.callback_path = path
         bound = self.server_address[1]  # the port given, or the one picked for port 0
         self.pending = _PendingRedirect(state, f"http://127.0.0.1:{bound}{path}")
+        self.taken = threading.Event()
+        self._lock = threading.Lock()
+
+    def accept(self, params: dict[str, str]) -> _Page:
+        """Hand a request's query to the pending redirect (one at a time); the page to show."""
+        with self._lock:
+            page = self.pending.accept(params)
+            if self.pending.params is not None:
+                self.taken.set()
+        return page
 
 
 class OAuthCallbackHandler(BaseHTTPRequestHandler):
@@ -859,13 +898,14 @@ class OAuthCallbackHandler(BaseHTTPRequestHandler):
     """
 
     server: _CallbackServer
+    timeout = _SILENCE_LIMIT  # a connection's thread ends once it has been silent this long
 
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
         if parts.path != self.server.callback_path:
             page = _NOT_FOUND
         else:
-            page = self.server.pending.accept({k: v[0] for k, v in parse_qs(parts.query).items()})
+            page = self.server.accept({k: v[0] for k, v in parse_qs(parts.query).items()})
         # Written whole, as the asynchronous listener does (no request line is logged).
         self.wfile.write(_page_response(*page))
 
@@ -907,15 +947,17 @@ def handle_mcp_oauth_flow(
     path = urlsplit(query["redirect_uri"]).path if query.get("redirect_uri") else ""
     deadline = time.monotonic() + auth_timeout
     with _CallbackServer(callback_port, path or AuthorizationCallback.path, state) as server:
-        pending = server.pending
-        if open_browser(auth_url) is False:
-            logger.warning("Could not open a browser; open this URL to authorize: %s", auth_url)
-        while pending.params is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _no_authorization(pending.redirect_uri, auth_timeout, pending.rejected)
-            server.timeout = remaining
-            server.handle_request()
+        serving = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+        serving.start()
+        try:
+            if open_browser(auth_url) is False:
+                logger.warning("Could not open a browser; open this URL to authorize: %s", auth_url)
+            server.taken.wait(max(0.0, deadline - time.monotonic()))
+        finally:
+            server.shutdown()
+    pending = server.pending
+    if pending.params is None:
+        raise _no_authorization(pending.redirect_uri, auth_timeout, pending.rejected)
     return _code_from_redirect(pending.params)
 
 

@@ -1,0 +1,99 @@
+"""A connection the browser opens and sends nothing on does not hold the flow back.
+
+Browsers open connections ahead of need (a preconnect) and may leave one idle while the
+redirect travels on another. The blocking listener of ``handle_mcp_oauth_flow`` must still
+take the redirect (it used to serve one connection at a time, and waited on the idle one
+for as long as the browser kept it open), and the asynchronous listener must close at
+once when the flow ends (it used to wait for the idle connection to time out, 10 s). Played
+with real sockets on 127.0.0.1 as the browser.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from urllib.parse import urlencode, urlsplit
+
+import httpx
+import pytest
+from _handler_browsers import approve, redirect_uri
+from oauth_stand_in import StandIn
+
+from akgentic.tool.mcp.oauth_handler import authorize_mcp_server, handle_mcp_oauth_flow
+
+STATE = "st-idle"
+
+
+@pytest.fixture
+def idle_connections() -> Iterator[list[socket.socket]]:
+    """The browser's idle connections, closed at the end of the test."""
+    opened: list[socket.socket] = []
+    yield opened
+    for connection in opened:
+        connection.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_the_blocking_listener_takes_the_redirect_behind_an_idle_connection(
+    idle_connections: list[socket.socket],
+) -> None:
+    port = _free_port()
+    listener = f"http://127.0.0.1:{port}/callback"
+    auth_url = "https://auth.example/authorize?" + urlencode(
+        {"state": STATE, "redirect_uri": listener}
+    )
+    answers: list[int] = []
+    redirects: list[threading.Thread] = []
+
+    def browser(url: str) -> bool:
+        # The listener is up when the browser is sent off: the idle connection is first.
+        idle_connections.append(socket.create_connection(("127.0.0.1", port)))
+
+        def redirect() -> None:
+            query = urlencode({"code": "the-code", "state": STATE})
+            answers.append(httpx.get(f"{listener}?{query}", timeout=10).status_code)
+
+        redirects.append(threading.Thread(target=redirect, daemon=True))
+        redirects[0].start()
+        return True
+
+    codes: list[str] = []
+    flow = threading.Thread(
+        target=lambda: codes.append(
+            handle_mcp_oauth_flow(
+                auth_url, callback_port=port, auth_timeout=10, open_browser=browser
+            )
+        ),
+        daemon=True,
+    )
+    flow.start()
+    flow.join(timeout=5)
+    assert codes == ["the-code"], "the redirect waited behind the idle connection"
+    redirects[0].join(timeout=5)  # the page is written once the code is taken
+    assert answers == [200]
+
+
+async def test_the_flow_returns_without_waiting_for_an_idle_connection(
+    stand_in: StandIn, idle_connections: list[socket.socket]
+) -> None:
+    stand_in.serve_as_own_authorization_server()
+
+    async def preconnecting_browser(url: str) -> bool:
+        port = urlsplit(redirect_uri(url)).port
+        assert port is not None
+        idle_connections.append(socket.create_connection(("127.0.0.1", port)))
+        return await approve(url)
+
+    started = time.monotonic()
+    token = await authorize_mcp_server(
+        f"{stand_in.base}/mcp", open_browser=preconnecting_browser, timeout=10
+    )
+    assert token.access_token == "t"
+    assert time.monotonic() - started < 5
