@@ -1,16 +1,20 @@
-"""A connection the browser opens and sends nothing on does not hold the flow back.
+"""Connections to a redirect listener that never bring a request do not disturb the flow.
 
 Browsers open connections ahead of need (a preconnect) and may leave one idle while the
 redirect travels on another. The blocking listener of ``handle_mcp_oauth_flow`` must still
 take the redirect (it used to serve one connection at a time, and waited on the idle one
 for as long as the browser kept it open), and the asynchronous listener must close at
-once when the flow ends (it used to wait for the idle connection to time out, 10 s). Played
-with real sockets on 127.0.0.1 as the browser.
+once when the flow ends (it used to wait for the idle connection to time out, 10 s). A
+connection the browser resets (a tab closed mid-load) is dropped without an error in the
+log. Played with real sockets on 127.0.0.1 as the browser.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -21,7 +25,11 @@ import pytest
 from _handler_browsers import approve, redirect_uri
 from oauth_stand_in import StandIn
 
-from akgentic.tool.mcp.oauth_handler import authorize_mcp_server, handle_mcp_oauth_flow
+from akgentic.tool.mcp.oauth_handler import (
+    authorize_mcp_server,
+    handle_mcp_oauth_flow,
+    listen_for_callback,
+)
 
 STATE = "st-idle"
 
@@ -97,3 +105,31 @@ async def test_the_flow_returns_without_waiting_for_an_idle_connection(
     )
     assert token.access_token == "t"
     assert time.monotonic() - started < 5
+
+
+def _reset(port: int, request: bytes) -> None:
+    """Connect, send ``request``, and drop the connection with a reset (no orderly close)."""
+    connection = socket.create_connection(("127.0.0.1", port))
+    if request:
+        connection.sendall(request)
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    connection.close()
+
+
+async def test_a_connection_the_browser_resets_is_dropped_quietly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING)
+    redirect = "?" + urlencode({"code": "the-code", "state": STATE})
+    async with listen_for_callback() as callback, httpx.AsyncClient() as client:
+        callback.expect(STATE)
+        _reset(callback.port, b"")  # before a word
+        _reset(callback.port, b"GET /callback" + redirect.encode())  # mid-request
+        answer = await client.get(callback.redirect_uri + redirect)
+        assert answer.status_code == 200
+        assert await callback.wait() == {"code": "the-code", "state": STATE}
+    # Wait until the listener has finished with every connection it took.
+    pending = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    if pending:
+        await asyncio.wait(pending, timeout=5)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
