@@ -6,7 +6,7 @@ take the redirect (it used to serve one connection at a time, and waited on the 
 for as long as the browser kept it open), and the asynchronous listener must close at
 once when the flow ends (it used to wait for the idle connection to time out, 10 s). A
 connection the browser resets (a tab closed mid-load) is dropped without an error in the
-log. Played with real sockets on 127.0.0.1 as the browser.
+log, or a traceback on the terminal. Played with real sockets on 127.0.0.1 as the browser.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from urllib.parse import urlencode, urlsplit
 
 import httpx
@@ -49,9 +49,19 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_the_blocking_listener_takes_the_redirect_behind_an_idle_connection(
-    idle_connections: list[socket.socket],
-) -> None:
+def _reset(port: int, request: bytes) -> None:
+    """Connect, send ``request``, and drop the connection with a reset (no orderly close)."""
+    connection = socket.create_connection(("127.0.0.1", port))
+    if request:
+        connection.sendall(request)
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    connection.close()
+
+
+def _blocking_flow(before_redirect: Callable[[int], object]) -> tuple[list[str], list[int]]:
+    """Run ``handle_mcp_oauth_flow`` with a browser that does ``before_redirect(port)``
+    to the listener, then sends the redirect; the codes it returned within 5 s, and the
+    listener's answers to the redirect."""
     port = _free_port()
     listener = f"http://127.0.0.1:{port}/callback"
     auth_url = "https://auth.example/authorize?" + urlencode(
@@ -61,8 +71,8 @@ def test_the_blocking_listener_takes_the_redirect_behind_an_idle_connection(
     redirects: list[threading.Thread] = []
 
     def browser(url: str) -> bool:
-        # The listener is up when the browser is sent off: the idle connection is first.
-        idle_connections.append(socket.create_connection(("127.0.0.1", port)))
+        # The listener is up when the browser is sent off.
+        before_redirect(port)
 
         def redirect() -> None:
             query = urlencode({"code": "the-code", "state": STATE})
@@ -83,9 +93,32 @@ def test_the_blocking_listener_takes_the_redirect_behind_an_idle_connection(
     )
     flow.start()
     flow.join(timeout=5)
+    if codes:
+        redirects[0].join(timeout=5)  # the page is written once the code is taken
+    return codes, answers
+
+
+def test_the_blocking_listener_takes_the_redirect_behind_an_idle_connection(
+    idle_connections: list[socket.socket],
+) -> None:
+    def preconnect(port: int) -> None:
+        idle_connections.append(socket.create_connection(("127.0.0.1", port)))
+
+    codes, answers = _blocking_flow(preconnect)
     assert codes == ["the-code"], "the redirect waited behind the idle connection"
-    redirects[0].join(timeout=5)  # the page is written once the code is taken
     assert answers == [200]
+
+
+def test_the_blocking_listener_drops_a_reset_connection_quietly(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def reset_twice(port: int) -> None:
+        _reset(port, b"")
+        _reset(port, b"GET /callback?state=" + STATE.encode())
+
+    codes, answers = _blocking_flow(reset_twice)
+    assert (codes, answers) == (["the-code"], [200])
+    assert "Traceback" not in capsys.readouterr().err
 
 
 async def test_the_flow_returns_without_waiting_for_an_idle_connection(
@@ -105,15 +138,6 @@ async def test_the_flow_returns_without_waiting_for_an_idle_connection(
     )
     assert token.access_token == "t"
     assert time.monotonic() - started < 5
-
-
-def _reset(port: int, request: bytes) -> None:
-    """Connect, send ``request``, and drop the connection with a reset (no orderly close)."""
-    connection = socket.create_connection(("127.0.0.1", port))
-    if request:
-        connection.sendall(request)
-    connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    connection.close()
 
 
 async def test_a_connection_the_browser_resets_is_dropped_quietly(

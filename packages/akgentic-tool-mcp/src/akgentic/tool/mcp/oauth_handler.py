@@ -35,6 +35,7 @@ import inspect
 import logging
 import re
 import secrets
+import sys
 import threading
 import time
 import webbrowser
@@ -887,6 +888,14 @@ class _CallbackServer(ThreadingHTTPServer):
             if self.pending.params is not None:
                 self.taken.set()
         return page
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A browser that drops a connection (a tab closed mid-load) is no error worth a
+        # traceback on the user's terminal, as the asynchronous listener drops it quietly.
+        if isinstance(sys.exception(), ConnectionError):
+            logger.debug("OAuth callback: a connection was dropped by the browser")
+            return
+        super().handle_error(request, client_address)
 
 
 class OAuthCallbackHandler(BaseHTTPRequestHandler):
