@@ -257,6 +257,8 @@ async def test_an_authorization_endpoint_with_a_query_keeps_it(stand_in: StandIn
         ),
         (["nope", "access_token=AT-LEAK"], "HTTP 400 ['nope', 'access_token=***']", "AT-LEAK"),
         ("x" * 300, "HTTP 400 " + "x" * 200, "x" * 201),
+        # a JSON answer that is no object is cut at 200 characters too
+        (["y" * 300], "HTTP 400 ['" + "y" * 198, "y" * 199),
     ],
 )
 async def test_a_refused_token_request_says_what_the_server_said(
