@@ -94,7 +94,7 @@ def test_stdio_reprs_mask_credential_arguments_and_environment() -> None:
     card = MCPTool(connection=connection)
     shown = [repr(connection), str(connection), repr(card), str(card), connection.describe()]
     _shows_none_of(shown, [*SECRET_VALUES, "env-secret"])
-    _shows_all_of(shown, ["--api-key=***", "--token", "--port", "8080", "--verbose"])
+    _shows_all_of(shown, ["acme-server", "--api-key=***", "--token", "--port", "8080", "--verbose"])
     # The configuration itself is untouched: it round-trips with the real values.
     assert MCPTool.model_validate_json(card.model_dump_json()) == card
 
