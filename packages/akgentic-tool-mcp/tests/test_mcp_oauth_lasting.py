@@ -137,6 +137,27 @@ async def test_the_login_is_stored_0600_and_reused_without_authorizing(
     assert user.visits == 1
 
 
+async def test_a_stored_login_authorizes_an_sse_connection(tmp_path: Path) -> None:
+    sse = start_http_server("sse", "/sse", "--oauth")
+    try:
+        store = FileLoginStore(tmp_path)
+        login = await login_mcp_server(
+            sse.url, store=store, transport="sse", interaction=AutoApprove().interaction()
+        )
+        assert login.tokens is not None
+        tool = MCPTool(
+            connection=MCPHTTPConnectionConfig(
+                url=sse.url, transport="sse", auth="oauth", oauth_store_dir=str(tmp_path)
+            )
+        )
+        script = await run(tool, ScriptedCall("seen_authorization"))
+        (seen,) = script.tool_results()
+        assert isinstance(seen, ToolReturnPart)
+        assert seen.content == f"Bearer {login.tokens.access_token}"
+    finally:
+        sse.stop()
+
+
 async def test_a_revoked_refresh_token_says_to_log_in_again(
     server: ServerProcess, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

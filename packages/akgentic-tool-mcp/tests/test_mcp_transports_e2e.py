@@ -116,6 +116,16 @@ async def test_a_server_side_tool_error_reaches_the_model(
     assert "the ledger is locked" in str(outcome.content)
 
 
+async def test_a_connection_without_a_credential_sends_no_authorization(
+    any_connection: MCPConnectionConfig,
+) -> None:
+    script = ScriptedModel(ScriptedCall("seen_authorization"))
+    await run_agent(MCPTool(connection=any_connection), script)
+    (outcome,) = script.tool_results()
+    assert isinstance(outcome, ToolReturnPart)
+    assert outcome.content == ""
+
+
 @pytest.mark.parametrize("transport", ["streamable-http", "sse"])
 async def test_the_bearer_token_reaches_the_server(
     start_server: StartServer, transport: str
