@@ -15,6 +15,7 @@ import re
 import socket
 import threading
 from collections.abc import Callable
+from html import escape
 from urllib.parse import urlencode
 
 import httpx
@@ -28,13 +29,26 @@ from akgentic.tool.mcp.oauth_handler import (
 
 STATE = "st-1"
 
-# What each answer must say: status, the page title (letter case aside), words of its message.
-NOT_FOUND = (404, "not found", "nothing here")
-WRONG_STATE = (400, "not accepted", "wrong or missing")
-AUTHORIZED = (200, "authorized", "done")
-REFUSED = (200, "authorization refused", "close this tab")
-NO_CODE = (400, "authorization failed", "no authorization code")
-NOTHING_PENDING = (400, "nothing to authorize", "no sign-in is waiting")
+# What each answer shows the user: status, the page's title and its message, as written.
+NOT_FOUND = (404, "Not found", "Nothing here.")
+WRONG_STATE = (
+    400,
+    "Not accepted",
+    "This answer does not belong to the sign-in in progress (its state is wrong or "
+    "missing), so it was ignored. Finish signing in from the page the application opened.",
+)
+AUTHORIZED = (200, "Authorized", "Done: you can close this tab.")
+REFUSED = (200, "Authorization refused", "You can close this tab.")
+NO_CODE = (
+    400,
+    "Authorization failed",
+    "The answer carried no authorization code; the sign-in failed. You can close this tab.",
+)
+NOTHING_PENDING = (
+    400,
+    "Nothing to authorize",
+    "No sign-in is waiting for this answer (it may have finished already). You can close this tab.",
+)
 
 Page = tuple[int, str, str]
 
@@ -44,7 +58,7 @@ def _query(**params: str) -> str:
 
 
 def _assert_page(answer: httpx.Response, expected: Page) -> None:
-    status, title, words = expected
+    status, title, message = expected
     assert answer.status_code == status
     assert answer.headers["content-type"] == "text/html; charset=utf-8"
     assert int(answer.headers["content-length"]) == len(answer.content)
@@ -55,8 +69,8 @@ def _assert_page(answer: httpx.Response, expected: Page) -> None:
         answer.text,
     )
     assert shown_title is not None, answer.text
-    assert shown_title[1].lower() == title
-    assert words in shown_title[2].lower()
+    assert shown_title[1] == escape(title)
+    assert shown_title[2] == escape(message)
 
 
 def _free_port() -> int:
