@@ -118,7 +118,12 @@ async def test_a_registered_client_using_basic_authentication(stand_in: StandIn)
     [
         ({"code_challenge_methods_supported": ["plain"]}, {}, "does not advertise PKCE with S256"),
         ({"code_challenge_methods_supported": None}, {}, "does not advertise PKCE with S256"),
-        ({"registration_endpoint": None}, {}, "offers no dynamic client registration"),
+        (
+            {"registration_endpoint": None},
+            {},
+            "offers no dynamic client registration; register a client there and pass its "
+            "client_id$",
+        ),
         ({"token_endpoint": None}, {}, "metadata at .* is invalid"),
         (
             {},

@@ -296,7 +296,11 @@ async def test_a_server_without_oauth_metadata(
     # An SSE endpoint answers an anonymous GET with a stream that never ends: the probe
     # must read only the headers.
     server = sse_server if transport == "sse" else streamable_server
-    with pytest.raises(OAuthFlowError, match="no authorization server metadata found"):
+    with pytest.raises(
+        OAuthFlowError,
+        match=r"^no authorization server metadata found for \S+ "
+        r"\(tried RFC 8414 and OpenID discovery locations\)$",
+    ):
         await authorize_mcp_server(server.url, open_browser=Browser(), timeout=5)
 
 

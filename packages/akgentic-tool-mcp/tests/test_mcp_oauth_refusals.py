@@ -102,7 +102,11 @@ async def test_a_challenge_pointing_at_another_servers_genuine_metadata_is_refus
 async def test_every_other_resource_identifier_is_refused(server: StandIn, resource: str) -> None:
     host = server.base.removeprefix("http://")
     serve_resource(server, resource.format(base=server.base, host=host))
-    with pytest.raises(OAuthFlowError, match="is for resource"):
+    with pytest.raises(
+        OAuthFlowError,
+        match=r"is for resource .*; refusing to ask for a token meant for another resource "
+        r"\(RFC 9728: the resource must be the server's\)$",
+    ):
         await authorize(server)
     assert server.oauth_requests() == []
 
@@ -136,7 +140,11 @@ async def test_metadata_naming_another_issuer_is_refused(server: StandIn, victim
     # The server's origin is its own AS (no resource metadata), but the document it serves
     # there claims to be the victim's, with the attacker's endpoints.
     server.serve_as_own_authorization_server(issuer=victim.base)
-    with pytest.raises(OAuthFlowError, match="names issuer .* but it was looked up for") as caught:
+    with pytest.raises(
+        OAuthFlowError,
+        match=r"names issuer .* but it was looked up for .*; refusing it "
+        r"\(RFC 8414: the issuer must be the server the metadata was discovered for\)$",
+    ) as caught:
         await authorize(server)
     assert repr(victim.base) in str(caught.value)
     assert server.oauth_requests() == []

@@ -229,9 +229,16 @@ def test_handle_mcp_oauth_flow_returns_the_code_of_the_matching_redirect() -> No
 
 
 def test_handle_mcp_oauth_flow_refusals() -> None:
-    with pytest.raises(OAuthFlowError, match="no state"):
+    # Both refusals say what is wrong and what to do, in full.
+    with pytest.raises(
+        OAuthFlowError,
+        match=r"^the authorization URL carries no state: without one the redirect cannot be "
+        r"told apart from a forged request; add a random state parameter$",
+    ):
         handle_mcp_oauth_flow("https://auth.example/authorize?client_id=x", callback_port=0)
-    with pytest.raises(OAuthFlowError, match="not https"):
+    with pytest.raises(
+        OAuthFlowError, match=r"^the authorization URL \('http://auth\.[^)]*\) is not https"
+    ):
         handle_mcp_oauth_flow("http://auth.example/authorize?state=s", callback_port=0)
     port = _free_port()
 

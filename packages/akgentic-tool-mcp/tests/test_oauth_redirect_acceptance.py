@@ -227,7 +227,7 @@ def test_the_blocking_listener_answers_with_the_same_pages() -> None:
     ("params", "page", "error"),
     [
         ({"error": "access_denied", "state": STATE}, REFUSED, "refused: access_denied"),
-        ({"state": STATE}, NO_CODE, "carried no code"),
+        ({"state": STATE}, NO_CODE, "^the authorization redirect carried no code$"),
     ],
 )
 def test_the_blocking_listener_takes_a_redirect_without_a_code_as_a_failure(

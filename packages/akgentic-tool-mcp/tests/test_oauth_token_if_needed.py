@@ -45,7 +45,11 @@ def test_the_server_is_asked_once_for_json_or_a_stream_with_the_given_token(
     # A moved endpoint is followed; what answers there decides.
     stand_in.routes["/old"] = (307, {}, {"Location": "/mcp"})
     stand_in.routes["/mcp"] = (401, {}, {"WWW-Authenticate": 'Basic realm="mcp"'})
-    with pytest.raises(OAuthFlowError, match="without a Bearer challenge"):
+    with pytest.raises(
+        OAuthFlowError,
+        match=r"answered 401 without a Bearer challenge; it does not use OAuth, "
+        r"so no token can be obtained for it here$",
+    ):
         get_mcp_token_with_oauth_if_needed(f"{stand_in.base}/old", "tok-1", callback_port=0)
     (asked,) = stand_in.requests_to("/mcp")
     assert asked.method == "GET"
@@ -97,3 +101,10 @@ def test_the_probe_proves_a_given_token_on_a_server_without_oauth(
 ) -> None:
     gated = start_server("streamable-http", "/mcp", "--require-token", "s3cret")
     assert probe_mcp_with_oauth(gated.url, "s3cret", callback_port=0) == "s3cret"
+
+
+def test_a_plain_http_mcp_server_on_a_remote_host_is_named_and_never_asked() -> None:
+    with pytest.raises(
+        OAuthFlowError, match=r"^the MCP server URL \('http://mcp\.example/mcp'\) is not https"
+    ):
+        get_mcp_token_with_oauth_if_needed("http://mcp.example/mcp", None, callback_port=0)
