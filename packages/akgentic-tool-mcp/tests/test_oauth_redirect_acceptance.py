@@ -273,8 +273,10 @@ def test_the_url_is_logged_only_when_the_browser_could_not_be_opened(
     caplog.set_level(logging.WARNING, logger="akgentic.tool.mcp.oauth_handler")
     _, run = _blocking_flow(["/cb" + _query(code="the-code", state=STATE)], opened=opened)
     assert run() == "the-code"
+    # When it is, the warning tells the user what to do with it.
+    said = r"Could not open a browser; open this URL to authorize: https://auth\.example/authorize\?\S+"
     messages = [record.getMessage() for record in caplog.records]
-    assert any("https://auth.example/authorize?" in m for m in messages) is logged
+    assert any(re.fullmatch(said, m) for m in messages) is logged
 
 
 def test_an_insecure_authorization_url_is_refused_by_name() -> None:
