@@ -110,11 +110,18 @@ def test_an_unreachable_endpoint_is_one_line_with_the_url_and_the_fix(tmp: Path)
     assert _demo_folders(tmp) == []
 
 
+def _answer_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt_after_the_first_task(tmp: Path, *args: str) -> tuple[int, str, str, list[Path]]:
     """Run the scripted demo, Ctrl-C it while the writer works; (code, out, err, folders)."""
     process = subprocess.Popen(
         [sys.executable, str(LAUNCHER), *args],
         env=_env(tmp),
+        # A shell starts background jobs with SIGINT ignored, and the demo would inherit that
+        # (a CI run launched with `&`): give it the Ctrl-C a user's terminal sends.
+        preexec_fn=_answer_ctrl_c,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
