@@ -41,6 +41,13 @@ class ServerProcess:
                 self.process.wait(timeout=5)
 
 
+def free_port() -> int:
+    """A 127.0.0.1 port nothing listens on at the time of asking, for a listener under test."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 def start_http_server(transport: str, path: str, *extra: str) -> ServerProcess:
     """Start the demo server over ``transport`` at ``path`` and wait until it answers."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

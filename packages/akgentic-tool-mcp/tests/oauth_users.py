@@ -6,8 +6,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from mcp.shared.auth import AuthorizationCodeResult
+from oauth_stand_in import StandIn
 
 from akgentic.tool.mcp.oauth_login import OAuthInteraction
+
+PRM = "/.well-known/oauth-protected-resource"
 
 
 class AutoApprove:
@@ -36,3 +39,23 @@ class AutoApprove:
     async def _redirected(self) -> AuthorizationCodeResult:
         assert self._result is not None
         return self._result
+
+
+def serve_mcp_with_oauth(stand_in: StandIn, **metadata_overrides: str | None) -> str:
+    """The stand-in as an OAuth-protected MCP server that is its own authorization server."""
+    url = f"{stand_in.base}/mcp"
+    challenge = f'Bearer resource_metadata="{stand_in.base}{PRM}/mcp"'
+    stand_in.routes["/mcp"] = (401, {"error": "unauthorized"}, {"WWW-Authenticate": challenge})
+    stand_in.routes[f"{PRM}/mcp"] = (
+        200,
+        {"resource": url, "authorization_servers": [stand_in.base]},
+    )
+    stand_in.routes["/.well-known/oauth-authorization-server"] = (
+        200,
+        stand_in.metadata(stand_in.base, **metadata_overrides),
+    )
+    stand_in.routes["/register"] = (
+        201,
+        {"client_id": "c-1", "redirect_uris": [AutoApprove.redirect_uri]},
+    )
+    return url

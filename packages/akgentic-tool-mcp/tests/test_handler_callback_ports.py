@@ -9,13 +9,12 @@ mode and against stand-ins on 127.0.0.1, with a browser that approves at once.
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
 import pytest
 from _handler_browsers import ConsentingBrowser, approve, redirect_uri
-from mcp_harness import ServerProcess, start_http_server
+from mcp_harness import ServerProcess, free_port, start_http_server
 from oauth_stand_in import StandIn, running_stand_in
 
 from akgentic.tool.mcp.oauth_handler import (
@@ -32,17 +31,11 @@ def oauth_server() -> Iterator[ServerProcess]:
     server.stop()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.parametrize("helper", [get_mcp_token_with_oauth_if_needed, probe_mcp_with_oauth])
 def test_the_blocking_helpers_listen_on_the_port_given(
     oauth_server: ServerProcess, helper: Callable[..., str | None]
 ) -> None:
-    port = _free_port()
+    port = free_port()
     browser = ConsentingBrowser()
     token = helper(oauth_server.url, callback_port=port, open_browser=browser)
     assert token is not None

@@ -23,6 +23,7 @@ from urllib.parse import urlencode, urlsplit
 import httpx
 import pytest
 from _handler_browsers import approve, redirect_uri
+from mcp_harness import free_port
 from oauth_stand_in import StandIn
 
 from akgentic.tool.mcp.oauth_handler import (
@@ -43,12 +44,6 @@ def idle_connections() -> Iterator[list[socket.socket]]:
         connection.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _reset(port: int, request: bytes) -> None:
     """Connect, send ``request``, and drop the connection with a reset (no orderly close)."""
     connection = socket.create_connection(("127.0.0.1", port))
@@ -62,7 +57,7 @@ def _blocking_flow(before_redirect: Callable[[int], object]) -> tuple[list[str],
     """Run ``handle_mcp_oauth_flow`` with a browser that does ``before_redirect(port)``
     to the listener, then sends the redirect; the codes it returned within 5 s, and the
     listener's answers to the redirect."""
-    port = _free_port()
+    port = free_port()
     listener = f"http://127.0.0.1:{port}/callback"
     auth_url = "https://auth.example/authorize?" + urlencode(
         {"state": STATE, "redirect_uri": listener}

@@ -7,30 +7,22 @@ back, and against a port where nothing listens.
 
 from __future__ import annotations
 
-import socket
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
+from mcp_harness import free_port
 from oauth_stand_in import StandIn
-from oauth_users import AutoApprove
-from test_oauth_login_choices import _serve_mcp_with_oauth
+from oauth_users import AutoApprove, serve_mcp_with_oauth
 
 from akgentic.tool.mcp.oauth_handler import OAuthFlowError
 from akgentic.tool.mcp.oauth_login import login_mcp_server
 from akgentic.tool.mcp.oauth_store import MemoryLoginStore
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 async def test_the_listener_takes_the_callback_port_given(stand_in: StandIn) -> None:
-    url = _serve_mcp_with_oauth(stand_in)
-    port = _free_port()
+    url = serve_mcp_with_oauth(stand_in)
+    port = free_port()
     sent_to: list[str] = []
 
     def browser(address: str) -> bool:
@@ -53,7 +45,7 @@ async def test_the_listener_takes_the_callback_port_given(stand_in: StandIn) -> 
 
 async def test_a_server_that_cannot_be_reached_fails_with_the_connection_error() -> None:
     # Neither a login failure nor the SDK's: it reaches the caller as the client raised it.
-    url = f"http://127.0.0.1:{_free_port()}/mcp"
+    url = f"http://127.0.0.1:{free_port()}/mcp"
     user = AutoApprove()
     with pytest.raises(Exception) as caught:
         await login_mcp_server(url, store=MemoryLoginStore(), interaction=user.interaction())

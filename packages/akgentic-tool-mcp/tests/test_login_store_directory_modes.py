@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_login_store_files import URL, _login, _mode
+from _login_files import URL, login_for, mode_of
 
 from akgentic.tool.mcp.oauth_store import FileLoginStore
 
@@ -31,6 +31,6 @@ async def test_only_the_access_of_others_is_taken_from_the_directory(
     directory.mkdir()
     directory.chmod(mode)
     store = FileLoginStore(directory)
-    await store.save(_login())
-    assert _mode(directory) == left
-    assert _mode(store.path_for(URL)) == 0o600
+    await store.save(login_for())
+    assert mode_of(directory) == left
+    assert mode_of(store.path_for(URL)) == 0o600

@@ -12,11 +12,10 @@ import errno
 import hashlib
 import logging
 import os
-import stat
 from pathlib import Path
 
 import pytest
-from mcp.shared.auth import OAuthToken
+from _login_files import URL, assert_names_the_server_only, login_for, mode_of
 
 from akgentic.tool.mcp.oauth_store import (
     FileLoginStore,
@@ -26,31 +25,11 @@ from akgentic.tool.mcp.oauth_store import (
 )
 
 # A query value the error messages must mask: the URL is named, its secret is not.
-URL = "https://mcp.acme.example/mcp?api_key=URL-SECRET"
-SHOWN_URL = "https://mcp.acme.example/mcp?api_key=***"
 OTHER_UID = 65534  # "nobody"
 
 needs_root = pytest.mark.skipif(
     os.getuid() != 0, reason="only root can give a file to another user"
 )
-
-
-def _login(url: str = URL) -> StoredLogin:
-    return StoredLogin(
-        server_url=url,
-        tokens=OAuthToken(access_token="AT-SECRET", refresh_token="RT-SECRET", expires_in=60),
-        expires_at=1_000.0,
-    )
-
-
-def _mode(path: Path) -> int:
-    return stat.S_IMODE(path.lstat().st_mode)
-
-
-def _assert_names_the_server_only(error: LoginStoreError) -> None:
-    message = str(error)
-    assert SHOWN_URL in message
-    assert "SECRET" not in message
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -59,13 +38,13 @@ def _assert_names_the_server_only(error: LoginStoreError) -> None:
 async def test_a_new_store_writes_one_0600_file_in_a_0700_directory(tmp_path: Path) -> None:
     directory = tmp_path / "state" / "logins"
     store = FileLoginStore(directory)
-    await store.save(_login())
+    await store.save(login_for())
     path = store.path_for(URL)
     # Checked before any load: loading narrows a file's permissions again.
-    assert _mode(path) == 0o600
-    assert _mode(directory) == 0o700
+    assert mode_of(path) == 0o600
+    assert mode_of(directory) == 0o700
     assert [p.name for p in directory.iterdir()] == [path.name]
-    assert await store.load(URL) == _login()
+    assert await store.load(URL) == login_for()
 
 
 def test_the_file_name_is_a_hash_of_the_server_url(tmp_path: Path) -> None:
@@ -81,8 +60,8 @@ async def test_an_existing_directory_others_can_enter_is_narrowed(
     directory = tmp_path / "logins"
     directory.mkdir()
     directory.chmod(mode)
-    await FileLoginStore(directory).save(_login())
-    assert _mode(directory) == 0o700
+    await FileLoginStore(directory).save(login_for())
+    assert mode_of(directory) == 0o700
 
 
 @needs_root
@@ -91,8 +70,8 @@ async def test_a_directory_of_another_user_keeps_its_permissions(tmp_path: Path)
     directory.mkdir()
     directory.chmod(0o755)
     os.chown(directory, OTHER_UID, -1)
-    await FileLoginStore(directory).save(_login())
-    assert _mode(directory) == 0o755
+    await FileLoginStore(directory).save(login_for())
+    assert mode_of(directory) == 0o755
 
 
 async def test_a_directory_that_cannot_be_created_is_named_with_the_reason(
@@ -102,7 +81,7 @@ async def test_a_directory_that_cannot_be_created_is_named_with_the_reason(
     blocker.write_text("")
     directory = blocker / "logins"
     with pytest.raises(LoginStoreError) as caught:
-        await FileLoginStore(directory).save(_login())
+        await FileLoginStore(directory).save(login_for())
     assert str(directory) in str(caught.value)
     assert os.strerror(errno.ENOTDIR) in str(caught.value)
 
@@ -114,10 +93,10 @@ async def test_a_login_that_cannot_be_written_names_the_file_and_leaves_nothing_
     path = store.path_for(URL)
     path.mkdir()  # the rename over it fails
     with pytest.raises(LoginStoreError) as caught:
-        await store.save(_login())
+        await store.save(login_for())
     assert str(path) in str(caught.value)
     assert os.strerror(errno.EISDIR) in str(caught.value)
-    _assert_names_the_server_only(caught.value)
+    assert_names_the_server_only(caught.value)
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
 
 
@@ -130,11 +109,11 @@ async def test_only_a_file_others_can_read_is_narrowed_with_a_warning_naming_it(
 ) -> None:
     caplog.set_level(logging.WARNING, logger="akgentic.tool.mcp.oauth_store")
     store = FileLoginStore(tmp_path)
-    await store.save(_login())
+    await store.save(login_for())
     path = store.path_for(URL)
     path.chmod(mode)
-    assert await store.load(URL) == _login()
-    assert _mode(path) == 0o600
+    assert await store.load(URL) == login_for()
+    assert mode_of(path) == 0o600
     assert [str(path) in record.getMessage() for record in caplog.records] == (
         [True] if warned else []
     )
@@ -142,7 +121,7 @@ async def test_only_a_file_others_can_read_is_narrowed_with_a_warning_naming_it(
 
 async def test_a_symlink_in_place_of_the_file_is_not_followed(tmp_path: Path) -> None:
     elsewhere = FileLoginStore(tmp_path / "elsewhere")
-    await elsewhere.save(_login())
+    await elsewhere.save(login_for())
     store = FileLoginStore(tmp_path / "logins")
     store.directory.mkdir()
     store.path_for(URL).symlink_to(elsewhere.path_for(URL))
@@ -150,20 +129,20 @@ async def test_a_symlink_in_place_of_the_file_is_not_followed(tmp_path: Path) ->
         await store.load(URL)
     assert str(store.path_for(URL)) in str(caught.value)
     assert os.strerror(errno.ELOOP) in str(caught.value)
-    _assert_names_the_server_only(caught.value)
+    assert_names_the_server_only(caught.value)
 
 
 @needs_root
 async def test_a_file_of_another_user_is_refused(tmp_path: Path) -> None:
     store = FileLoginStore(tmp_path)
-    await store.save(_login())
+    await store.save(login_for())
     path = store.path_for(URL)
     os.chown(path, OTHER_UID, -1)
     with pytest.raises(LoginStoreError, match="another user") as caught:
         await store.load(URL)
     assert str(path) in str(caught.value)
     assert f"uid {OTHER_UID}" in str(caught.value)
-    _assert_names_the_server_only(caught.value)
+    assert_names_the_server_only(caught.value)
 
 
 async def test_a_file_that_is_not_text_is_refused(tmp_path: Path) -> None:
@@ -174,7 +153,7 @@ async def test_a_file_that_is_not_text_is_refused(tmp_path: Path) -> None:
     with pytest.raises(LoginStoreError) as caught:
         await store.load(URL)
     assert str(path) in str(caught.value)
-    _assert_names_the_server_only(caught.value)
+    assert_names_the_server_only(caught.value)
 
 
 async def test_a_document_that_is_not_a_login_object_names_the_whole_document(
@@ -188,25 +167,25 @@ async def test_a_document_that_is_not_a_login_object_names_the_whole_document(
         await store.load(URL)
     assert "(document)" in str(caught.value)
     assert str(path) in str(caught.value)
-    _assert_names_the_server_only(caught.value)
+    assert_names_the_server_only(caught.value)
 
 
 async def test_a_file_of_another_server_names_both_servers(tmp_path: Path) -> None:
     store = FileLoginStore(tmp_path)
     other = "https://other.example/mcp?token=OTHER-SECRET"
-    await store.save(_login(other))
+    await store.save(login_for(other))
     os.replace(store.path_for(other), store.path_for(URL))
     with pytest.raises(LoginStoreError, match="another server") as caught:
         await store.load(URL)
     assert "https://other.example/mcp?token=***" in str(caught.value)
-    _assert_names_the_server_only(caught.value)
+    assert_names_the_server_only(caught.value)
 
 
 # -- expiry and the memory store ----------------------------------------------------------
 
 
 def test_a_login_expires_at_its_expiry_time_and_never_without_one() -> None:
-    login = _login()
+    login = login_for()
     assert not login.is_expired(now=999.0)
     assert login.is_expired(now=1_000.0)
     assert login.is_expired(now=1_001.0)
@@ -215,7 +194,7 @@ def test_a_login_expires_at_its_expiry_time_and_never_without_one() -> None:
 
 async def test_the_memory_store_keeps_its_own_copy() -> None:
     store = MemoryLoginStore()
-    saved = _login()
+    saved = login_for()
     await store.save(saved)
     assert saved.tokens is not None
     saved.tokens.access_token = "changed after saving"

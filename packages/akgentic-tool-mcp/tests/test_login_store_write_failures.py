@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from test_login_store_files import URL, _assert_names_the_server_only, _login
+from _login_files import URL, assert_names_the_server_only, login_for
 
 from akgentic.tool.mcp.oauth_store import FileLoginStore, LoginStoreError
 
@@ -38,8 +38,8 @@ async def test_a_login_file_that_cannot_be_created_names_the_file_and_the_reason
 ) -> None:
     store = FileLoginStore(tmp_path)
     with _no_descriptor_left(), pytest.raises(LoginStoreError) as caught:
-        await store.save(_login())
+        await store.save(login_for())
     assert str(store.path_for(URL)) in str(caught.value)
     assert os.strerror(errno.EMFILE) in str(caught.value)
-    _assert_names_the_server_only(caught.value)
+    assert_names_the_server_only(caught.value)
     assert list(tmp_path.iterdir()) == []

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
-from mcp_harness import ServerProcess, StartServer, start_http_server, stdio_args
+from mcp_harness import ServerProcess, StartServer, free_port, start_http_server, stdio_args
 from pydantic import ValidationError
 from pydantic_ai import Agent
 from pydantic_ai.messages import ToolReturnPart
@@ -189,16 +189,8 @@ def test_parse_www_authenticate_header() -> None:
     assert parse_www_authenticate_header("Basic realm=x") == {}
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_handle_mcp_oauth_flow_returns_the_code_of_the_matching_redirect() -> None:
-    port = _free_port()
+    port = free_port()
     redirect = f"http://127.0.0.1:{port}/cb"
     auth_url = "https://auth.example/authorize?" + urlencode(
         {"response_type": "code", "state": "st-1", "redirect_uri": redirect}
@@ -240,7 +232,7 @@ def test_handle_mcp_oauth_flow_refusals() -> None:
         OAuthFlowError, match=r"^the authorization URL \('http://auth\.[^)]*\) is not https"
     ):
         handle_mcp_oauth_flow("http://auth.example/authorize?state=s", callback_port=0)
-    port = _free_port()
+    port = free_port()
 
     def refuse(url: str) -> bool:
         threading.Thread(
@@ -259,7 +251,7 @@ def test_handle_mcp_oauth_flow_refusals() -> None:
     with pytest.raises(OAuthFlowError, match="no authorization arrived"):
         handle_mcp_oauth_flow(
             "https://auth.example/authorize?state=s",
-            callback_port=_free_port(),
+            callback_port=free_port(),
             auth_timeout=0.5,
             open_browser=lambda url: True,
         )

@@ -21,7 +21,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 from mcp_harness import ServerProcess, StartServer, start_http_server
 from oauth_stand_in import StandIn
-from oauth_users import AutoApprove
+from oauth_users import AutoApprove, serve_mcp_with_oauth
 
 from akgentic.tool.mcp.oauth_handler import OAuthFlowError
 from akgentic.tool.mcp.oauth_login import (
@@ -30,8 +30,6 @@ from akgentic.tool.mcp.oauth_login import (
     login_mcp_server_sync,
 )
 from akgentic.tool.mcp.oauth_store import FileLoginStore, MemoryLoginStore
-
-PRM = "/.well-known/oauth-protected-resource"
 
 
 @pytest.fixture(scope="module")
@@ -195,30 +193,10 @@ async def test_a_user_who_never_comes_back_ends_the_login_after_the_timeout(
     assert len(shown) == (1 if logged else 0)
 
 
-def _serve_mcp_with_oauth(stand_in: StandIn, **metadata_overrides: str | None) -> str:
-    """The stand-in as an OAuth-protected MCP server that is its own authorization server."""
-    url = f"{stand_in.base}/mcp"
-    challenge = f'Bearer resource_metadata="{stand_in.base}{PRM}/mcp"'
-    stand_in.routes["/mcp"] = (401, {"error": "unauthorized"}, {"WWW-Authenticate": challenge})
-    stand_in.routes[f"{PRM}/mcp"] = (
-        200,
-        {"resource": url, "authorization_servers": [stand_in.base]},
-    )
-    stand_in.routes["/.well-known/oauth-authorization-server"] = (
-        200,
-        stand_in.metadata(stand_in.base, **metadata_overrides),
-    )
-    stand_in.routes["/register"] = (
-        201,
-        {"client_id": "c-1", "redirect_uris": [AutoApprove.redirect_uri]},
-    )
-    return url
-
-
 async def test_a_failing_token_exchange_is_reported_without_what_it_would_leak(
     stand_in: StandIn,
 ) -> None:
-    url = _serve_mcp_with_oauth(stand_in)
+    url = serve_mcp_with_oauth(stand_in)
     stand_in.routes["/token"] = (
         400,
         {"error": "invalid_grant", "error_description": "bad code_verifier=VERIFIER-LEAK"},
@@ -240,7 +218,7 @@ async def test_a_failing_token_exchange_is_reported_without_what_it_would_leak(
 async def test_endpoints_the_flow_refuses_are_refused_before_the_user_is_sent(
     stand_in: StandIn,
 ) -> None:
-    url = _serve_mcp_with_oauth(stand_in, token_endpoint="http://tokens.acme.example/token")
+    url = serve_mcp_with_oauth(stand_in, token_endpoint="http://tokens.acme.example/token")
     user = AutoApprove()
     with pytest.raises(OAuthFlowError) as caught:
         await login_mcp_server(url, store=MemoryLoginStore(), interaction=user.interaction())

@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
+from mcp_harness import free_port
 
 from akgentic.tool.mcp.oauth_handler import (
     OAuthFlowError,
@@ -73,12 +74,6 @@ def _assert_page(answer: httpx.Response, expected: Page) -> None:
     assert shown_title[2] == escape(message)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _blocking_flow(
     requests: list[str], *, auth_timeout: float = 10, opened: bool | None = True
 ) -> tuple[list[httpx.Response], Callable[[], str]]:
@@ -87,7 +82,7 @@ def _blocking_flow(
     Returns the list the answers land in, and the call that runs the flow (its code, or
     its error); the answers are complete once the call has returned or raised.
     """
-    port = _free_port()
+    port = free_port()
     origin = f"http://127.0.0.1:{port}"
     auth_url = "https://auth.example/authorize?" + urlencode(
         {"state": STATE, "redirect_uri": f"{origin}/cb"}
@@ -291,7 +286,7 @@ def test_the_blocking_listener_refuses_other_methods_and_never_logs_a_query(
     caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="akgentic.tool.mcp.oauth_handler")
-    port = _free_port()
+    port = free_port()
     auth_url = "https://auth.example/authorize?" + urlencode({"state": STATE})
     answers: list[int] = []
     visits: list[threading.Thread] = []
