@@ -47,9 +47,9 @@ test-package:  ## one package's tests in an environment holding only it: make te
 readmes:  ## run every python block of every README, one test per block (~40 s)
 	$(PY) -m pytest tests-integration/test_readme_blocks.py -q -p no:randomly
 
-mutate:  ## mutation testing of one package, not in CI: make mutate P=akgentic-llm (~10-40 min)
+mutate:  ## mutation testing of one package, not in CI: make mutate P=akgentic-llm [J=4] (~10-40 min)
 	@test -n "$(P)" || (echo "name the package: make mutate P=akgentic-llm" && exit 2)
-	$(PY) scripts/mutate.py $(P) --survivors
+	$(PY) scripts/mutate.py $(P) --survivors $(if $(J),--jobs=$(J))
 
 bench:  ## every package's benchmark, one table of medians and ratios (~10 min)
 	$(PY) scripts/bench.py

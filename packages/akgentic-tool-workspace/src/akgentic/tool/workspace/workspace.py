@@ -112,8 +112,11 @@ class FileEntry(BaseModel):
     size: int
 
 
+# mutmut leaves the protocol alone: its methods only declare a shape, and the helper methods
+# mutmut would add to the class become protocol members no real workspace has, so
+# `isinstance(..., Workspace)` would fail under every mutant.
 @runtime_checkable
-class Workspace(Protocol):
+class Workspace(Protocol):  # pragma: no mutate block
     """What the workspace tools need from a storage backend.
 
     `exists`, `list`, `read_bytes` and `write(path, data)` are the programmatic side (the
