@@ -105,7 +105,7 @@ async def test_a_login_taken_from_another_process_is_refreshed_as_it_was_obtaine
     # Its login is taken, and later refreshed as that client, at that endpoint.
     url = f"{server.base}/mcp"
     newer = stored_login(
-        refreshing_stand_in,
+        server,
         expires_in=2,  # due half a second before it expires
         expires_at=time.time() + 1.5,
         access_token="AT-OTHER",

@@ -214,7 +214,7 @@ async def test_a_refusal_after_another_process_refreshed_takes_its_newer_login_i
     server.routes[TOKEN_PATH] = (400, {"error": "invalid_grant"})
     first = stored_login(server, expires_at=time.time() - 5)
     newer = stored_login(
-        refreshing_stand_in,
+        server,
         expires_at=time.time() + newer_left,
         access_token="AT-OTHER",
         refresh_token="RT-OTHER",
