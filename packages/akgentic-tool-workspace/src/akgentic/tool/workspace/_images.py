@@ -73,16 +73,6 @@ def _warn_no_pillow() -> None:
     )
 
 
-def prepare_image(path: Path, max_dimension: int) -> tuple[bytes, str]:
-    """The bytes and media type to send for the image at `path`.
-
-    With Pillow, an image larger than `max_dimension` on its longer side (or a BMP) is
-    re-encoded to fit, and the result is cached in a sidecar stamped with the source's
-    modification time. Without Pillow the original bytes are sent after a one-time warning.
-    """
-    return prepare_image_data(path.read_bytes(), path, max_dimension, path.stat())
-
-
 def prepare_image_data(
     data: bytes, path: Path, max_dimension: int, stat: os.stat_result
 ) -> tuple[bytes, str]:

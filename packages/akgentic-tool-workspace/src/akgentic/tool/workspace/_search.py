@@ -35,16 +35,6 @@ _SIDECAR_RE = re.compile(r"^\.(?P<source>.+?)(?:\.md|\.\d+px\.(?:png|jpeg|webp|g
 _TEMP_RE = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")
 
 
-def is_internal(directory: str, name: str) -> bool:
-    """Whether `name` is a sidecar or a temporary file this package wrote (hidden from tools)."""
-    if not name.startswith("."):
-        return False
-    if _TEMP_RE.match(name):
-        return True
-    match = _SIDECAR_RE.match(name)
-    return match is not None and os.path.exists(os.path.join(directory, match.group("source")))
-
-
 # -- brace expansion and glob patterns --------------------------------------------------------
 
 
