@@ -270,3 +270,24 @@ def test_without_pillow_images_are_sent_as_is_after_one_warning(
     assert first.data == original
     assert second.data == original
     assert not list(ws.glob(".big.png.*"))
+
+
+def test_document_reader_read_uses_a_fresh_sidecar_unless_told_to_convert_again(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "report.pdf"
+    _make_pdf(source, "The report itself")
+    reader = DocumentReader(llm_client=None)
+    assert "The report itself" in reader.read(source)
+    sidecar = tmp_path / ".report.pdf.md"
+    stamp = sidecar.stat().st_mtime_ns
+    sidecar.write_text("from the cache\n")
+    os.utime(sidecar, ns=(stamp, stamp))
+    assert reader.read(source) == "from the cache\n"
+    assert "The report itself" in reader.read(source, regenerate=True)
+    assert "The report itself" in sidecar.read_text()
+
+
+def test_extract_text_names_the_file_it_cannot_convert() -> None:
+    with pytest.raises(ValueError, match=r"^could not convert report\.pdf: its content is not"):
+        DocumentReader(llm_client=None).extract_text("docs/report.pdf", b"not a pdf")

@@ -17,6 +17,7 @@ from akgentic.tool.workspace import (
     WorkspaceRead,
     WorkspaceTool,
 )
+from akgentic.tool.workspace._files import _read_umask
 
 Tools = dict[str, Any]
 
@@ -323,3 +324,13 @@ def test_parallel_edits_of_one_file_are_all_kept(roots: Path) -> None:
         list(pool.map(edit, range(24)))
     text = (ws / "shared.py").read_text()
     assert all(f"slot_{n} = {n + 1}  # unique\n" in text for n in range(24))
+
+
+def test_reading_the_umask_returns_it_and_leaves_it_in_place() -> None:
+    # read once at import (new files get 0o666 minus it); reading must not change it
+    previous = os.umask(0o027)
+    try:
+        assert _read_umask() == 0o027
+        assert os.umask(0o027) == 0o027
+    finally:
+        os.umask(previous)

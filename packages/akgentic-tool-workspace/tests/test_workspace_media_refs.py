@@ -170,3 +170,45 @@ async def test_the_parts_reach_a_model_as_binary_content(
     assert isinstance(seen[1], BinaryContent)
     assert seen[1].media_type == "image/png"
     assert seen[2] == "?"
+
+
+def test_the_image_count_adds_up_across_references(shots: Path) -> None:
+    two = _expand(expand_media_refs=ExpandMediaRefs(max_images=2))
+    parts = two("!!shots/home.png !!shots/cart.png !!mock*/*")
+    assert sum(isinstance(part, MediaContent) for part in parts) == 2
+    assert parts[-1] == " !!mock*/* [not attached: at most 2 images per message]"
+
+
+def test_a_match_without_image_names_the_image_kinds(shots: Path) -> None:
+    assert _expand()("!!shots/*.txt") == [
+        "!!shots/*.txt [not attached: 'shots/*.txt' matches 1 file(s) but no image "
+        "(png, jpeg, webp, gif, bmp)]"
+    ]
+
+
+def test_an_image_that_cannot_be_attached_does_not_stop_the_older_ones(shots: Path) -> None:
+    (shots / "shots" / "a-broken.png").write_bytes(b"not a png")
+    (shots / "shots" / "b-broken.png").write_bytes(b"not a png either")
+    os.utime(shots / "shots" / "a-broken.png", (3_000_000_000, 3_000_000_000))
+    os.utime(shots / "shots" / "b-broken.png", (2_900_000_000, 2_900_000_000))
+    parts = _expand()("!!shots/*.png")
+    assert sum(isinstance(part, MediaContent) for part in parts) == 2
+    assert parts[-1] == (
+        " [shots/a-broken.png not attached: a-broken.png does not contain PNG image data; "
+        "check the file (workspace_read shows what it holds); shots/b-broken.png not attached: "
+        "b-broken.png does not contain PNG image data; check the file (workspace_read shows "
+        "what it holds)]"
+    )
+
+
+def test_an_image_too_big_is_noted_and_the_next_one_still_attached(shots: Path) -> None:
+    small = (shots / "shots" / "home.png").read_bytes()
+    (shots / "shots" / "big.png").write_bytes(_png(size=(64, 64)))
+    os.utime(shots / "shots" / "big.png", (3_000_000_000, 3_000_000_000))
+    (shots / "shots" / "cart.png").unlink()
+    exact = _expand(expand_media_refs=ExpandMediaRefs(max_image_bytes=len(small)))
+    parts = exact("!!shots/*.png")
+    assert parts[1] == MediaContent(data=small, media_type="image/png")
+    assert parts[0] == "!!shots/*.png [image: shots/home.png]"
+    assert parts[2].startswith(" [shots/big.png not attached: ")
+    assert parts[2].endswith(f"above the limit of {len(small):,} bytes per image]")

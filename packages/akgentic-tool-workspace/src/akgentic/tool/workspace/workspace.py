@@ -466,7 +466,8 @@ class Filesystem:
         """A UTF-16 file, decoded whole (within the size limit: it cannot be streamed by line)."""
         data = handle.read(self.max_file_bytes + 1)
         if len(data) > self.max_file_bytes:
-            raise RetriableError(_too_big(path, len(data), self.max_file_bytes))
+            size = max(len(data), os.fstat(handle.fileno()).st_size)  # not just what was read
+            raise RetriableError(_too_big(path, size, self.max_file_bytes))
         return decode_text(data, strict=False).text
 
     def _read_document(

@@ -1,0 +1,69 @@
+"""Line-level matching rules: blank lines, mixed indentation, and re-indenting the new text."""
+
+from __future__ import annotations
+
+import pytest
+
+from akgentic.tool.workspace import EditMatcher, EditNotFoundError
+
+THREE = "alpha_value = compute(1)\nbeta_value = compute_more(2)\ngamma_value = compute(3)\n"
+GAP = "alpha_value = compute(1)\n\ngamma_value = compute(3)\n"
+
+
+def test_a_line_of_old_string_does_not_match_a_blank_line_of_the_file() -> None:
+    with pytest.raises(EditNotFoundError):
+        EditMatcher().apply(GAP, THREE.rstrip("\n"), "x")
+
+
+def test_a_blank_line_of_old_string_does_not_match_a_line_of_the_file() -> None:
+    with pytest.raises(EditNotFoundError):
+        EditMatcher().apply(THREE, GAP.rstrip("\n"), "x")
+
+
+def test_lines_after_a_shared_blank_line_must_match_too() -> None:
+    old = "alpha_value = compute(1)\n\nomega_result = other_thing(99)"
+    with pytest.raises(EditNotFoundError):
+        EditMatcher().apply(GAP, old, "x")
+
+
+def test_blank_lines_with_different_whitespace_still_match_by_indentation() -> None:
+    text = "    a = 1\n  \n    b = 2\n"
+    result = EditMatcher().apply(text, "a = 1\n\nb = 2", "a = 1\nb = 3")
+    assert (result.strategy, result.content) == ("indentation_flexible", "    a = 1\n    b = 3\n")
+
+
+def test_mixed_tab_and_space_indentation_is_dedented_by_the_common_prefix() -> None:
+    # the file's lines share one space of indentation; old_string's share none
+    text = "x\n \tfoo()\n  bar()\n"
+    result = EditMatcher().apply(text, "\tfoo()\n bar()", "\tfoo(1)\n bar(1)")
+    assert (result.strategy, result.content) == ("indentation_flexible", "x\n \tfoo(1)\n  bar(1)\n")
+
+
+def test_a_new_line_deeper_than_old_string_keeps_its_extra_indentation() -> None:
+    text = "class A:\n    def f(self):\n        return 1\n"
+    new = "def f(self):\n  if self:\n    return 2\n  return 1"
+    result = EditMatcher().apply(text, "def f(self):\n  return 1", new)
+    assert result.strategy == "line_trimmed"
+    assert result.content == (
+        "class A:\n    def f(self):\n        if self:\n          return 2\n        return 1\n"
+    )
+
+
+def test_a_block_anchor_match_one_line_longer_than_old_string_is_replaced() -> None:
+    text = (
+        "def run(self):\n    setup_environment()\n    load_configuration()\n"
+        "    start_services()\n    extra_step_here()\n    finish()\n"
+    )
+    old = (
+        "def run(self):\n    setup_environment()\n    load_configuration()\n"
+        "    start_services()\n    finish()"
+    )
+    result = EditMatcher().apply(text, old, "def run(self):\n    finish()")
+    assert (result.strategy, result.content) == ("block_anchor", "def run(self):\n    finish()\n")
+
+
+def test_a_blank_file_line_does_not_decide_how_old_strings_indentation_maps() -> None:
+    text = "def run(self):\n\n    setup_environment()\n    load_configuration()\n    finish()\n"
+    old = "def run(self):\n    setup_enviroment()\n    load_configuration()\n    finish()"
+    result = EditMatcher().apply(text, old, "def run(self):\n    finish()")
+    assert (result.strategy, result.content) == ("block_anchor", "def run(self):\n    finish()\n")
