@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
+import pytest
+from pydantic import Field
+
+from akgentic.tool.core.delta_state import DeltaPayload, DeltaState
 from akgentic.tool.core.growth import (
     NEAR_LINEAR,
     SUBLINEAR,
@@ -19,6 +23,7 @@ from akgentic.tool.core.growth import (
     metric_targets,
     size_ladder,
     start,
+    time_resume,
 )
 
 
@@ -99,3 +104,40 @@ def test_held_bytes_counts_what_the_built_object_keeps() -> None:
     large = held_bytes(lambda: bytearray(1_000_000))
     assert 1_000 <= small < 10_000
     assert 1_000_000 <= large < 1_100_000
+
+
+class _Added(DeltaPayload):
+    words: list[str] = Field(default_factory=list)
+
+    def change_count(self) -> int:
+        return len(self.words)
+
+    def is_empty(self) -> bool:
+        return not self.words
+
+
+class _Tally(DeltaState):
+    words: list[str] = Field(default_factory=list)
+
+    def size(self) -> int:
+        return len(self.words)
+
+    def apply(self, delta: Any, seq: int | None = None) -> None:
+        self.words = [*self.words, *delta.words]
+        self.seq = self.seq if seq is None else seq
+        self._touch()
+
+    def serializable_copy(self) -> _Tally:
+        return _Tally(words=list(self.words), seq=self.seq)
+
+
+def test_time_resume_replays_every_delta_and_times_both_ways() -> None:
+    deltas = [(seq, _Added(words=[f"w{seq}"]).model_dump_json()) for seq in (1, 2, 3)]
+    watch = Stopwatch("wall")
+    # Each run reads the clock twice; the replays take 4 then 1 s, the snapshot reads 3 then 5.
+    ticks = iter([0.0, 4.0, 10.0, 11.0, 20.0, 23.0, 30.0, 35.0])
+    watch.now = lambda: next(ticks)
+    state, replayed, restored = time_resume(_Tally, _Added, deltas, watch)
+    assert (state.words, state.seq) == (["w1", "w2", "w3"], 3)
+    assert (replayed, restored) == (1.0, 3.0)
+    assert next(ticks, None) is None  # two runs of each, no more

@@ -148,6 +148,29 @@ def test_unknown_collection_forgets_the_store_then_recovers(
     assert [ref for ref, _ in hits] == ["doc:0"]
 
 
+def test_top_k_bounds_the_hits(tool_agent: ToolTestAgent, store: LocalVectorStore) -> None:
+    store.create_collection("notes", SMALL)
+    store.upsert("notes", _docs("my puppy sleeps", "a hound barks", "puppy"))
+    client = VectorSearchClient("NotesTool", "notes")
+    hits, note = client.vector_hits(tool_agent, True, lambda: True, "dog", top_k=2, threshold=0.1)
+    assert note is None
+    assert len(hits) == 2
+    assert hits[0][0] == "doc:2"  # the bare concept scores highest
+
+
+def test_a_failing_search_is_logged_and_named_in_the_note(
+    tool_agent: ToolTestAgent, store: LocalVectorStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    store.create_collection("notes", SMALL)
+    client = VectorSearchClient("NotesTool", "notes")
+    with caplog.at_level(logging.WARNING, logger="akgentic.tool.core.vector_binding"):
+        # A blank query is not a query the store accepts.
+        hits, note = client.vector_hits(tool_agent, True, lambda: True, " ", top_k=5, threshold=0.0)
+    assert (hits, note) == ([], "semantic search failed (ValidationError)")
+    (record,) = caplog.records
+    assert record.getMessage().startswith("NotesTool: vector search failed: 1 validation error")
+
+
 # -- CollectionMirror (actor side) ----------------------------------------------------
 
 

@@ -104,3 +104,30 @@ def test_symlink_loop_is_a_retriable_error(root: Path) -> None:
 def test_non_string_path_is_refused(root: Path) -> None:
     with pytest.raises(RetriableError, match="must be a string"):
         safe_path(resolve_workspace_dir("w"), 3)  # type: ignore[arg-type]
+
+
+def test_a_non_string_path_names_its_type(root: Path) -> None:
+    with pytest.raises(RetriableError, match="must be a string, got int"):
+        safe_path(resolve_workspace_dir("w"), 3)  # type: ignore[arg-type]
+
+
+def test_a_path_of_4096_characters_is_legal_and_4097_is_not(root: Path) -> None:
+    base = resolve_workspace_dir("w")
+    longest = "a/" * 2048
+    assert len(longest) == 4096
+    assert safe_path(base, longest) == base.joinpath(*["a"] * 2048)
+    with pytest.raises(RetriableError, match="4096 in total"):
+        safe_path(base, longest + "b")
+
+
+@pytest.mark.parametrize("bad", ["\\\\server\\share", "\\etc\\passwd"])
+def test_a_windows_style_absolute_path_is_refused(root: Path, bad: str) -> None:
+    with pytest.raises(RetriableError, match=r"absolute path .* relative to the workspace root"):
+        safe_path(resolve_workspace_dir("w"), bad)
+
+
+def test_resolving_a_workspace_twice_keeps_its_files(root: Path) -> None:
+    first = resolve_workspace_dir("team-42")
+    (first / "notes.txt").write_text("kept")
+    assert resolve_workspace_dir("team-42") == first
+    assert (first / "notes.txt").read_text() == "kept"

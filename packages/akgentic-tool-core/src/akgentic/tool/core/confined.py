@@ -196,7 +196,10 @@ class Located:
         try:
             return os.open(self.name, _DIR_FLAGS, dir_fd=self.dir_fd)
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
+            # Linux answers ENOTDIR, not ELOOP, for a symlink opened with O_DIRECTORY and
+            # O_NOFOLLOW; only a look at the entry tells a swapped-in link from a file.
+            info = self.lstat() if exc.errno == errno.ENOTDIR else None
+            if exc.errno == errno.ELOOP or (info is not None and stat.S_ISLNK(info.st_mode)):
                 raise PathChangedError(
                     f"{self.relative} turned into a symlink while it was opened; try again"
                 ) from None
