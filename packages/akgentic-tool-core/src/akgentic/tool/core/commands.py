@@ -308,10 +308,30 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 
 
 def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    # A callable object keeps its annotations on its class's __call__ (a partial or a
+    # builtin has none there: it is looked up as itself).
+    call = None if inspect.isroutine(fn) else type(fn).__call__
+    target = call if inspect.isfunction(call) else fn
     try:
-        return typing.get_type_hints(fn)
-    except Exception:  # unresolved forward references: fall back to raw annotations
-        return dict(getattr(fn, "__annotations__", {}))
+        return typing.get_type_hints(target)
+    except Exception:
+        # One name imported only for type checkers fails the whole lookup: resolve the
+        # annotations one by one instead. One that stays unresolved keeps its text, which
+        # describes the argument and takes the value as text.
+        return {
+            name: _resolved(annotation, getattr(inspect.unwrap(target), "__globals__", {}))
+            for name, annotation in getattr(target, "__annotations__", {}).items()
+        }
+
+
+def _resolved(annotation: Any, namespace: dict[str, Any]) -> Any:
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        # What typing.get_type_hints does to each string annotation, one at a time.
+        return eval(annotation, dict(namespace))
+    except Exception:
+        return annotation
 
 
 def _type_name(annotation: Any) -> str:
@@ -374,7 +394,7 @@ def _convert(raw: str, annotation: Any, command: str, arg: str) -> Any:
 
 
 def _annotation_options(annotation: Any) -> list[Any]:
-    if annotation is inspect.Parameter.empty or annotation is Any:
+    if annotation is inspect.Parameter.empty or annotation is Any or isinstance(annotation, str):
         return [str]
     origin = typing.get_origin(annotation)
     if origin is typing.Union or origin is types.UnionType:
@@ -392,7 +412,8 @@ def _convert_one(raw: str, option: Any) -> Any:
         raise ValueError(f"expected true or false, got {raw!r}")
     if option in (int, float, str):
         return option(raw)
-    origin = typing.get_origin(option)
+    # A bare `list` has no typing origin; it takes comma-separated text like `list[str]`.
+    origin = option if option in (list, set, tuple) else typing.get_origin(option)
     if origin is typing.Literal:
         for choice in typing.get_args(option):
             if str(choice) == raw:
