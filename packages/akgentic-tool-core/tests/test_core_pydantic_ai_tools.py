@@ -106,7 +106,7 @@ def test_defaults_are_part_of_the_schema() -> None:
     assert seven.tool_def.parameters_json_schema["properties"]["value"]["default"] == 7
 
 
-def test_an_unhashable_annotation_gets_a_schema_of_its_own() -> None:
+def test_an_annotated_string_annotation_gets_the_schema_pydantic_ai_gives() -> None:
     def tagged(value: Annotated[int, {"unit": "s"}]) -> int:
         """Return ``value``."""
         return value
