@@ -223,3 +223,22 @@ def test_a_plain_config_gets_the_default_cadence_of_64_changes(
     settle(actor_system, orchestrator)
     assert recorder.record.snapshots_of("#Plain") == 2
     assert recorder.record.state_of("#Plain").seq == 64
+
+
+def test_the_copies_mutmut_keeps_of_a_hook_are_not_guarded() -> None:
+    # Under mutation testing, `on_ready` calls its original kept as `xǁ...__mutmut_orig`:
+    # a guard there would run the catch-up inside the hook.
+    def on_ready_orig(self: Any) -> None:
+        self.ready_calls = 1
+
+    def notes(self: Any) -> dict[str, str]:
+        return {}
+
+    members = {
+        "delta_type": NotesDelta,
+        "xǁKeptǁon_ready__mutmut_orig": on_ready_orig,
+        "notes": notes,
+    }
+    kept = type("Kept", (DeltaToolActor,), members)
+    assert not getattr(vars(kept)["xǁKeptǁon_ready__mutmut_orig"], "__delta_guarded__", False)
+    assert getattr(vars(kept)["notes"], "__delta_guarded__", False) is True
