@@ -8,10 +8,11 @@ is in ``tests-integration/test_approval_gates.py``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from approval_doubles import Call, Clock
 
 from akgentic.tool import (
     BaseToolParam,
@@ -78,19 +79,6 @@ class NotesTool(ToolCard):
 
             tools.append(custom.describe(custom_note))
         return tools
-
-
-class Call:
-    def __init__(self, call_id: str, tool_name: str, args: dict[str, Any]) -> None:
-        self.call_id, self.tool_name, self.args = call_id, tool_name, args
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 def _gated(tools: list[Callable[..., Any]]) -> dict[str, bool]:

@@ -53,18 +53,6 @@ def test_a_bound_store_is_returned_on_every_later_call(
     assert store.refs("notes") == ["doc:0"]
 
 
-def test_the_store_is_looked_for_again_once_the_interval_has_passed_exactly(
-    actor_system: ActorSystem, orchestrator: ActorAddress, tool_agent: ToolTestAgent
-) -> None:
-    clock = Clock()
-    mirror = CollectionMirror("#Notes", True, "notes", SMALL, retry_seconds=10, clock=clock)
-    assert mirror.store(tool_agent, 1, lambda: _docs("late")) is None
-    store = spawn_local_vector_store(actor_system, orchestrator)
-    clock.now += 10
-    assert mirror.store(tool_agent, 1, lambda: _docs("late")) is not None
-    assert store.refs("notes") == ["doc:0"]
-
-
 def test_a_missing_store_is_logged_with_the_owner_and_the_store_name(
     tool_agent: ToolTestAgent, caplog: pytest.LogCaptureFixture
 ) -> None:

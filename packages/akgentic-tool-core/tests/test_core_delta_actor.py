@@ -10,14 +10,14 @@ import logging
 from typing import Any
 
 import pytest
-from pydantic import Field
+from notes_model import NOTES, NotesConfig, NotesDelta, NotesState
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.agent_state import BaseState
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig, unguarded
-from akgentic.tool.core.delta_state import DeltaState, StateDelta
+from akgentic.tool.core.delta_actor import DeltaToolActor, unguarded
+from akgentic.tool.core.delta_state import DeltaState
 from akgentic.tool.core.event import ToolStateEvent
 from akgentic.tool.core.testing import (
     RecordedTeam,
@@ -27,42 +27,6 @@ from akgentic.tool.core.testing import (
     settle,
     stop_team,
 )
-
-NOTES = "#Notes"
-
-
-class NotesDelta(StateDelta):
-    written: dict[str, str] = Field(default_factory=dict)
-    erased: list[str] = Field(default_factory=list)
-
-    def is_empty(self) -> bool:
-        return not (self.written or self.erased)
-
-    def change_count(self) -> int:
-        return len(self.written) + len(self.erased)
-
-
-class NotesState(DeltaState):
-    notes: dict[str, str] = Field(default_factory=dict)
-
-    def size(self) -> int:
-        return len(self.notes)
-
-    def apply(self, delta: NotesDelta, seq: int | None = None) -> None:
-        for key in delta.erased:
-            self.notes.pop(key, None)
-        self.notes.update(delta.written)
-        if seq is not None:
-            self.seq = seq
-        self._touch()
-
-    def serializable_copy(self) -> NotesState:
-        return type(self).model_construct(notes=dict(self.notes), seq=self.seq)
-
-
-class NotesConfig(DeltaToolConfig):
-    name: str = NOTES
-    role: str = "NotesTool"
 
 
 class NotesActor(DeltaToolActor[NotesConfig, NotesState]):

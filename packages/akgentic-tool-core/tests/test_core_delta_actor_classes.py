@@ -13,50 +13,18 @@ import logging
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, Field
+from notes_model import NOTES, NotesConfig, NotesDelta, NotesState
+from pydantic import BaseModel
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.agent_config import BaseConfig
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.delta_actor import DeltaToolActor, DeltaToolConfig, unguarded
-from akgentic.tool.core.delta_state import DeltaState, StateDelta
+from akgentic.tool.core.delta_actor import DeltaToolActor, unguarded
 from akgentic.tool.core.testing import record_team, settle
 
-NOTES = "#Notes"
 OTHER = "#Other"
 LOGGER = "akgentic.tool.core.delta_actor"
-
-
-class NotesDelta(StateDelta):
-    written: dict[str, str] = Field(default_factory=dict)
-
-    def is_empty(self) -> bool:
-        return not self.written
-
-    def change_count(self) -> int:
-        return len(self.written)
-
-
-class NotesState(DeltaState):
-    notes: dict[str, str] = Field(default_factory=dict)
-
-    def size(self) -> int:
-        return len(self.notes)
-
-    def apply(self, delta: NotesDelta, seq: int | None = None) -> None:
-        self.notes.update(delta.written)
-        if seq is not None:
-            self.seq = seq
-        self._touch()
-
-    def serializable_copy(self) -> NotesState:
-        return type(self).model_construct(notes=dict(self.notes), seq=self.seq)
-
-
-class NotesConfig(DeltaToolConfig):
-    name: str = NOTES
-    role: str = "NotesTool"
 
 
 class Ping(BaseModel):

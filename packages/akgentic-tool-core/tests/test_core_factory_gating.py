@@ -10,10 +10,11 @@ import asyncio
 import hashlib
 import inspect
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from approval_doubles import Call, Clock
 from pydantic import PrivateAttr
 from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.exceptions import UserError
@@ -94,19 +95,6 @@ def _call(toolsets: list[Any], tool_name: str, args: dict[str, Any] | None = Non
 def _held(output: Any) -> list[str]:
     assert isinstance(output, DeferredToolRequests)
     return [call.tool_name for call in output.approvals]
-
-
-class Call:
-    def __init__(self, call_id: str, tool_name: str, args: dict[str, Any]) -> None:
-        self.call_id, self.tool_name, self.args = call_id, tool_name, args
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 1, 1, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 # ------------------------------------------------------------- the factory's toolsets

@@ -1,7 +1,6 @@
 """The kit's helpers give exact answers at their edges.
 
-``resume_team`` brings a team back under an orchestrator named and cast like the first;
-the local vector store embeds by counting concepts, keeps a hit scoring exactly the
+The local vector store embeds by counting concepts, keeps a hit scoring exactly the
 threshold, and answers receipts, stats, deletions and misuse as the protocol says; the
 batched-load report draws its windows and its targets where documented; and a growth
 benchmark's command line and growth report say what they measure and fail a missed target
@@ -18,74 +17,19 @@ import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.core.agent import Akgent
-from akgentic.core.agent_config import BaseConfig
-from akgentic.core.agent_state import BaseState
-from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.growth import Target, bench_options, growth_report
 from akgentic.tool.core.testing import (
     LocalVectorStore,
     concept_embedding,
-    record_team,
-    resume_team,
-    settle,
     spawn_local_vector_store,
-    stop_team,
 )
 from akgentic.tool.core.testing.batch_load import GROWTH_TARGET, batch_growth, batched_load_rows
-from akgentic.tool.core.testing.team import RecordedTeam
 from akgentic.tool.core.vector_store import (
     CollectionConfig,
     UnknownCollectionError,
     VectorDocument,
     VectorQuery,
 )
-
-# -- resume_team ----------------------------------------------------------------------------
-
-
-class CountState(BaseState):
-    count: int = 0
-
-
-class Counter(Akgent[BaseConfig, CountState]):
-    def on_start(self) -> None:
-        self.state = CountState().observer(self)
-
-    def bump(self) -> int:
-        self.state.count += 1
-        self.state.notify_state_change()
-        return self.state.count
-
-    def value(self) -> int:
-        return self.state.count
-
-
-def _recorded_counter(system: ActorSystem, orchestrator: ActorAddress, bumps: int) -> RecordedTeam:
-    recorder = record_team(system, orchestrator)
-    orch = system.proxy_ask(orchestrator, Orchestrator)
-    counter = system.proxy_ask(
-        orch.getChildrenOrCreate(Counter, BaseConfig(name="#Counter")), Counter
-    )
-    for _ in range(bumps):
-        counter.bump()
-    settle(system, orchestrator)
-    stop_team(system, orchestrator)
-    return recorder.record.copy()
-
-
-def test_a_resumed_team_has_an_orchestrator_named_and_cast_as_the_first(
-    actor_system: ActorSystem, orchestrator: ActorAddress
-) -> None:
-    recorded = _recorded_counter(actor_system, orchestrator, 2)
-    new_orchestrator, members = resume_team(actor_system, recorded)
-    assert (new_orchestrator.name, new_orchestrator.role) == ("@Orchestrator", "Orchestrator")
-    assert (new_orchestrator.name, new_orchestrator.role) == (orchestrator.name, orchestrator.role)
-    assert set(members) == {"#Counter"}
-    assert actor_system.proxy_ask(members["#Counter"], Counter).value() == 2
-    team = actor_system.proxy_ask(new_orchestrator, Orchestrator).get_team()
-    assert [member.name for member in team] == ["#Counter"]
-
 
 # -- the local vector store -----------------------------------------------------------------
 

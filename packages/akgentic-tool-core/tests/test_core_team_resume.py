@@ -1,4 +1,5 @@
-"""The kit's stop/resume helpers bring a team back with its members and tool-actor state."""
+"""The kit's stop/resume helpers bring a team back with its members and tool-actor state,
+under an orchestrator named and cast like the first."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from akgentic.tool.core.testing import (
     spawn_tool_agent,
     stop_team,
 )
+from akgentic.tool.core.testing.team import RecordedTeam
 
 
 class CounterState(BaseState):
@@ -72,3 +74,29 @@ def test_resume_without_states_starts_members_fresh(
     stop_team(actor_system, orchestrator)
     _, members = resume_team(actor_system, recorder.record.copy(), restore_states=False)
     assert actor_system.proxy_ask(members["#Counter"], Counter).value() == 0
+
+
+def _recorded_counter(system: ActorSystem, orchestrator: ActorAddress, bumps: int) -> RecordedTeam:
+    recorder = record_team(system, orchestrator)
+    orch = system.proxy_ask(orchestrator, Orchestrator)
+    counter = system.proxy_ask(
+        orch.getChildrenOrCreate(Counter, BaseConfig(name="#Counter")), Counter
+    )
+    for _ in range(bumps):
+        counter.bump()
+    settle(system, orchestrator)
+    stop_team(system, orchestrator)
+    return recorder.record.copy()
+
+
+def test_a_resumed_team_has_an_orchestrator_named_and_cast_as_the_first(
+    actor_system: ActorSystem, orchestrator: ActorAddress
+) -> None:
+    recorded = _recorded_counter(actor_system, orchestrator, 2)
+    new_orchestrator, members = resume_team(actor_system, recorded)
+    assert (new_orchestrator.name, new_orchestrator.role) == ("@Orchestrator", "Orchestrator")
+    assert (new_orchestrator.name, new_orchestrator.role) == (orchestrator.name, orchestrator.role)
+    assert set(members) == {"#Counter"}
+    assert actor_system.proxy_ask(members["#Counter"], Counter).value() == 2
+    team = actor_system.proxy_ask(new_orchestrator, Orchestrator).get_team()
+    assert [member.name for member in team] == ["#Counter"]

@@ -207,10 +207,10 @@ def test_mirror_looks_again_only_after_the_retry_interval(
     mirror = CollectionMirror("#Notes", True, "notes", SMALL, retry_seconds=10, clock=clock)
     assert mirror.store(tool_agent, 1, lambda: _docs("late")) is None
     store = spawn_local_vector_store(actor_system, orchestrator)
-    clock.now += 9.9
+    clock.now = 109.9
     assert mirror.store(tool_agent, 1, lambda: _docs("late")) is None  # not due yet
     assert store.list_collections() == []
-    clock.now += 0.2
+    clock.now = 110.0  # exactly the interval after the miss at 100.0
     assert mirror.store(tool_agent, 1, lambda: _docs("late")) is not None
     assert store.refs("notes") == ["doc:0"]
 
