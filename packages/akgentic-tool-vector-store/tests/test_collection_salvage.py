@@ -120,12 +120,6 @@ def test_a_collection_with_an_absolute_workspace_path_lives_in_that_directory(
     assert (tmp_path / f"notes{FILE_SUFFIX}").is_file()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a directory planted at the collection file's name makes "
-    "StoreDirectory.read raise IsADirectoryError (not StorePathError), so opening the "
-    "collection fails instead of falling back to an empty in-memory collection",
-)
 def test_a_directory_planted_at_the_file_name_leaves_the_collection_in_memory(
     tmp_path: Path,
 ) -> None:

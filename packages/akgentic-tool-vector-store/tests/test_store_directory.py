@@ -206,22 +206,19 @@ def test_a_symlinked_file_is_not_read_and_the_error_names_it(tmp_path: Path) -> 
     assert "symlink" in str(caught.value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: StoreDirectory.read opens a directory (O_RDONLY works on one) and "
-    "os.fdopen raises IsADirectoryError before the S_ISREG check, so the documented "
-    "StorePathError is never raised (and the descriptor leaks)",
-)
 def test_a_directory_at_the_file_name_is_not_read_and_the_error_names_it(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "store" / NAME).mkdir(parents=True)
+    open_before = len(os.listdir("/proc/self/fd"))
 
     with pytest.raises(StorePathError) as caught:
         StoreDirectory(tmp_path, "store").read(NAME, never_read)
 
     assert str(tmp_path / "store" / NAME) in str(caught.value)
     assert "is a directory" in str(caught.value)
+    # the refused descriptor is closed, not left to the garbage collector
+    assert len(os.listdir("/proc/self/fd")) == open_before
 
 
 def test_a_fifo_at_the_file_name_is_not_read_and_does_not_block(tmp_path: Path) -> None:

@@ -180,10 +180,13 @@ class StoreDirectory:
                         f"{self.path / name} is a symlink or a special file; not read"
                     ) from None
                 raise
+            # The type is checked on the bare descriptor: wrapping a directory in a file
+            # object fails with IsADirectoryError before any check could name it.
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                os.close(fd)
+                raise StorePathError(f"{self.path / name} is {_kind(mode)}; not read")
             with os.fdopen(fd, "rb") as handle:
-                mode = os.fstat(handle.fileno()).st_mode
-                if not stat.S_ISREG(mode):
-                    raise StorePathError(f"{self.path / name} is {_kind(mode)}; not read")
                 os.set_blocking(handle.fileno(), True)
                 return read(handle)
 
