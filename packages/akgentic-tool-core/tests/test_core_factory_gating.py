@@ -15,11 +15,10 @@ from typing import Any
 
 import pytest
 from approval_doubles import Call, Clock
+from one_call_run import run_one_call
 from pydantic import PrivateAttr
-from pydantic_ai import Agent, DeferredToolRequests
+from pydantic_ai import DeferredToolRequests
 from pydantic_ai.exceptions import UserError
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
 
 from akgentic.tool import BaseToolParam, RetriableError, ToolCard, ToolFactory, resolve_param
@@ -78,20 +77,6 @@ class RemoteTool(ToolCard):
         return [FunctionToolset([_deploy, _status])]
 
 
-def _call(toolsets: list[Any], tool_name: str, args: dict[str, Any] | None = None) -> Any:
-    """Have a model call ``tool_name`` once; the run's output (text or held calls)."""
-
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        if len(messages) == 1:
-            return ModelResponse(parts=[ToolCallPart(tool_name, args or {})])
-        return ModelResponse(parts=[TextPart(str(messages[-1].parts[0].content))])  # type: ignore[union-attr]
-
-    agent = Agent(
-        FunctionModel(respond), toolsets=toolsets, output_type=[str, DeferredToolRequests]
-    )
-    return agent.run_sync("go").output
-
-
 def _held(output: Any) -> list[str]:
     assert isinstance(output, DeferredToolRequests)
     return [call.tool_name for call in output.approvals]
@@ -103,8 +88,8 @@ def _held(output: Any) -> list[str]:
 def test_a_toolset_is_gated_only_on_names_that_are_not_the_cards_own() -> None:
     card = RemoteTool(approval_required={"run_local", "shell", "_deploy"})
     toolsets = ToolFactory([card]).get_toolsets()
-    assert _held(_call(toolsets, "_deploy", {"target": "prod"})) == ["_deploy"]
-    assert _call(toolsets, "_status") == "all green"
+    assert _held(run_one_call(toolsets, "_deploy", {"target": "prod"})) == ["_deploy"]
+    assert run_one_call(toolsets, "_status") == "all green"
 
 
 def test_the_cards_own_gated_tool_is_flagged_and_known_to_the_gate() -> None:
@@ -132,20 +117,20 @@ def test_a_toolset_without_gated_names_is_left_as_is() -> None:
     card = RemoteTool(approval_required={"run_local"})
     factory = ToolFactory([card])
     toolsets = factory.get_toolsets()
-    assert _call(toolsets, "_deploy", {"target": "dev"}) == "deployed dev"
+    assert run_one_call(toolsets, "_deploy", {"target": "dev"}) == "deployed dev"
 
 
 def test_a_misspelt_toolset_name_is_refused_naming_the_card() -> None:
     toolsets = ToolFactory([RemoteTool(approval_required={"_deplyo"})]).get_toolsets()
     with pytest.raises(UserError, match=r"RemoteTool\.approval_required names _deplyo"):
-        _call(toolsets, "_status")
+        run_one_call(toolsets, "_status")
 
 
 def test_with_several_toolsets_a_gated_name_needs_to_be_in_one_only() -> None:
     toolsets = ToolFactory([RemoteTool(split=True, approval_required={"_logs"})]).get_toolsets()
     assert len(toolsets) == 2
-    assert _held(_call(toolsets, "_logs")) == ["_logs"]
-    assert _call(toolsets, "_status") == "all green"
+    assert _held(run_one_call(toolsets, "_logs")) == ["_logs"]
+    assert run_one_call(toolsets, "_status") == "all green"
 
 
 def test_a_gated_param_offers_the_approval_commands() -> None:
@@ -168,17 +153,17 @@ def test_gate_toolset_holds_the_named_tools_and_runs_the_others() -> None:
         FunctionToolset([_deploy, _status]), ["_deploy"], owner="Card", check_names=True
     )
     assert held.requires_approval is True
-    assert _held(_call([held], "_deploy", {"target": "prod"})) == ["_deploy"]
-    assert _call([held], "_status") == "all green"
+    assert _held(run_one_call([held], "_deploy", {"target": "prod"})) == ["_deploy"]
+    assert run_one_call([held], "_status") == "all green"
 
 
 def test_gate_toolset_checks_names_only_when_asked() -> None:
     checked = gate_toolset(FunctionToolset([_status]), ["nope"], owner="Ops", check_names=True)
     with pytest.raises(UserError, match=r"Ops\.approval_required names nope") as info:
-        _call([checked], "_status")
+        run_one_call([checked], "_status")
     assert "its tools: _status" in str(info.value)
     unchecked = gate_toolset(FunctionToolset([_status]), ["nope"], owner="Ops", check_names=False)
-    assert _call([unchecked], "_status") == "all green"
+    assert run_one_call([unchecked], "_status") == "all green"
 
 
 # --------------------------------------------------------------- flags and digests

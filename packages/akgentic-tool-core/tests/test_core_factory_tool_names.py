@@ -12,9 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pydantic_ai import Agent, DeferredToolRequests
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from one_call_run import run_one_call
+from pydantic_ai import DeferredToolRequests
 from pydantic_ai.toolsets import FunctionToolset
 
 from akgentic.tool import ToolCard, ToolFactory
@@ -90,26 +89,14 @@ class Copy(ToolCard):
         return [read_note]
 
 
-def _call(toolsets: list[Any], tool_name: str, args: dict[str, Any] | None = None) -> Any:
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        if len(messages) == 1:
-            return ModelResponse(parts=[ToolCallPart(tool_name, args or {})])
-        return ModelResponse(parts=[TextPart(str(messages[-1].parts[0].content))])  # type: ignore[union-attr]
-
-    agent = Agent(
-        FunctionModel(respond), toolsets=toolsets, output_type=[str, DeferredToolRequests]
-    )
-    return agent.run_sync("go").output
-
-
 def test_toolsets_built_after_the_tools_reuse_the_tool_names_learnt_then() -> None:
     factory = ToolFactory([Remote(approval_required={"run_local", "_deploy"})])
     factory.get_tools()
     toolsets = factory.get_toolsets()
     # "run_local" is the card's own tool, so the toolset is gated on "_deploy" only and a
     # call to another remote tool runs.
-    assert _call(toolsets, "_status") == "all green"
-    held = _call(toolsets, "_deploy", {"target": "prod"})
+    assert run_one_call(toolsets, "_status") == "all green"
+    held = run_one_call(toolsets, "_deploy", {"target": "prod"})
     assert isinstance(held, DeferredToolRequests)
     assert [call.tool_name for call in held.approvals] == ["_deploy"]
 

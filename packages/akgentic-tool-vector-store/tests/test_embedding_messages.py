@@ -5,7 +5,7 @@ applies its own workers' reports."""
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -49,12 +49,14 @@ DOCS = [
 class Requester(Akgent[BaseConfig, BaseState]):
     """Plays the predecessor's store: creates a worker, tells it a request, keeps replies."""
 
+    worker_class: ClassVar[type[EmbeddingActor]] = EmbeddingActor
+
     def on_start(self) -> None:
         self.replies: list[EmbeddingResult | EmbeddingError] = []
 
     def request(self, msg: EmbeddingRequest) -> ActorAddress:
         worker = self.createActor(
-            EmbeddingActor,
+            self.worker_class,
             config=BaseConfig(
                 name=embed_worker_name(msg.collection, msg.request_id), role="EmbeddingActor"
             ),
@@ -72,9 +74,9 @@ class Requester(Akgent[BaseConfig, BaseState]):
         return list(self.replies)
 
 
-def requester(system: ActorSystem) -> Any:
-    address = system.createActor(Requester, config=BaseConfig(name="@Requester", role="Test"))
-    return system.proxy_ask(address, Requester)
+def requester(system: ActorSystem, cls: type[Requester] = Requester) -> Any:
+    address = system.createActor(cls, config=BaseConfig(name="@Requester", role="Test"))
+    return system.proxy_ask(address, cls)
 
 
 def test_a_worker_answers_a_request_with_vectors_in_order_and_stops(

@@ -11,13 +11,11 @@ HTTP server on 127.0.0.1.
 from __future__ import annotations
 
 import importlib.util
-import json
 import subprocess
 import sys
 import threading
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +42,8 @@ from akgentic.tool.vector_store.qdrant import (
     QdrantSettings,
     qdrant_name,
 )
+
+from .loopback_http import JsonHandler, serve, url_of
 
 DIM = 64
 DOCS = [
@@ -213,25 +213,15 @@ class _Recording:
         self.requests: list[tuple[str, str, str | None]] = []
         recording = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
+        class Handler(JsonHandler):
             def _answer(self) -> None:
                 recording.requests.append((self.command, self.path, self.headers.get("api-key")))
-                raw = json.dumps({"status": {"error": "stand-in: no Qdrant here"}}).encode()
-                self.send_response(503)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
+                self.send_json(503, {"status": {"error": "stand-in: no Qdrant here"}})
 
             do_GET = do_PUT = do_POST = do_DELETE = _answer
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd = serve(Handler)
+        self.url = url_of(self.httpd)
 
 
 @pytest.fixture

@@ -11,12 +11,10 @@ the lowest threshold, the memo of "nothing waits", and what server mode sends.
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -35,6 +33,8 @@ from akgentic.tool.vector_store.qdrant import (
     QdrantSettings,
     qdrant_name,
 )
+
+from .loopback_http import JsonHandler, serve, url_of
 
 MEMORY = QdrantSettings(location=":memory:")
 
@@ -356,14 +356,10 @@ class _QdrantStandIn:
         self.lock = threading.Lock()
         standin = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
+        class Handler(JsonHandler):
             def _answer(self) -> None:
                 parts = urlsplit(self.path)
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"null")
+                body = self.read_json()
                 with standin.lock:
                     standin.requests.append((self.command, parts.path, parse_qs(parts.query), body))
                     try:
@@ -377,19 +373,12 @@ class _QdrantStandIn:
                             if status == 200
                             else {"status": {"error": result}, "time": 0.0}
                         )
-                raw = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
+                self.send_json(status, payload)
 
             do_GET = do_PUT = do_POST = do_DELETE = _answer
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd = serve(Handler)
+        self.url = url_of(self.httpd)
 
     def route(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         parts = path.strip("/").split("/")

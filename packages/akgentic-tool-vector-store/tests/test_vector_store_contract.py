@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import logging
-import threading
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent import futures
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +31,8 @@ from akgentic.tool.vector_store.backend import CollectionBackend, CollectionReco
 from akgentic.tool.vector_store.inmemory import InMemoryBackend
 from akgentic.tool.vector_store.qdrant import QdrantBackend, QdrantSettings
 from akgentic.tool.vector_store.tool import VectorStoreTool
+
+from .loopback_http import serve
 
 
 def test_collection_config_defaults_follow_the_spec() -> None:
@@ -152,28 +151,16 @@ BACKENDS = ["inmemory", "qdrant-memory", "qdrant-path", "weaviate"]
 DIM3 = 3
 
 
-def _sibling(module: str) -> Any:
-    """Load a sibling test module (the suite runs with ``--import-mode=importlib``)."""
-    path = Path(__file__).with_name(f"{module}.py")
-    spec = importlib.util.spec_from_file_location(f"_contract_{module}", path)
-    assert spec is not None
-    assert spec.loader is not None
-    loaded = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loaded)
-    return loaded
-
-
 @pytest.fixture
 def weaviate_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The Weaviate stand-in (REST + gRPC on 127.0.0.1), as the Weaviate tests run it."""
     import grpc
     from weaviate.proto.v1 import weaviate_pb2_grpc
 
-    standin = _sibling("test_weaviate_backend")
+    from . import test_weaviate_backend as standin
+
     db = standin.FakeWeaviate()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), standin._rest_handler(db))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    httpd = serve(standin._rest_handler(db))
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     weaviate_pb2_grpc.add_WeaviateServicer_to_server(standin.Servicer(db), server)
     monkeypatch.setenv("WEAVIATE_GRPC_PORT", str(server.add_insecure_port("127.0.0.1:0")))

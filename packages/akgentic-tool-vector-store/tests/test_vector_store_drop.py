@@ -11,7 +11,6 @@ from typing import Any, ClassVar
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.core.messages.orchestrator import StateChangedMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.testing import eventually
 from akgentic.tool.core.vector_store import (
@@ -24,9 +23,8 @@ from akgentic.tool.core.vector_store import (
 )
 from akgentic.tool.vector_store.actor import VectorStoreActor
 from akgentic.tool.vector_store.embedding_actor import EmbeddingActor, EmbeddingError
-from akgentic.tool.vector_store.state import VectorStoreState
 
-from .test_vector_store_persistence import Recorder
+from .test_vector_store_persistence import Recorder, last_published
 
 DIM = 64
 NOTES = CollectionConfig(dimension=DIM)
@@ -71,19 +69,6 @@ def open_store(
     store = lookup_vector_store(agent, STORE_NAME)
     assert store is not None
     return store, address
-
-
-def last_published(recorder: Recorder) -> list[str] | None:
-    """The collections of the last state the store published to the team, if any."""
-    states = [
-        m.state
-        for m in recorder.messages()
-        if isinstance(m, StateChangedMessage)
-        and m.sender is not None
-        and m.sender.name == STORE_NAME
-        and isinstance(m.state, VectorStoreState)
-    ]
-    return sorted(states[-1].collections) if states else None
 
 
 def test_a_collection_created_again_does_not_inherit_the_failure_of_the_dropped_one(
@@ -171,8 +156,8 @@ def test_the_state_published_after_a_drop_no_longer_holds_the_collection(
     store.create_collection("kept", NOTES)
     store.upsert("notes", [DOCS[0].model_copy(update={"vector": [1.0] * DIM})])
     actor_system.proxy_ask(address, VectorStoreActor).flush_state()
-    eventually(lambda: last_published(recorder) == ["kept", "notes"])
+    eventually(lambda: last_published(recorder, STORE_NAME) == ["kept", "notes"])
 
     store.drop_collection("notes")
 
-    eventually(lambda: last_published(recorder) == ["kept"])
+    eventually(lambda: last_published(recorder, STORE_NAME) == ["kept"])

@@ -8,12 +8,11 @@ request's ``Authorization`` header. The store is the real actor in a real team."
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, ClassVar
 
 import pytest
@@ -30,6 +29,8 @@ from akgentic.tool.core.vector_store import (
 )
 from akgentic.tool.vector_store.actor import VectorStoreActor
 from akgentic.tool.vector_store.vector import EmbeddingService, EmbeddingServiceError
+
+from .loopback_http import JsonHandler, serve, url_of
 
 DIM = 16
 NOTES = CollectionConfig(dimension=DIM)
@@ -60,22 +61,19 @@ def _vector(text: str) -> list[float]:
 
 
 def _handler(provider: Provider) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
+    class Handler(JsonHandler):
         def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            body = self.read_json()
             texts = [body["input"]] if isinstance(body["input"], str) else body["input"]
             with provider.lock:
                 provider.inputs.append(list(texts))
             if provider.status is not None:
                 echoed = {"Authorization": self.headers.get("Authorization", "")}
-                self._send(provider.status, {"error": {"message": "no", "request": echoed}})
+                self.send_json(provider.status, {"error": {"message": "no", "request": echoed}})
                 return
             if any(provider.refuse(text) for text in texts):
                 message = "This model's maximum context length is 8192 tokens"
-                self._send(400, {"error": {"message": message, "type": "invalid_request"}})
+                self.send_json(400, {"error": {"message": message, "type": "invalid_request"}})
                 return
             data = [
                 {
@@ -86,15 +84,7 @@ def _handler(provider: Provider) -> type[BaseHTTPRequestHandler]:
                 for i, text in enumerate(texts)
             ]
             usage = {"prompt_tokens": 1, "total_tokens": 1}
-            self._send(200, {"object": "list", "data": data, "model": "m", "usage": usage})
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            raw = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
+            self.send_json(200, {"object": "list", "data": data, "model": "m", "usage": usage})
 
     return Handler
 
@@ -102,10 +92,8 @@ def _handler(provider: Provider) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[Provider]:
     state = Provider()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{httpd.server_address[1]}/v1")
+    httpd = serve(_handler(state))
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{url_of(httpd)}/v1")
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     try:
         yield state

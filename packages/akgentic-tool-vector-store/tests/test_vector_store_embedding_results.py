@@ -15,9 +15,6 @@ import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
-from akgentic.core.agent import Akgent
-from akgentic.core.agent_config import BaseConfig
-from akgentic.core.agent_state import BaseState
 from akgentic.core.messages.orchestrator import StartMessage
 from akgentic.core.orchestrator import Orchestrator
 from akgentic.tool.core.testing import eventually
@@ -39,6 +36,8 @@ from akgentic.tool.vector_store.embedding_actor import (
 )
 from akgentic.tool.vector_store.protocol import CollectionStatus
 from akgentic.tool.vector_store.vector import EmbeddingServiceError, VectorEntry
+
+from .test_embedding_messages import Requester, requester
 
 DIM = 64
 NOTES = CollectionConfig(dimension=DIM)
@@ -300,37 +299,17 @@ def test_the_stores_blocking_embed_gives_up_within_the_worker_budget(
     assert time.monotonic() - started < 2.9  # the provider holds every request 3 s
 
 
-class Requester(Akgent[BaseConfig, BaseState]):
-    """Plays the predecessor's store: has a tight worker embed a request, keeps replies."""
+class TightRequester(Requester):
+    """Has a tight worker embed each request."""
 
-    def on_start(self) -> None:
-        self.replies: list[EmbeddingResult | EmbeddingError] = []
-
-    def request(self, msg: EmbeddingRequest) -> None:
-        worker = self.createActor(
-            TightWorker,
-            config=BaseConfig(
-                name=embed_worker_name(msg.collection, msg.request_id), role="EmbeddingActor"
-            ),
-        )
-        self.send(worker, msg)
-
-    def receiveMsg_EmbeddingResult(self, msg: EmbeddingResult) -> None:
-        self.replies.append(msg)
-
-    def receiveMsg_EmbeddingError(self, msg: EmbeddingError) -> None:
-        self.replies.append(msg)
-
-    def received(self) -> list[EmbeddingResult | EmbeddingError]:
-        return list(self.replies)
+    worker_class: ClassVar[type[EmbeddingActor]] = TightWorker
 
 
 def test_a_worker_answering_a_request_gives_up_within_its_budget(
     actor_system: ActorSystem, openai_env: Any
 ) -> None:
     openai_env.delay = 3.0
-    address = actor_system.createActor(Requester, config=BaseConfig(name="@Requester", role="Test"))
-    client: Any = actor_system.proxy_ask(address, Requester)
+    client = requester(actor_system, TightRequester)
 
     started = time.monotonic()
     client.request(

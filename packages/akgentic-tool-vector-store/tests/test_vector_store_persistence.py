@@ -92,6 +92,30 @@ def stop_team(system: ActorSystem, orchestrator: ActorAddress) -> None:
     assert system.proxy_ask(orchestrator, Orchestrator).stop().wait(15)
 
 
+def vector_doc(ref: str, text: str) -> VectorDocument:
+    """A document with a vector of its own, so no embedding service is asked."""
+    return VectorDocument(ref=ref, text=text, vector=[1.0] * DIM)
+
+
+def store_seqs(system: ActorSystem, orchestrator: ActorAddress) -> list[int]:
+    """The seq of every state event the store has sent the team, in order."""
+    events = orchestrator_events(system, orchestrator, ToolStateEvent)
+    return [e.seq for e in events if e.tool_id == VECTOR_STORE_NAME]
+
+
+def last_published(recorder: Recorder, store_name: str = VECTOR_STORE_NAME) -> list[str] | None:
+    """The collections of the last state the store published to the team, if any."""
+    states = [
+        m.state
+        for m in recorder.messages()
+        if isinstance(m, StateChangedMessage)
+        and m.sender is not None
+        and m.sender.name == store_name
+        and isinstance(m.state, VectorStoreState)
+    ]
+    return sorted(states[-1].collections) if states else None
+
+
 def resume_team(
     system: ActorSystem, team_id: uuid.UUID, history: list[Message], store_class: type
 ) -> ActorAddress:

@@ -14,11 +14,9 @@ import pytest
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.messages.orchestrator import StateChangedMessage
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.event import ToolStateEvent
-from akgentic.tool.core.testing import eventually, orchestrator_events
-from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, CollectionConfig, VectorDocument
+from akgentic.tool.core.testing import eventually
+from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, CollectionConfig
 from akgentic.tool.vector_store.actor import VectorStoreActor
-from akgentic.tool.vector_store.state import VectorStoreState
 from akgentic.tool.vector_store.tool import VectorStoreTool
 
 from .test_vector_store_persistence import (
@@ -26,34 +24,15 @@ from .test_vector_store_persistence import (
     Recorder,
     SlowFlushStore,
     bind,
+    last_published,
     resume_team,
     start_team,
     stop_team,
+    store_seqs,
+    vector_doc,
 )
 
 CONFIG = CollectionConfig(dimension=DIM)
-
-
-def _doc(ref: str, text: str) -> VectorDocument:
-    return VectorDocument(ref=ref, text=text, vector=[1.0] * DIM)
-
-
-def _store_seqs(system: ActorSystem, orchestrator: Any) -> list[int]:
-    events = orchestrator_events(system, orchestrator, ToolStateEvent)
-    return [e.seq for e in events if e.tool_id == VECTOR_STORE_NAME]
-
-
-def _last_published(recorder: Recorder) -> list[str] | None:
-    """The collections of the last state the store published to the team, if any."""
-    states = [
-        m.state
-        for m in recorder.messages()
-        if isinstance(m, StateChangedMessage)
-        and m.sender is not None
-        and m.sender.name == VECTOR_STORE_NAME
-        and isinstance(m.state, VectorStoreState)
-    ]
-    return sorted(states[-1].collections) if states else None
 
 
 def test_collections_dropped_after_the_snapshot_stay_dropped_after_a_resume(
@@ -66,18 +45,18 @@ def test_collections_dropped_after_the_snapshot_stay_dropped_after_a_resume(
     store = bind(actor_system, orchestrator, "@Writer")
     store.create_collection("gone", CONFIG)  # seq 1
     store.create_collection("kept", CONFIG)  # seq 2
-    store.upsert("gone", [_doc("g", "gone soon")])  # seq 3
-    store.upsert("kept", [_doc("k", "kept")])  # seq 4
+    store.upsert("gone", [vector_doc("g", "gone soon")])  # seq 3
+    store.upsert("kept", [vector_doc("k", "kept")])  # seq 4
     actor_system.proxy_ask(address, VectorStoreActor).flush_state()  # snapshot at seq 4
-    eventually(lambda: _last_published(recorder) == ["gone", "kept"])
+    eventually(lambda: last_published(recorder) == ["gone", "kept"])
     cut = len(recorder.messages())
     store.drop_collection("gone")  # seq 5
     store.create_collection("brief", CONFIG)  # seq 6
     store.drop_collection("brief")  # seq 7: never in any snapshot
     store.create_collection("fresh", CONFIG)  # seq 8: missing after the resume
-    store.upsert("fresh", [_doc("f", "fresh")])  # seq 9
-    store.upsert("kept", [_doc("late", "written late")])  # seq 10
-    eventually(lambda: _store_seqs(actor_system, orchestrator) == list(range(1, 11)))
+    store.upsert("fresh", [vector_doc("f", "fresh")])  # seq 9
+    store.upsert("kept", [vector_doc("late", "written late")])  # seq 10
+    eventually(lambda: store_seqs(actor_system, orchestrator) == list(range(1, 11)))
     # The process dies here, before any state newer than the snapshot is stored (the
     # events are): the drops are known from the events only.
     frozen = [
@@ -106,5 +85,5 @@ def test_collections_dropped_after_the_snapshot_stay_dropped_after_a_resume(
     resumed_orch.subscribe(published)
     resumed_address = resumed_orch.get_team_member(VECTOR_STORE_NAME)
     actor_system.proxy_ask(resumed_address, VectorStoreActor).flush_state()
-    eventually(lambda: _last_published(published) == ["kept"])
+    eventually(lambda: last_published(published) == ["kept"])
     stop_team(actor_system, resumed)

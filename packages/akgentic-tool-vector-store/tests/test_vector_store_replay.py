@@ -17,9 +17,8 @@ import pytest
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.core.messages.orchestrator import StateChangedMessage
 from akgentic.core.orchestrator import Orchestrator
-from akgentic.tool.core.event import ToolStateEvent
-from akgentic.tool.core.testing import eventually, orchestrator_events
-from akgentic.tool.core.vector_store import VECTOR_STORE_NAME, CollectionConfig, VectorDocument
+from akgentic.tool.core.testing import eventually
+from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.vector_store._replay import plan_replay
 from akgentic.tool.vector_store.actor import VectorStoreActor
 from akgentic.tool.vector_store.event import VectorStoreStateEvent
@@ -32,16 +31,9 @@ from .test_vector_store_persistence import (
     resume_team,
     start_team,
     stop_team,
+    store_seqs,
+    vector_doc,
 )
-
-
-def _doc(ref: str, text: str) -> VectorDocument:
-    return VectorDocument(ref=ref, text=text, vector=[1.0] * DIM)
-
-
-def _store_seqs(system: ActorSystem, orchestrator: Any) -> list[int]:
-    events = orchestrator_events(system, orchestrator, ToolStateEvent)
-    return [e.seq for e in events if e.tool_id == VECTOR_STORE_NAME]
 
 
 def test_a_store_ended_abruptly_replays_removals_and_continues_the_numbering(
@@ -53,11 +45,14 @@ def test_a_store_ended_abruptly_replays_removals_and_continues_the_numbering(
     address = orch.getChildrenOrCreate(SlowFlushStore, VectorStoreTool().store_config())
     store = bind(actor_system, orchestrator, "@Writer")
     store.create_collection("notes", CollectionConfig(dimension=DIM))
-    store.upsert("notes", [_doc("db", "database"), _doc("ui", "login"), _doc("ops", "certs")])
+    store.upsert(
+        "notes",
+        [vector_doc("db", "database"), vector_doc("ui", "login"), vector_doc("ops", "certs")],
+    )
     actor_system.proxy_ask(address, VectorStoreActor).flush_state()  # snapshot at seq 2
     store.delete("notes", ["ops"])  # seq 3, after the snapshot
-    store.upsert("notes", [_doc("late", "written late")])  # seq 4, after the snapshot
-    eventually(lambda: _store_seqs(actor_system, orchestrator) == [1, 2, 3, 4])
+    store.upsert("notes", [vector_doc("late", "written late")])  # seq 4, after the snapshot
+    eventually(lambda: store_seqs(actor_system, orchestrator) == [1, 2, 3, 4])
     frozen = recorder.messages()  # the process dies here: no snapshot after seq 2
     stop_team(actor_system, orchestrator)
     last = [m.state for m in frozen if isinstance(m, StateChangedMessage)][-1]
@@ -72,7 +67,7 @@ def test_a_store_ended_abruptly_replays_removals_and_continues_the_numbering(
     assert "'late'" in caplog.text
 
     store.delete("notes", ["db"])
-    eventually(lambda: _store_seqs(actor_system, resumed) == [1, 2, 3, 4, 5])
+    eventually(lambda: store_seqs(actor_system, resumed) == [1, 2, 3, 4, 5])
     stop_team(actor_system, resumed)
 
 

@@ -9,7 +9,6 @@ search is exact (cosine distance, a word-count bm25), which is all these tests n
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import threading
 import uuid
 from collections.abc import Iterator
 from concurrent import futures
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import grpc
@@ -50,6 +49,8 @@ from akgentic.tool.core.vector_store import (
 from akgentic.tool.vector_store.actor import VectorStoreActor
 from akgentic.tool.vector_store.tool import VectorStoreTool
 from akgentic.tool.vector_store.weaviate import WEAVIATE_INSTALL_HINT
+
+from .loopback_http import JsonHandler, serve
 
 DIM = 64
 DOCS = [
@@ -259,22 +260,7 @@ class Servicer(weaviate_pb2_grpc.WeaviateServicer):
 
 
 def _rest_handler(db: FakeWeaviate) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-        def _body(self) -> Any:
-            length = int(self.headers.get("Content-Length") or 0)
-            return json.loads(self.rfile.read(length) or b"null")
-
-        def _send(self, status: int, payload: Any = None) -> None:
-            raw = b"" if payload is None else json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
-
+    class Handler(JsonHandler):
         def _route(self, method: str) -> None:
             path = self.path.split("?")[0]
             with db.lock:
@@ -282,42 +268,42 @@ def _rest_handler(db: FakeWeaviate) -> type[BaseHTTPRequestHandler]:
                 db.auth.append(self.headers.get("Authorization"))
             parts = path.strip("/").split("/")
             if path == "/v1/meta":
-                self._send(200, {"version": "1.30.0", "modules": {}, "hostname": "stand-in"})
+                self.send_json(200, {"version": "1.30.0", "modules": {}, "hostname": "stand-in"})
             elif path == "/v1/.well-known/ready":
-                self._send(200 if db.ready else 503)
+                self.send_json(200 if db.ready else 503)
             elif parts[:2] == ["v1", "schema"] and len(parts) == 2 and method == "POST":
-                body = self._body()
+                body = self.read_json()
                 with db.lock:
                     db.classes[body["class"]] = body
-                self._send(200, body)
+                self.send_json(200, body)
             elif parts[:2] == ["v1", "schema"] and len(parts) == 3:
                 name = parts[2]
                 with db.lock:
                     if method == "GET":
                         found = db.classes.get(name)
-                        self._send(200, found) if found else self._send(404, {"error": []})
+                        self.send_json(200, found) if found else self.send_json(404, {"error": []})
                     elif method == "DELETE":
                         db.classes.pop(name, None)
                         for key in [k for k in db.objects if k[0] == name]:
                             del db.objects[key]
-                        self._send(200)
+                        self.send_json(200)
             elif parts[:2] == ["v1", "schema"] and len(parts) == 4 and parts[3] == "tenants":
                 name = parts[2]
-                body = self._body() if method in ("POST", "DELETE") else None
+                body = self.read_json() if method in ("POST", "DELETE") else None
                 with db.lock:
                     tenants = db.tenants.setdefault(name, set())
                     if method == "POST":
                         tenants.update(t["name"] for t in body)
-                        self._send(200, body)
+                        self.send_json(200, body)
                     elif method == "DELETE":
                         for tenant in body:
                             tenants.discard(tenant)
                             db.objects.pop((name, tenant), None)
-                        self._send(200)
+                        self.send_json(200)
                     else:
-                        self._send(200, [{"name": t, "activityStatus": "HOT"} for t in tenants])
+                        self.send_json(200, [{"name": t, "activityStatus": "HOT"} for t in tenants])
             else:
-                self._send(404, {"error": [{"message": f"stand-in: no route {method} {path}"}]})
+                self.send_json(404, {"error": [{"message": f"stand-in: no route {method} {path}"}]})
 
         def do_GET(self) -> None:
             self._route("GET")
@@ -338,9 +324,7 @@ def _rest_handler(db: FakeWeaviate) -> type[BaseHTTPRequestHandler]:
 def weaviate_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeWeaviate]:
     """The stand-in, with the WEAVIATE_* deployment variables pointing at it."""
     db = FakeWeaviate()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _rest_handler(db))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    httpd = serve(_rest_handler(db))
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     weaviate_pb2_grpc.add_WeaviateServicer_to_server(Servicer(db), server)
     grpc_port = server.add_insecure_port("127.0.0.1:0")

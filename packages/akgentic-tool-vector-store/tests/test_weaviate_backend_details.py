@@ -14,15 +14,11 @@ returns distances and counts only when asked for them.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-import threading
 import uuid
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -45,6 +41,9 @@ from akgentic.tool.vector_store.weaviate import (
     weaviate_name,
 )
 
+from . import test_weaviate_backend as weaviate_standin
+from .loopback_http import serve
+
 _ENV = (
     "WEAVIATE_HTTP_HOST",
     "WEAVIATE_HTTP_PORT",
@@ -57,21 +56,7 @@ _ENV = (
 )
 
 
-def _load_standin() -> Any:
-    """``test_weaviate_backend.py`` (the suite runs with ``--import-mode=importlib``)."""
-    path = Path(__file__).with_name("test_weaviate_backend.py")
-    spec = importlib.util.spec_from_file_location("_details_weaviate_standin", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_STANDIN = _load_standin()
-
-
-class _Recording(_STANDIN.Servicer):  # type: ignore[misc,name-defined]
+class _Recording(weaviate_standin.Servicer):
     """The stand-in's gRPC service, recording requests and answering like Weaviate: a
     distance only when asked for, a count only when asked for. Objects whose text holds
     ``REJECT`` are refused; ``loose_bm25`` makes bm25 return every object; the objects
@@ -167,10 +152,8 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
     """The stand-in, with only the HTTP/gRPC place in the environment."""
     for name in _ENV:
         monkeypatch.delenv(name, raising=False)
-    db = _STANDIN.FakeWeaviate()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _STANDIN._rest_handler(db))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    db = weaviate_standin.FakeWeaviate()
+    httpd = serve(weaviate_standin._rest_handler(db))
     service = _Recording(db)
     rpc = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     weaviate_pb2_grpc.add_WeaviateServicer_to_server(service, rpc)
