@@ -121,12 +121,14 @@ def test_a_collection_with_an_absolute_workspace_path_lives_in_that_directory(
 
 
 def test_a_directory_planted_at_the_file_name_leaves_the_collection_in_memory(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     config = CollectionConfig(dimension=3, persistence="workspace", workspace_path=str(tmp_path))
     (tmp_path / f"notes{FILE_SUFFIX}").mkdir()
 
-    opened = opener().open("notes", CollectionRecord(config=config), fresh=False)
+    with caplog.at_level(logging.WARNING):
+        opened = opener().open("notes", CollectionRecord(config=config), fresh=False)
 
     assert opened.unsafe_path is True
     assert opened.backend.counts() == (0, 0)
+    assert f"{tmp_path / f'notes{FILE_SUFFIX}'} is a directory" in caplog.text
