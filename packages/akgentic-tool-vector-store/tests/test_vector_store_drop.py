@@ -6,6 +6,7 @@ a failure report ends its request, so the request never counts as overdue later.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any, ClassVar
 
@@ -19,11 +20,13 @@ from akgentic.tool.core.vector_store import (
     VectorQuery,
     VectorStore,
     VectorStoreConfig,
+    embed_worker_name,
     lookup_vector_store,
 )
 from akgentic.tool.vector_store.actor import VectorStoreActor
 from akgentic.tool.vector_store.embedding_actor import EmbeddingActor, EmbeddingError
 
+from .test_embedding_messages import stopped_actors
 from .test_vector_store_persistence import Recorder, last_published
 
 DIM = 64
@@ -88,6 +91,30 @@ def test_a_collection_created_again_does_not_inherit_the_failure_of_the_dropped_
     assert (receipt.pending, receipt.request_id is not None) == (2, True)
     eventually(lambda: store.collection_stats("notes").embedded == 2)
     assert store.search("notes", VectorQuery(text="login")).status != "degraded"
+
+
+def test_a_query_of_the_dropped_collection_failing_late_does_not_fail_the_new_one(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    store, _ = open_store(actor_system, orchestrator, tool_agent, VectorStoreActor)
+    store.create_collection("notes", NOTES)
+    openai_env.gate = threading.Event()  # the query's worker hangs at the provider
+    assert store.search("notes", VectorQuery(text="login")).status == "pending"
+    eventually(lambda: len(openai_env.inputs()) == 1)
+
+    assert store.drop_collection("notes")
+    store.create_collection("notes", NOTES)
+    openai_env.fail_status = 500  # the dropped collection's query now fails ...
+    openai_env.gate.set()
+    worker = embed_worker_name("notes", "")
+    eventually(
+        lambda: any(n.startswith(worker) for n in stopped_actors(actor_system, orchestrator))
+    )
+    openai_env.fail_status = None  # ... and the provider is fine for the new collection
+    receipt = store.upsert("notes", DOCS)
+
+    assert (receipt.pending, receipt.request_id is not None) == (2, True)
+    eventually(lambda: store.collection_stats("notes").embedded == 2)
 
 
 def test_a_collection_created_again_has_a_free_worker_and_an_empty_queue(

@@ -577,6 +577,16 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
     def fail(self, key: EmbedKey, error: str) -> None:
         """A worker could not embed its job."""
         self._deadlines.pop(key.request_id, None)
+        awaited = (
+            self._queries.request(key.request_id) is not None
+            if key.kind == "query"
+            else key.request_id in self._jobs
+        )
+        if not awaited:
+            # A late report of a request already answered or of a dropped collection: it
+            # must not open a failure episode on a collection created since under the name.
+            logger.debug("%s: ignored a failure of request %s", self.config.name, key.request_id)
+            return
         # Opened first, so that queued documents of this collection are not sent out by
         # the drain below while the provider is failing.
         starting = key.collection in self._backends and self._failures.open(
