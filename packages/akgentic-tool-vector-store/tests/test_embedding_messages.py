@@ -4,10 +4,12 @@ applies its own workers' reports."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any, ClassVar
 
 import numpy as np
+import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
@@ -129,6 +131,27 @@ def test_a_worker_reports_a_provider_failure_as_an_embedding_error(
     eventually(lambda: not worker.is_alive())
 
 
+def test_a_worker_nobody_created_says_it_cannot_report_and_stops(
+    actor_system: ActorSystem, openai_env: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="akgentic.tool.vector_store.embedding_actor")
+    openai_env.fail_status = 500
+    name = embed_worker_name("tasks", "req-9")
+    worker = actor_system.createActor(
+        EmbeddingActor, config=BaseConfig(name=name, role="EmbeddingActor")
+    )
+    entries = [{"ref_id": "t1", "ref_type": "task", "text": "x"}]
+    actor_system.tell(
+        worker, EmbeddingRequest(collection="tasks", entries=entries, request_id="req-9")
+    )
+    eventually(lambda: not worker.is_alive())
+
+    failed, orphan = caplog.messages
+    assert failed.startswith(f"embedding worker {name} failed: ")
+    assert "provider unavailable" in failed
+    assert orphan == f"embedding worker {name} has nobody to report request req-9 to"
+
+
 def test_a_request_with_unreadable_entries_is_reported_not_raised(
     actor_system: ActorSystem, openai_env: Any
 ) -> None:
@@ -168,8 +191,14 @@ def entries_of(docs: list[VectorDocument], hash_embed: Any, dimension: int = DIM
 
 
 def test_the_store_applies_a_result_for_its_request_and_drops_the_late_worker(
-    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any, hash_embed: Any
+    actor_system: ActorSystem,
+    orchestrator: Any,
+    tool_agent: Any,
+    openai_env: Any,
+    hash_embed: Any,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="akgentic.tool.vector_store.actor")
     openai_env.gate = threading.Event()  # the store's own worker hangs until released
     store, address = store_and_address(actor_system, orchestrator, tool_agent)
     store.create_collection("notes", NOTES)
@@ -202,11 +231,18 @@ def test_the_store_applies_a_result_for_its_request_and_drops_the_late_worker(
     assert [hit.ref for hit in hits] == ["db"]
     assert hits[0].match == "vector"
     assert (stats.documents, stats.embedded, stats.pending, stats.failed) == (3, 3, 0, 0)
+    assert "#VectorStore: ignored a result for request unknown" in caplog.messages
 
 
 def test_the_store_marks_a_request_failed_on_an_embedding_error_or_a_bad_result(
-    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any, hash_embed: Any
+    actor_system: ActorSystem,
+    orchestrator: Any,
+    tool_agent: Any,
+    openai_env: Any,
+    hash_embed: Any,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="akgentic.tool.vector_store.actor")
     openai_env.gate = threading.Event()
     store, address = store_and_address(actor_system, orchestrator, tool_agent)
     store.create_collection("notes", NOTES)
@@ -241,3 +277,4 @@ def test_the_store_marks_a_request_failed_on_an_embedding_error_or_a_bad_result(
     assert other.status == "degraded"
     assert "lacks a vector of dimension 64" in str(other.reason)
     assert store.collection_stats("notes").embedded == 0
+    assert "#VectorStore: ignored a failure of request unknown" in caplog.messages

@@ -123,3 +123,17 @@ def test_a_refused_text_after_embedded_ones_is_a_nan_row(hash_embed: EmbedFn) ->
     np.testing.assert_array_equal(matrix[:3], hash_embed(texts[:3]))
     assert np.isnan(matrix[3]).all()
     assert list(refused) == [3]
+
+
+def test_rows_of_later_batches_land_at_their_texts_positions(hash_embed: EmbedFn) -> None:
+    service = EmbeddingService(embed_fn=refusing(hash_embed), batch_size=3)
+    texts = [f"good {n}" for n in range(7)]
+    texts[4] = "bad four"  # in the second batch of three
+
+    matrix, refused = service.embed_partial(texts)
+
+    assert matrix.shape == (7, DIM)
+    fine = [n for n in range(7) if n != 4]
+    np.testing.assert_array_equal(matrix[fine], hash_embed([texts[n] for n in fine]))
+    assert np.isnan(matrix[4]).all()
+    assert list(refused) == [4]

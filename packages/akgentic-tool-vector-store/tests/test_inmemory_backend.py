@@ -243,3 +243,29 @@ def test_save_collection_and_load_collection_use_the_workspace_file(tmp_path: Pa
     source.collection("kept").flush()
     assert source.get_state()["kept"]["entries"] == []  # its documents are in its file
     assert InMemoryBackend().load_collection("kept", ws, tmp_path / "w") == 1
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ([1.0, 0.0], "document 'bad': vector has 2 values, expected 3"),
+        (
+            [1.0, float("nan"), 0.0],
+            "document 'bad': vector contains NaN or infinity, or values too large for float32",
+        ),
+        (
+            [3e38, 3e38, 3e38],
+            "document 'bad': vector contains NaN or infinity, or values too large for float32",
+        ),
+    ],
+)
+def test_a_refused_vector_is_named_and_changes_nothing(bad: list[float], message: str) -> None:
+    backend = InMemoryBackend("c", CONFIG)
+    backend.put([doc("ok", "kept text", [1, 0, 0])])
+
+    with pytest.raises(ValueError) as refused:
+        backend.put([doc("ok", "new text", [0, 1, 0]), doc("bad", "bad text", bad)])
+
+    assert str(refused.value) == message
+    assert backend.counts() == (1, 1)
+    assert [hit.text for hit in backend.keyword_search("text", 5, {})] == ["kept text"]

@@ -311,18 +311,23 @@ def test_a_truncated_file_is_set_aside_and_the_collection_starts_empty(
     path.write_bytes(damaged)
     backend = workspace_backend(tmp_path)
     backend.put([VectorDocument(ref="before", text="in memory", vector=[1.0, 0.0, 0.0])])
+    for n in range(2):  # left by flushes killed mid-write
+        (tmp_path / f".{path.name}.dead{n}.tmp").write_bytes(b"partial")
+        os.utime(tmp_path / f".{path.name}.dead{n}.tmp", (0, 0))
 
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.INFO, logger="akgentic.tool.vector_store"):
         backend.load()
 
     assert backend.counts() == (0, 0)
     [aside] = aside_files(tmp_path, path)
     assert aside.read_bytes() == damaged
     assert not path.exists()
-    warning = " ".join(r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING)
-    assert "'tasks'" in warning
-    assert aside.name in warning
+    assert not list(tmp_path.glob("*.tmp"))
+    cleaned, warning = caplog.messages
+    assert cleaned == "collection 'tasks': removed 2 stale temporary file(s)"
+    assert warning.startswith("collection 'tasks': ")
     assert "unreadable vector file" in warning
+    assert warning.endswith(f"; the file is kept as {aside.name} and the collection starts empty")
 
 
 def test_a_file_of_another_format_version_is_refused_and_left_in_place(tmp_path: Path) -> None:

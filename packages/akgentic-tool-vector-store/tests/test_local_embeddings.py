@@ -107,7 +107,10 @@ def test_a_collection_shorter_than_the_model_is_refused_with_the_fix(tiny_model:
         service.embed(["car"], dimension=2)
 
 
-def test_a_model_is_loaded_once_per_process(tmp_path: Path) -> None:
+def test_a_model_is_loaded_once_per_process(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="akgentic.tool.vector_store.local_embeddings")
     folder = write_static_model(tmp_path / "once")
     errors: list[BaseException] = []
 
@@ -126,6 +129,8 @@ def test_a_model_is_loaded_once_per_process(tmp_path: Path) -> None:
     shutil.rmtree(folder)  # a second load would fail now: the first one is reused
     assert LocalEmbedder(str(folder))(["automobile"]).shape == (1, 13)
     assert load_local_model(str(folder)) is load_local_model(str(folder))
+    loaded = f"local embedding model {folder} loaded from {folder} (dimension 13)"
+    assert [m for m in caplog.messages if "loaded from" in m] == [loaded]  # said once
 
 
 def test_a_name_missing_from_the_cache_with_downloads_off_says_to_point_at_a_folder(

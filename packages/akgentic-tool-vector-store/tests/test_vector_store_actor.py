@@ -240,9 +240,10 @@ def test_provider_failure_degrades_to_keywords_with_a_single_warning(
 ) -> None:
     openai_env.fail_status = 503
     caplog.set_level(logging.WARNING, logger="akgentic.tool.vector_store")
+    caplog.set_level(logging.DEBUG, logger="akgentic.tool.vector_store.embedding_actor")
     store = bind(tool_agent)
     store.create_collection("notes", NOTES)
-    store.upsert("notes", DOCS)
+    receipt = store.upsert("notes", DOCS)
     eventually(lambda: store.collection_stats("notes").failed == 3)
 
     results = [
@@ -262,6 +263,10 @@ def test_provider_failure_degrades_to_keywords_with_a_single_warning(
     assert len(warnings) == 1, [r.getMessage() for r in warnings]
     assert "notes" in warnings[0].getMessage()
     assert len(openai_env.requests) == 2  # the documents, retried once by the client; no more
+    worker = f"embedding worker #embed-notes-{receipt.request_id} failed: "
+    [failed] = [r for r in caplog.records if r.getMessage().startswith(worker)]
+    assert failed.levelno == logging.DEBUG  # the store's one warning speaks for the episode
+    assert "503" in failed.getMessage()
 
 
 def test_embeddings_are_retried_after_the_failure_window(
@@ -285,7 +290,7 @@ def test_embeddings_are_retried_after_the_failure_window(
     assert result.status == "ok"
     assert result.hits[0].ref == "ui"
     wait_embedded(store, "notes", 3)
-    assert any("work again" in r.getMessage() for r in caplog.records)
+    assert "embeddings for collection 'notes' work again" in caplog.messages
 
 
 def test_a_vector_search_also_finds_the_documents_still_waiting_for_a_vector(
@@ -404,6 +409,18 @@ def test_bad_calls_raise_with_the_culprit_and_change_nothing(
         store.upsert("notes", [DOCS[0], VectorDocument(ref="bad", text="x", vector=[1.0, 2.0])])
     with pytest.raises(ValueError, match="query vector has 2 values"):
         store.search("notes", VectorQuery(vector=(1.0, 0.0)))
+    both = r"^pass either a VectorQuery or query_vector/top_k, not both$"
+    with pytest.raises(TypeError, match=both):
+        store.search("notes", VectorQuery(text="x"), 3)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match=r"^search needs a VectorQuery, or a query_vector$"):
+        store.search("notes")  # type: ignore[call-overload]
+    nothing = store.upsert("notes", [])
+    assert (nothing.collection, nothing.accepted, nothing.pending, nothing.request_id) == (
+        "notes",
+        0,
+        0,
+        None,
+    )
     assert store.collection_stats("notes").documents == 0
     assert openai_env.requests == []
 
@@ -497,8 +514,13 @@ def test_changes_are_announced_as_numbered_tool_state_events(
 
 
 def test_a_worker_outliving_its_store_exits_quietly(
-    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+    actor_system: ActorSystem,
+    orchestrator: Any,
+    tool_agent: Any,
+    openai_env: Any,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="akgentic.tool.vector_store.embedding_actor")
     openai_env.gate = threading.Event()
     store = bind(tool_agent)
     store.create_collection("notes", NOTES)
@@ -516,6 +538,7 @@ def test_a_worker_outliving_its_store_exits_quietly(
     assert orch.get_messages(message_type=ErrorMessage) == []
     assert last_state.collections["notes"].texts == [DOCS[0].text]
     assert last_state.collections["notes"].vector_refs == []
+    assert f"embedding worker {worker_name}: the store is gone" in caplog.messages
 
 
 def lookup_address(system: ActorSystem, orchestrator: Any) -> Any:
@@ -571,6 +594,38 @@ def test_documents_queue_behind_a_busy_worker_and_go_out_together(
 
     assert openai_env.inputs() == [["alpha"], ["delta", "beta new"]]
     assert store.collection_stats("notes").pending == 0
+
+
+class SmallBatchStore(VectorStoreActor):
+    max_document_workers: ClassVar[int] = 1
+    retry_batch_limit: ClassVar[int] = 2
+
+
+def test_a_queue_longer_than_a_batch_goes_out_in_batches_in_order_across_collections(
+    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+) -> None:
+    openai_env.gate = threading.Event()
+    store = custom_store(actor_system, orchestrator, tool_agent, SmallBatchStore)
+    store.create_collection("gone", NOTES)
+    store.create_collection("notes", NOTES)
+    store.create_collection("other", NOTES)
+    store.upsert("notes", [VectorDocument(ref="a", text="alpha")])  # takes the only worker
+    store.upsert("gone", [VectorDocument(ref="g", text="gone soon")])
+    store.delete("gone", ["g"])  # the oldest queue holds nothing left to send
+    store.upsert("notes", [VectorDocument(ref=r, text=f"note {r}") for r in "bcde"])
+    store.upsert("other", [VectorDocument(ref="z", text="other zeta")])
+    eventually(lambda: len(openai_env.requests) == 1)
+
+    openai_env.gate.set()
+    wait_embedded(store, "notes", 5)
+    wait_embedded(store, "other", 1)
+
+    assert openai_env.inputs() == [
+        ["alpha"],
+        ["note b", "note c"],
+        ["other zeta"],
+        ["note d", "note e"],
+    ]
 
 
 def test_queued_documents_are_not_sent_to_a_failing_provider(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent import futures
@@ -119,7 +120,29 @@ def test_without_an_orchestrator_the_card_creates_nothing(
     card = VectorStoreTool()
     ToolFactory([card], observer=observer)
     assert card.store_address is None
-    assert "reaches no orchestrator" in caplog.text
+    assert caplog.messages == [
+        f"VectorStoreTool on {observer!r}: the observer reaches no orchestrator, "
+        "so no store #VectorStore is created"
+    ]
+
+
+def test_without_the_store_installed_the_card_says_how_to_install_it_and_creates_nothing(
+    tool_agent: Any, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # None in sys.modules makes the import fail, as when numpy is missing.
+    monkeypatch.setitem(sys.modules, "akgentic.tool.vector_store.actor", None)
+    caplog.set_level(logging.WARNING, logger="akgentic.tool.vector_store")
+    card = VectorStoreTool()
+    ToolFactory([card], observer=tool_agent)
+
+    assert card.store_address is None
+    assert lookup_vector_store(tool_agent, "#VectorStore") is None
+    [message] = caplog.messages
+    assert message.startswith("VectorStoreTool: vector search is unavailable (import of ")
+    assert message.endswith(
+        '); install it with pip install "akgentic-framework[vector-store]". '
+        "Consumers fall back to keyword search."
+    )
 
 
 def test_a_second_card_with_other_settings_does_not_reconfigure_the_store(

@@ -6,9 +6,12 @@ a failure report ends its request, so the request never counts as overdue later.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import Any, ClassVar
+
+import pytest
 
 from akgentic.core.actor_address import ActorAddress
 from akgentic.core.actor_system_impl import ActorSystem
@@ -94,8 +97,13 @@ def test_a_collection_created_again_does_not_inherit_the_failure_of_the_dropped_
 
 
 def test_a_query_of_the_dropped_collection_failing_late_does_not_fail_the_new_one(
-    actor_system: ActorSystem, orchestrator: Any, tool_agent: Any, openai_env: Any
+    actor_system: ActorSystem,
+    orchestrator: Any,
+    tool_agent: Any,
+    openai_env: Any,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="akgentic.tool.vector_store.actor")
     store, _ = open_store(actor_system, orchestrator, tool_agent, VectorStoreActor)
     store.create_collection("notes", NOTES)
     openai_env.gate = threading.Event()  # the query's worker hangs at the provider
@@ -106,15 +114,22 @@ def test_a_query_of_the_dropped_collection_failing_late_does_not_fail_the_new_on
     store.create_collection("notes", NOTES)
     openai_env.fail_status = 500  # the dropped collection's query now fails ...
     openai_env.gate.set()
-    worker = embed_worker_name("notes", "")
-    eventually(
-        lambda: any(n.startswith(worker) for n in stopped_actors(actor_system, orchestrator))
-    )
+    prefix = embed_worker_name("notes", "")
+
+    def stopped_workers() -> list[str]:  # their request ids
+        names = stopped_actors(actor_system, orchestrator)
+        return [name.removeprefix(prefix) for name in names if name.startswith(prefix)]
+
+    eventually(lambda: len(stopped_workers()) == 1)
+    [stale] = stopped_workers()
     openai_env.fail_status = None  # ... and the provider is fine for the new collection
     receipt = store.upsert("notes", DOCS)
 
     assert (receipt.pending, receipt.request_id is not None) == (2, True)
     eventually(lambda: store.collection_stats("notes").embedded == 2)
+    assert [m for m in caplog.messages if "ignored a failure" in m] == [
+        f"{STORE_NAME}: ignored a failure of request {stale}"
+    ]
 
 
 def test_a_collection_created_again_has_a_free_worker_and_an_empty_queue(

@@ -35,6 +35,10 @@ from .loopback_http import JsonHandler, serve, url_of
 DIM = 16
 NOTES = CollectionConfig(dimension=DIM)
 SECRET = "sk-live-Abc123SECRETvalue987"
+QUARANTINED = (
+    "document(s) of collection 'notes' could not be embedded (the provider refused them or "
+    "returned unusable vectors) and are kept for keyword search only until rewritten:"
+)
 
 
 @dataclass
@@ -89,8 +93,8 @@ def _handler(provider: Provider) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@pytest.fixture
-def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[Provider]:
+@pytest.fixture(name="provider")
+def provider_fixture(monkeypatch: pytest.MonkeyPatch) -> Iterator[Provider]:
     state = Provider()
     httpd = serve(_handler(state))
     monkeypatch.setenv("OPENAI_BASE_URL", f"{url_of(httpd)}/v1")
@@ -147,12 +151,16 @@ def test_a_document_the_provider_refuses_is_quarantined_not_retried(
     docs = [VectorDocument(ref=f"d{n}", text=f"innocent note number {n}") for n in range(7)]
     docs.insert(3, VectorDocument(ref="bad", text="POISON pill for the embedder"))
 
-    with caplog.at_level(logging.WARNING):
-        store.upsert("notes", docs)
+    with caplog.at_level(logging.INFO):
+        receipt = store.upsert("notes", docs)
         eventually(lambda: store.collection_stats("notes").embedded == 7)
     stats = store.collection_stats("notes")
     assert (stats.documents, stats.pending, stats.failed) == (8, 0, 1)
     assert any("'bad'" in r.getMessage() for r in caplog.records)
+    worker = f"embedding worker #embed-notes-{receipt.request_id}"
+    [refused] = [m for m in caplog.messages if m.startswith(worker)]
+    assert refused.startswith(f"{worker}: text 3 of 8 refused: ")
+    assert "maximum context length" in refused
     poison_sent = sum("POISON" in text for text in provider.received())
 
     # No failure episode: the team's searches stay semantic, and the next documents are
@@ -203,8 +211,32 @@ def test_overflowing_vectors_from_the_provider_are_quarantined(
         store.upsert("notes", docs)
         eventually(lambda: store.collection_stats("notes").embedded == 2)
     assert store.collection_stats("notes").failed == 1
-    assert any("'huge'" in r.getMessage() for r in caplog.records)
+    assert [
+        r.getMessage() for r in caplog.records if "could not be embedded" in r.getMessage()
+    ] == [f"#HardStore: 1 {QUARANTINED} 'huge'"]
     assert search_text(store, "notes", VectorQuery(text="plain note"), delay=0.05).status == "ok"
+
+
+def test_the_warning_names_ten_quarantined_documents_and_counts_the_rest(
+    actor_system: ActorSystem,
+    orchestrator: Any,
+    provider: Provider,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    provider.overflow = lambda text: "HUGE" in text
+    store = make_store(actor_system, orchestrator)
+    docs = [VectorDocument(ref=f"huge{n:02d}", text=f"HUGE values {n}") for n in range(12)]
+    docs.append(VectorDocument(ref="fine", text="plain note"))
+
+    with caplog.at_level(logging.WARNING):
+        store.upsert("notes", docs)
+        eventually(lambda: store.collection_stats("notes").embedded == 1)
+
+    named = ", ".join(f"'huge{n:02d}'" for n in range(10))
+    assert [
+        r.getMessage() for r in caplog.records if "could not be embedded" in r.getMessage()
+    ] == [f"#HardStore: 12 {QUARANTINED} {named} and 2 more"]
+    assert store.collection_stats("notes").failed == 12
 
 
 def test_a_query_the_provider_refuses_degrades_only_that_query(

@@ -4,10 +4,12 @@ dropping a record forgets the collection and marks the state changed (only when 
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import Any
 
 import numpy as np
+import pytest
 
 from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.vector_store.backend import CollectionRecord
@@ -39,7 +41,9 @@ def former_state(config: dict[str, Any], stored: list[Any], pending: list[Any]) 
     )
 
 
-def test_a_former_collection_keeps_usable_vectors_and_skips_unreadable_entries() -> None:
+def test_a_former_collection_keeps_usable_vectors_and_skips_unreadable_entries(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     stored = [
         entry("a", "alpha", GOOD),
         {"text": "an entry without a ref"},  # unreadable: dropped, the next ones are kept
@@ -47,8 +51,12 @@ def test_a_former_collection_keeps_usable_vectors_and_skips_unreadable_entries()
         entry("nan", "not finite", [math.nan, 0.0, 0.0, 1.0]),
         entry("b", "beta", OTHER, colour="red"),
     ]
-    state = former_state({}, stored, [waiting("p", "still pending")])
+    with caplog.at_level(logging.WARNING, logger="akgentic.tool.vector_store"):
+        state = former_state({}, stored, [waiting("p", "still pending")])
 
+    assert caplog.messages == [
+        "collection 'tasks': a stored entry could not be read and is dropped"
+    ]
     record = state.collections["tasks"]
     assert record.config == CollectionConfig(dimension=DIM)
     assert record.refs == ["a", "short", "nan", "b", "p"]
