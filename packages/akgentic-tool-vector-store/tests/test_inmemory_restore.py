@@ -126,6 +126,17 @@ def test_restore_state_replaces_a_collection_whose_config_changed() -> None:
     assert backend.search("tasks", [0.0, 0.0, 0.0, 1.0], 1)[0].ref_id == "t1"
 
 
+def test_an_unreadable_stored_entry_is_skipped_with_a_warning_naming_its_collection(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    backend = InMemoryBackend()
+    with caplog.at_level(logging.WARNING, logger="akgentic.tool.vector_store"):
+        backend.restore_state({"tasks": [entry("t1", "kept"), {"text": "no ref"}]})
+
+    assert backend.collection("tasks").unembedded() == {"t1": "kept"}
+    assert caplog.messages == ["collection 'tasks': a stored entry could not be read"]
+
+
 def test_a_bare_list_without_vectors_makes_a_collection_of_the_default_config() -> None:
     backend = InMemoryBackend()
     backend.restore_state({"notes": [entry("n1", "pending"), entry("n2", "also pending")]})

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import uuid
 from collections.abc import Iterator
@@ -158,9 +159,15 @@ def snapshot_of(tmp_path: Path, repo_id: str) -> Path:
 
 
 def test_a_name_not_cached_is_downloaded_into_the_cache_and_embeds(
-    hub: LocalHub, tmp_path: Path
+    hub: LocalHub, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    vectors = LocalEmbedder(hub.repo_id)(["repair the automobile", "car", "bake the bread"])
+    with caplog.at_level(logging.WARNING, logger="akgentic.tool.vector_store"):
+        vectors = LocalEmbedder(hub.repo_id)(["repair the automobile", "car", "bake the bread"])
+    ours = [r.getMessage() for r in caplog.records if r.name.startswith("akgentic.")]
+    assert ours == [
+        f"downloading local embedding model {hub.repo_id} into {tmp_path / 'hub'} "
+        "(once; later runs read it from there)"
+    ]
     assert vectors.shape == (3, 13)
     assert float(vectors[0] @ vectors[1]) == pytest.approx(1 / np.sqrt(2), abs=1e-5)
     assert float(vectors[1] @ vectors[2]) == pytest.approx(0.0, abs=1e-6)

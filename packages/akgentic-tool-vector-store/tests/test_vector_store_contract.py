@@ -161,7 +161,10 @@ def test_a_second_card_with_other_settings_does_not_reconfigure_the_store(
     ToolFactory([second], observer=spawn_tool_agent(actor_system, orchestrator, "@B"))
 
     assert second.store_address == first.store_address
-    assert "text-embedding-3-large is ignored" in caplog.text
+    assert caplog.messages == [
+        "#VectorStore already runs with openai/text-embedding-3-small; this card's "
+        "openai/text-embedding-3-large is ignored"
+    ]
 
 
 # -- the storage contract, one suite over every backend ------------------------------------
