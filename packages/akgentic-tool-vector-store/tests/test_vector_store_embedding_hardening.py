@@ -297,3 +297,15 @@ def test_a_401_echoing_the_key_does_not_leak_it(
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "401" in logged
     assert SECRET not in logged
+
+
+def test_credentials_named_in_an_error_are_masked_whatever_their_value() -> None:
+    # A proxy's own credentials, which this process never saw: masked by their name.
+    error = EmbeddingServiceError(
+        'proxy refused: x-proxy-token=tok_9f8e7d6c5b; {"password": "hunter2long"}; '
+        "Authorization: Bearer abcdef123456"
+    )
+
+    assert str(error) == (
+        'proxy refused: x-proxy-token=***; {"password": "***"}; Authorization: Bearer ***'
+    )
