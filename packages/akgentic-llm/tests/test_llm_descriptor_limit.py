@@ -41,7 +41,8 @@ _CHILD = textwrap.dedent(
     agents[0].close()  # gives its loop back: the agent that failed can now run
     retried = agents[-1].run_sync("again")
     print(json.dumps({
-        "limit": in_use + 8, "answers": answers, "failure": failure, "retried": retried,
+        "limit": in_use + 8, "hard": hard, "answers": answers, "failure": failure,
+        "retried": retried,
     }))
     """
 )
@@ -58,10 +59,49 @@ def test_running_out_of_descriptors_names_the_limit_and_the_way_out() -> None:
     failure = report["failure"]
     assert failure is not None, report
     assert failure["errno"] == 24  # EMFILE: callers that test for it still can
-    assert f"limit of {report['limit']} open files" in failure["message"]
-    assert "close()" in failure["message"]
-    assert "ulimit -n" in failure["message"]
+    assert failure["message"] == (
+        "[Errno 24] cannot create this agent's event loop: the process has reached its limit of "
+        f"{report['limit']} open files (RLIMIT_NOFILE, hard limit {report['hard']}). Each agent "
+        "that has run synchronously holds 3 descriptors (its event loop) until close(), plus "
+        "its connections: close agents you no longer need, or raise the limit before starting "
+        "a big team (`ulimit -n`, or resource.setrlimit in the process)"
+    )
     # The agents before the failing one answered; the failing one runs once a loop is free.
     assert report["answers"] == [f"agent {n}" for n in range(len(report["answers"]))]
     assert 1 <= len(report["answers"]) < 20
     assert report["retried"] == f"agent {len(report['answers'])}"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="reads the Unix open-files limit")
+def test_an_agent_refused_its_event_loop_says_what_to_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The same refusal as above, in this process: the OS answer EMFILE stood in for, so
+    # that the message is checked where the agent builds it.
+    import asyncio
+    import errno
+    import resource
+
+    from pydantic_ai.models.test import TestModel
+
+    from akgentic.llm import ModelConfig, ReactAgent, ReactAgentConfig
+
+    def out_of_descriptors() -> asyncio.AbstractEventLoop:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    config = ReactAgentConfig(model_cfg=ModelConfig(provider="openai", model="gpt-4o"))
+    agent = ReactAgent(config, model=TestModel(custom_output_text="never"))
+    monkeypatch.setattr(asyncio, "new_event_loop", out_of_descriptors)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+
+    with pytest.raises(OSError) as refused:
+        agent.run_sync("go")
+
+    assert refused.value.errno == errno.EMFILE
+    assert refused.value.strerror == (
+        f"cannot create this agent's event loop: the process has reached its limit of {soft} "
+        f"open files (RLIMIT_NOFILE, hard limit {hard}). Each agent that has run "
+        "synchronously holds 3 descriptors (its event loop) until close(), plus its "
+        "connections: close agents you no longer need, or raise the limit before starting a "
+        "big team (`ulimit -n`, or resource.setrlimit in the process)"
+    )
