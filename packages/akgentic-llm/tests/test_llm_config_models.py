@@ -269,3 +269,11 @@ def test_new_names_do_not_warn() -> None:
         warnings.simplefilter("error")
         config = ReactAgentConfig(run_usage_limits=RunUsageLimits(run_request_limit=3))
         assert config.run_usage_limits.run_request_limit == 3
+
+
+def test_the_usage_limits_keyword_warning_reads_in_full() -> None:
+    with pytest.warns(DeprecationWarning, match="usage_limits") as caught:
+        ReactAgentConfig(usage_limits=RunUsageLimits())  # type: ignore[call-arg]
+    assert [str(w.message) for w in caught] == [
+        "`ReactAgentConfig(usage_limits=...)` is deprecated; use `run_usage_limits=` instead"
+    ]

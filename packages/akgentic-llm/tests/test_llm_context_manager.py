@@ -376,3 +376,34 @@ def test_a_compaction_applies_the_window_again() -> None:
     build = compaction_event_factory("sliding_window")
     ctx.compact(build(CompactionResult("gist", 1), run_id=None, tokens_before=None))
     assert len(ctx.messages) == 3
+
+
+def test_tool_events_after_text_keep_their_run_id_and_an_unnamed_model_reads_unknown(
+    event_recorder: Any,
+) -> None:
+    ctx = ContextManager()
+    assert ctx.system_prompt_hash is None  # nothing recorded yet
+    ctx.subscribe(event_recorder)
+    # A text part before the call must not end the scan of the parts.
+    ctx.add_message(
+        ModelResponse(parts=[TextPart("let me look"), ToolCallPart("search", {}, "c1")]),
+        run_id="r1",
+    )
+    ctx.add_message(
+        ModelRequest(parts=[RetryPromptPart("bad", tool_name="search", tool_call_id="c1")]),
+        run_id="r1",
+    )
+    calls = event_recorder.of_type(ToolCallEvent)
+    returns = event_recorder.of_type(ToolReturnEvent)
+    assert [(c.tool_call_id, c.run_id) for c in calls] == [("c1", "r1")]
+    assert [(r.tool_call_id, r.success, r.run_id) for r in returns] == [("c1", False, "r1")]
+    assert [u.model_name for u in event_recorder.of_type(LlmUsageEvent)] == ["unknown"]
+
+
+def test_the_lazy_trim_keeps_the_window_applied() -> None:
+    # 64 messages reach the lazy trim point of a 2-message window; reads still see 2.
+    ctx = ContextManager(max_messages=2)
+    added = [user(f"m{i}") for i in range(70)]
+    for message in added:
+        ctx.add_message(message)
+    assert ctx.messages == added[-2:]

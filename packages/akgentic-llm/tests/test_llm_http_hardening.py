@@ -285,3 +285,11 @@ async def test_a_bearer_token_echoed_without_its_scheme_is_masked(serve: Any) ->
     async with create_http_client(HttpClientConfig(max_retries=0)) as client:
         response = await client.get(server.url, headers={"Authorization": f"Bearer {SECRET}"})
     assert response.text == '"key [REDACTED] is not valid"'
+
+
+async def test_a_400_answer_is_masked_like_every_error_status(serve: Any) -> None:
+    # 400 is the first error status: an OpenAI-style "invalid request" may quote the key too.
+    server = serve((400, '"bad request from {api_key}"'))
+    assert (await _refused(server.url, **{"x-api-key": SECRET})).text == (
+        '"bad request from [REDACTED]"'
+    )

@@ -178,3 +178,30 @@ async def test_retry_after_cap_is_separate_from_the_backoff_cap(serve: Any) -> N
         response = await client.get(f"{server.url}/v1/thing")
     assert response.status_code == 200
     assert sleep.waits == [150.0]
+
+
+async def test_exponential_waits_are_capped_at_backoff_max(serve: Any) -> None:
+    # Uncapped, the third wait would be 4 s plus jitter; backoff_max holds every wait to 1.5 s.
+    server = serve(busy(503), busy(503), busy(503), OK)
+    sleep = SleepRecorder()
+    config = HttpClientConfig(max_retries=3, backoff_multiplier=1.0, backoff_max=1.5)
+    async with create_http_client(config, sleep=sleep) as client:
+        response = await client.get(server.url)
+    assert response.status_code == 200
+    assert len(sleep.waits) == 3
+    assert all(wait <= 1.5 for wait in sleep.waits)
+
+
+async def test_predecessor_keywords_are_checked_at_their_bounds(serve: Any) -> None:
+    # max_attempts=1 is one attempt and no retry; a Retry-After cap under a second is allowed.
+    server = serve(busy(503), OK)
+    sleep = SleepRecorder()
+    async with create_http_client(max_attempts=1, retry_after_cap_s=0.5, sleep=sleep) as client:
+        response = await client.get(server.url)
+    assert (response.status_code, server.attempts, sleep.waits) == (503, 1, [])
+    with pytest.raises(ValueError) as attempts:
+        create_http_client(max_attempts=0)
+    assert str(attempts.value) == "max_attempts must be at least 1, got 0"
+    with pytest.raises(ValueError) as cap:
+        create_http_client(retry_after_cap_s=0)
+    assert str(cap.value) == "retry_after_cap_s must be positive, got 0"

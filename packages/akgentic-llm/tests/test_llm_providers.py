@@ -258,6 +258,21 @@ def test_create_model_settings_takes_the_config_as_model_cfg_too() -> None:
         create_model_settings()
 
 
+def test_create_model_and_get_output_type_name_themselves_in_a_config_mix_up() -> None:
+    config = ModelConfig(model="gpt-4o")
+    assert type(get_output_type(model_cfg=config, output_type=dict)).__name__ == "NativeOutput"
+    for helper in (create_model, get_output_type):
+        name = helper.__name__
+        with pytest.raises(TypeError) as both:
+            helper(config, model_cfg=config)
+        assert str(both.value) == f"{name}() got both config and model_cfg; pass one of them"
+        with pytest.raises(TypeError) as neither:
+            helper()
+        assert str(neither.value) == (
+            f"{name}() missing the model configuration (config=ModelConfig(...))"
+        )
+
+
 def test_import_is_light_and_sdks_load_per_provider() -> None:
     """A fresh interpreter: importing akgentic.llm loads no provider SDK; building a model
     loads exactly its own SDK."""

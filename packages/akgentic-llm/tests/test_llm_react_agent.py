@@ -682,3 +682,37 @@ async def test_sync_methods_in_a_running_loop_name_themselves_and_what_to_await(
         agent.resume_sync([])
     with pytest.raises(RuntimeError, match=r"ReactAgent\.conclude_without_tools_sync\(\)"):
         agent.conclude_without_tools_sync("Wrap up.")
+
+
+def test_the_runtime_retries_and_end_strategy_reach_the_run(make_agent: Any) -> None:
+    from pydantic_ai import ModelRetry
+    from pydantic_ai.output import ToolOutput
+
+    calls: list[str] = []
+
+    def flaky() -> str:
+        """Fails twice: the default RuntimeConfig(retries=3) lets the third try through."""
+        calls.append("flaky")
+        if calls.count("flaky") < 3:
+            raise ModelRetry("try again")
+        return "done"
+
+    def note() -> str:
+        """Called next to the final result; end_strategy="exhaustive" still runs it."""
+        calls.append("note")
+        return "noted"
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        last = messages[-1].parts[-1]
+        if getattr(last, "tool_name", None) != "flaky" or getattr(last, "content", "") != "done":
+            return ModelResponse(parts=[ToolCallPart("flaky", {})])
+        final = ToolCallPart(info.output_tools[0].name, {"title": "t", "points": ["ok"]})
+        return ModelResponse(parts=[final, ToolCallPart("note", {})])
+
+    agent = make_agent(
+        model=FunctionModel(respond), tools=[flaky, note], result_type=ToolOutput(Summary)
+    )
+    assert agent.run_sync("go") == Summary(title="t", points=["ok"])
+    assert calls == ["flaky", "flaky", "flaky", "note"]
+    # pydantic-ai's own default is "graceful"; the RuntimeConfig default is what it runs with.
+    assert agent.pydantic_agent.end_strategy == "exhaustive"

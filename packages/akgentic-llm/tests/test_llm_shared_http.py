@@ -251,6 +251,23 @@ def test_the_shared_ssl_context_follows_the_certificate_environment(
     assert with_both not in (default, with_file)
 
 
+def test_the_shared_ssl_context_trusts_exactly_the_file_ssl_cert_file_names(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    import certifi
+
+    with open(certifi.where(), encoding="ascii") as pem:
+        bundle = pem.read()
+    end = "-----END CERTIFICATE-----"
+    one = tmp_path / "one-ca.pem"
+    one.write_text(bundle[bundle.index("-----BEGIN") : bundle.index(end) + len(end)] + "\n")
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    monkeypatch.setenv("SSL_CERT_FILE", str(one))
+    context = shared_ssl_context()
+    assert context.cert_store_stats()["x509_ca"] == 1  # the file's CA, not certifi's bundle
+    assert shared_ssl_context() is context
+
+
 def test_opting_out_gives_each_agent_its_own_client(
     chat_server: ChatServer, agents: list[ReactAgent]
 ) -> None:
@@ -260,6 +277,7 @@ def test_opting_out_gives_each_agent_its_own_client(
     assert a.http_client is not None
     assert b.http_client is not None
     assert a.http_client is not b.http_client
+    assert a.http_client.timeout.read == 37.0  # its own client is built from the settings
     assert not isinstance(a.http_client._transport.wrapped, PerLoopTransport)  # type: ignore[attr-defined]
     assert a.run_sync("hi") == "answer 1"
     a.close()

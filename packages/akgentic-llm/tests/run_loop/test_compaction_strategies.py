@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import httpx
 import pytest
 from pydantic_ai.messages import (
     ModelMessage,
@@ -593,3 +594,75 @@ def test_a_dropped_request_without_any_timestamp_stamps_the_summary_at_the_epoch
     ]
     head = fold_compaction(history, _event("sliding_window", "gist", 1))[0]
     assert head.parts[0].timestamp == datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def test_every_builder_receives_the_config_the_model_config_and_the_client(
+    restore_registries: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    received: list[tuple[str, str, str | None, Any]] = []
+
+    class Recording(KeepLastOnly):
+        @classmethod
+        def from_config(cls, cfg: CompactionConfig, model_cfg: ModelConfig, http: Any) -> Any:
+            received.append(("from_config", cfg.strategy, model_cfg.model, http))
+            return cls()
+
+    def factory(cfg: CompactionConfig, model_cfg: ModelConfig, http: Any) -> KeepLastOnly:
+        received.append(("factory", cfg.strategy, model_cfg.model, http))
+        return KeepLastOnly()
+
+    module = types.ModuleType("recording_compaction_mod")
+    module.Recording = Recording  # type: ignore[attr-defined]
+    module.factory = factory  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "recording_compaction_mod", module)
+    COMPACTION_STRATEGIES["recording"] = factory
+    client = httpx.AsyncClient()  # only handed on, never used to send
+    names = ["recording", "recording_compaction_mod.Recording", "recording_compaction_mod.factory"]
+    for name in names:
+        create_compaction(CompactionConfig(strategy=name), ModelConfig(model="m"), client)
+    assert received == [
+        ("factory", "recording", "m", client),
+        ("from_config", "recording_compaction_mod.Recording", "m", client),
+        ("factory", "recording_compaction_mod.factory", "m", client),
+    ]
+
+
+def test_bad_strategy_errors_read_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("odd_compaction_mod")
+    module.number = lambda cfg, model_cfg, http: 3  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "odd_compaction_mod", module)
+    expected = {
+        "bogus": "compaction_cfg.strategy='bogus' is not a registered strategy "
+        "(none, sliding_window, summarize) nor a dotted class path",
+        "akgentic.llm.compaction.CompactionResult": "compaction_cfg.strategy="
+        "'akgentic.llm.compaction.CompactionResult' names CompactionResult, "
+        "which has no async compact(messages) method",
+        "odd_compaction_mod.number": "compaction_cfg.strategy='odd_compaction_mod.number' "
+        "built int, which has no async compact(messages) method",
+    }
+    for name, message in expected.items():
+        with pytest.raises(ValueError) as info:
+            create_compaction(CompactionConfig(strategy=name), ModelConfig())
+        assert str(info.value) == message
+
+
+def test_an_agent_hands_its_model_config_and_client_to_the_strategy(
+    restore_registries: None, make_agent: Any
+) -> None:
+    from akgentic.llm import ReactAgentConfig
+
+    received: list[tuple[str | None, Any]] = []
+
+    def factory(cfg: CompactionConfig, model_cfg: ModelConfig, http: Any) -> KeepLastOnly:
+        received.append((model_cfg.model, http))
+        return KeepLastOnly()
+
+    COMPACTION_STRATEGIES["recording"] = factory
+    agent = make_agent(
+        ReactAgentConfig(
+            model_cfg=ModelConfig(provider="openai", model="gpt-4o"),
+            compaction_cfg=CompactionConfig(strategy="recording"),
+        )
+    )
+    assert agent.http_client is not None
+    assert received == [("gpt-4o", agent.http_client)]

@@ -112,6 +112,9 @@ def test_a_transcript_within_the_bound_is_sent_whole() -> None:
 def test_the_bound_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_input_chars must be at least 1, got 0"):
         SummarizeStrategy(RecordingSummarizer().model, max_input_chars=0)
+    smallest = SummarizeStrategy(RecordingSummarizer().model, max_input_chars=1)
+    # Built directly, it aims at the same summary length as CompactionConfig's default.
+    assert (smallest.max_input_chars, smallest.summary_target_tokens) == (1, 2000)
     with pytest.raises(ValueError, match="summarizer_max_input_chars"):
         CompactionConfig(summarizer_max_input_chars=0)
 

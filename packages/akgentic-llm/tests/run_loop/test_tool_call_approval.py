@@ -17,6 +17,7 @@ import pytest
 from pydantic import BaseModel
 from pydantic_ai import DeferredToolRequests, RunContext, Tool
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.toolsets import FunctionToolset
 
 from akgentic.llm import ReactAgent
 from akgentic.llm.approvals import (
@@ -24,6 +25,7 @@ from akgentic.llm.approvals import (
     ApprovalMismatchError,
     args_digest,
     registered_tools,
+    toolsets_defer,
 )
 from akgentic.llm.capabilities.healing import dangling_tool_calls
 from akgentic.llm.testing import ScriptedCall, ScriptedModel
@@ -331,3 +333,23 @@ def test_clearing_the_context_leaves_no_call_waiting(gated: ReactAgent) -> None:
     assert gated.pending_tool_calls == []
     with pytest.raises(ApprovalMismatchError, match="no tool call is waiting.*see pending_tool"):
         gated.resume_sync([])
+
+
+def test_a_toolset_defers_when_it_or_a_toolset_it_wraps_is_flagged() -> None:
+    flagged = FunctionToolset([write_note])
+    flagged.requires_approval = True  # type: ignore[attr-defined]
+    plain = FunctionToolset([read_note])
+    assert toolsets_defer([flagged]) is True
+    # pydantic-ai's wrapper has no flag of its own: the one on the toolset it wraps counts.
+    assert toolsets_defer([plain, flagged.approval_required()]) is True
+    assert toolsets_defer([plain, plain.prefixed("p")]) is False
+    assert toolsets_defer([]) is False
+
+
+def test_a_new_agent_has_no_call_waiting_and_a_closed_one_says_so(make_agent: Any) -> None:
+    agent: ReactAgent = make_agent(tools=[write_note])
+    assert agent.pending_tool_calls == []
+    agent.close()
+    with pytest.raises(RuntimeError) as info:
+        agent.run_sync("hello")
+    assert str(info.value) == "this ReactAgent is closed; build a new one"
