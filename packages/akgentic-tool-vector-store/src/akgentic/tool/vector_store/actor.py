@@ -595,14 +595,13 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
         if key.kind == "query":
             self._queries.finish(key.request_id)
         else:
-            job = self._jobs.pop(key.request_id, None)
-            if job is not None:
-                pending = self._pending.get(key.collection, {})
-                for ref in job[1]:
-                    if pending.get(ref) == key.request_id:
-                        del pending[ref]
-                self._needs_retry.add(key.collection)
-                self._drain_queue()
+            _, refs = self._jobs.pop(key.request_id)  # awaited, checked above
+            pending = self._pending.get(key.collection, {})
+            for ref in refs:
+                if pending.get(ref) == key.request_id:
+                    del pending[ref]
+            self._needs_retry.add(key.collection)
+            self._drain_queue()
         if starting:
             logger.warning(
                 "%s: embedding failed for collection %r (%s); searches are keyword-only "
