@@ -50,7 +50,7 @@ def _calling(tool_name: str, args: dict[str, Any]) -> FunctionModel:
 
 
 def _schema(fn: Callable[..., Any]) -> Any:
-    [tool], _ = registered_tools([fn])
+    [tool] = registered_tools([fn])
     assert isinstance(tool, Tool)
     return tool.function_schema
 
@@ -172,9 +172,8 @@ def test_a_gated_callable_keeps_requiring_approval() -> None:
     calls: list[str] = []
     plain, gated = note_taker("a", calls), note_taker("b", calls)
     gated.requires_approval = True  # type: ignore[attr-defined]
-    tools, any_gated = registered_tools([plain, gated])
+    tools = registered_tools([plain, gated])
     assert [tool.requires_approval for tool in tools] == [False, True]
-    assert any_gated is True
     assert tools[0].function_schema.validator is tools[1].function_schema.validator
 
 

@@ -130,8 +130,14 @@ async def test_gated_tools_run_without_waiting(make_mock: Callable[..., MockReac
     assert agent.pending_tool_calls == []
 
 
+@dataclass
+class _Flagged(ApprovalRequiredToolset[Any]):
+    requires_approval: ClassVar[bool] = True  # the flag akgentic-tool-core's gates carry
+
+
+@pytest.mark.parametrize("flagged", [True, False], ids=["flagged gate", "pydantic-ai gate"])
 async def test_gated_toolset_tools_run_without_waiting(
-    make_mock: Callable[..., MockReactAgent],
+    make_mock: Callable[..., MockReactAgent], flagged: bool
 ) -> None:
     ran: list[str] = []
 
@@ -139,11 +145,8 @@ async def test_gated_toolset_tools_run_without_waiting(
         ran.append(path)
         return "deleted"
 
-    @dataclass
-    class Held(ApprovalRequiredToolset[Any]):
-        requires_approval: ClassVar[bool] = True  # the protocol the agent reads
-
-    gated = Held(FunctionToolset([delete_file]))
+    tools = FunctionToolset([delete_file])
+    gated = _Flagged(tools) if flagged else tools.approval_required()
     scenario = _deletes_a_txt()
     # Above the gate, a wrapper of another kind (as an output cap would be) stays in place.
     agent = make_mock(toolsets=[WrapperToolset(gated)], scenario=scenario)

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from pydantic_ai import DeferredToolRequests, RunContext, Tool
+from pydantic_ai import ApprovalRequired, DeferredToolRequests, RunContext, Tool
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
-from pydantic_ai.toolsets import FunctionToolset
+from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
 
 from akgentic.llm import ReactAgent
 from akgentic.llm.approvals import (
@@ -25,7 +25,6 @@ from akgentic.llm.approvals import (
     ApprovalMismatchError,
     args_digest,
     registered_tools,
-    toolsets_defer,
 )
 from akgentic.llm.capabilities.healing import dangling_tool_calls
 from akgentic.llm.testing import ScriptedCall, ScriptedModel
@@ -163,14 +162,11 @@ def test_a_new_prompt_refuses_the_open_calls(gated: ReactAgent) -> None:
 
 
 def test_ungated_tools_are_not_gated(make_agent: Any) -> None:
-    tools, gated_any = registered_tools([read_note])
+    tools = registered_tools([read_note])
     # A plain callable is registered as a Tool (its schema shared), calling it, not gated.
     assert [(tool.function, tool.requires_approval) for tool in tools] == [(read_note, False)]
-    assert gated_any is False
     explicit = Tool(read_note, requires_approval=True)
-    tools, gated_any = registered_tools([explicit])
-    assert tools == [explicit]
-    assert gated_any is True
+    assert registered_tools([explicit]) == [explicit]
     agent: ReactAgent = make_agent(tools=[read_note])
     agent.pydantic_agent.model = ScriptedModel("plain")
     assert agent.run_sync("hello") == "plain"
@@ -335,15 +331,50 @@ def test_clearing_the_context_leaves_no_call_waiting(gated: ReactAgent) -> None:
         gated.resume_sync([])
 
 
-def test_a_toolset_defers_when_it_or_a_toolset_it_wraps_is_flagged() -> None:
-    flagged = FunctionToolset([write_note])
-    flagged.requires_approval = True  # type: ignore[attr-defined]
-    plain = FunctionToolset([read_note])
-    assert toolsets_defer([flagged]) is True
-    # pydantic-ai's wrapper has no flag of its own: the one on the toolset it wraps counts.
-    assert toolsets_defer([plain, flagged.approval_required()]) is True
-    assert toolsets_defer([plain, plain.prefixed("p")]) is False
-    assert toolsets_defer([]) is False
+def _raw_write_note(path: str, text: str) -> str:
+    """Write a note, unflagged: the toolsets below hold it by pydantic-ai's own means."""
+    WRITTEN.append((path, text))
+    return f"wrote {path}"
+
+
+def _asks_for_approval(ctx: RunContext[Any], path: str, text: str) -> str:
+    """Write a note once approved (pydantic-ai's in-body approval request)."""
+    if not ctx.tool_call_approved:
+        raise ApprovalRequired
+    WRITTEN.append((path, text))
+    return f"wrote {path}"
+
+
+def _ways_to_hold_a_call() -> dict[str, tuple[list[Any], list[Any]]]:
+    """(tools, toolsets) that hold ``write_note`` for approval, one way each."""
+    held = FunctionToolset([_raw_write_note]).renamed({"write_note": "_raw_write_note"})
+    renamed = Tool(_asks_for_approval, name="write_note", takes_ctx=True)
+    return {
+        "approval_required()": ([], [held.approval_required()]),
+        "approval_required(), wrapped": ([], [WrapperToolset(held.approval_required())]),
+        "Tool(requires_approval=True) in a toolset": (
+            [],
+            [FunctionToolset([Tool(_raw_write_note, name="write_note", requires_approval=True)])],
+        ),
+        "ApprovalRequired raised by the tool": ([renamed], []),
+    }
+
+
+@pytest.mark.parametrize("way", list(_ways_to_hold_a_call()))
+def test_every_way_pydantic_ai_holds_a_call_ends_the_run_with_it_open(
+    make_agent: Any, way: str
+) -> None:
+    # Before, only a flagged toolset was seen: the others failed the run with pydantic-ai's
+    # "DeferredToolRequests is not among output types".
+    tools, toolsets = _ways_to_hold_a_call()[way]
+    agent: ReactAgent = make_agent(tools=tools, toolsets=toolsets)
+    agent.pydantic_agent.model = scripted()
+    assert isinstance(agent.run_sync("write it"), DeferredToolRequests)
+    assert WRITTEN == []
+    assert [call.call_id for call in agent.pending_tool_calls] == ["c1"]
+    assert agent.resume_sync([_approve(agent)]) == "tool said: wrote a.md"
+    assert WRITTEN == [("a.md", "hi")]
+    assert dangling_tool_calls(agent.context.messages) == []
 
 
 def test_a_new_agent_has_no_call_waiting_and_a_closed_one_says_so(make_agent: Any) -> None:

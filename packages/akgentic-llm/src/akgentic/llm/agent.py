@@ -33,7 +33,6 @@ from akgentic.llm.approvals import (
     pending_calls,
     registered_tools,
     superseded_results,
-    toolsets_defer,
     with_deferred_output,
 )
 from akgentic.llm.capabilities._stack import InternalStack
@@ -145,10 +144,7 @@ class ReactAgent(AgentSurface):
         agent_kwargs: dict[str, Any] = {}
         if deps_type is not None:
             agent_kwargs["deps_type"] = deps_type
-        # Tools flagged ``requires_approval`` end a run with the calls left open (see
-        # ``approvals``); only then may a run's output be ``DeferredToolRequests``.
-        registered, defers = registered_tools(tools or ())
-        self._defers = defers or toolsets_defer(toolsets or ())
+        registered = registered_tools(tools or ())
         self._pending: list[PendingToolCall] = []
         self._agent: Agent[Any, Any] = Agent(
             self._model,
@@ -389,7 +385,11 @@ class ReactAgent(AgentSurface):
             wrapped = _wrap_for_model(self._model, output_type)
         else:
             wrapped = get_output_type(self._config.model_cfg, output_type)
-        return with_deferred_output(wrapped) if self._defers else wrapped
+        # Every run may end with calls held for approval (see ``approvals``), whatever holds
+        # them: a flagged callable, a ``Tool(requires_approval=True)`` in a toolset,
+        # pydantic-ai's ``ApprovalRequiredToolset``, or a tool raising ``ApprovalRequired``.
+        # Guessing from the tools given missed the last three and failed the run instead.
+        return with_deferred_output(wrapped)
 
     def _fold_pending_prompts(self, user_prompt: UserPrompt) -> UserPrompt:
         """Prefix the user turns buffered before the first run to this run's prompt."""

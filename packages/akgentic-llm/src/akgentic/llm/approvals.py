@@ -2,10 +2,12 @@
 
 The llm layer knows nothing about tool cards. Its protocol is one attribute: a callable whose
 ``requires_approval`` attribute is true is registered as ``Tool(fn, requires_approval=True)``.
-When the model calls such a tool the run ends without running it, and ``ReactAgent`` keeps the
-open calls as :class:`PendingToolCall`\\ s (name, exact arguments, and a digest of them). A later
-``ReactAgent.resume(decisions)`` answers every open call at once, with any objects that have
-the attributes of :class:`ToolCallDecision` (the tool layer's own decision model fits as is).
+pydantic-ai's own gates (``approval_required()`` toolsets, a tool raising ``ApprovalRequired``)
+work too. When the model calls a held tool the run ends without running it, and
+``ReactAgent`` keeps the open calls as :class:`PendingToolCall`\\ s (name, exact arguments,
+and a digest of them). A later ``ReactAgent.resume(decisions)`` answers every open call at
+once, with any objects that have the attributes of :class:`ToolCallDecision` (the tool
+layer's own decision model fits as is).
 
 A plain approval is bound to the arguments it was given for: it carries their digest, and a
 digest that no longer matches the open call's arguments is refused. Approving other arguments
@@ -93,42 +95,20 @@ class ApprovalMismatchError(ValueError):
     """Decisions that do not answer exactly the open calls; nothing was resumed."""
 
 
-def registered_tools(tools: Iterable[Any]) -> tuple[list[Any], bool]:
-    """``tools`` ready for ``Agent(tools=...)``, and whether any of them requires approval.
+def registered_tools(tools: Iterable[Any]) -> list[Any]:
+    """``tools`` ready for ``Agent(tools=...)``.
 
     A plain callable becomes a ``Tool`` whose schema is shared with every equal tool of the
     process (see ``_tool_schemas``); it requires approval when its ``requires_approval``
     attribute is true. A ``Tool`` (or anything else) is kept as given.
     """
     out: list[Any] = []
-    gated = False
     for tool in tools:
-        if isinstance(tool, Tool):
-            gated = gated or tool.requires_approval
-            out.append(tool)
-        elif callable(tool):
+        if not isinstance(tool, Tool) and callable(tool):
             flagged = getattr(tool, "requires_approval", False) is True
-            gated = gated or flagged
-            out.append(shared_schema_tool(tool, requires_approval=flagged))
-        else:
-            out.append(tool)
-    return out, gated
-
-
-def toolsets_defer(toolsets: Iterable[Any]) -> bool:
-    """Whether any of ``toolsets`` may hold a call for approval.
-
-    The same one-attribute protocol as for tools: a toolset, or one it wraps (``wrapped``),
-    whose ``requires_approval`` attribute is true. pydantic-ai's ``ApprovalRequiredToolset``
-    does the holding; this only tells the agent that a run may end with open calls.
-    """
-    for toolset in toolsets:
-        layer: Any = toolset
-        while layer is not None:
-            if getattr(layer, "requires_approval", False) is True:
-                return True
-            layer = getattr(layer, "wrapped", None)
-    return False
+            tool = shared_schema_tool(tool, requires_approval=flagged)
+        out.append(tool)
+    return out
 
 
 def with_deferred_output(output_type: Any) -> Any:

@@ -35,6 +35,7 @@ from typing import Any
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.models import Model
 from pydantic_ai.tools import RunContext, Tool
+from pydantic_ai.toolsets import ApprovalRequiredToolset
 
 from akgentic.llm.agent import ReactAgent, UserPrompt
 from akgentic.llm.capabilities.limit_recovery import ConclusionDecision, LimitRecoveryCapability
@@ -130,7 +131,8 @@ def _ungated_tool(tool: Any) -> Any:
 
 
 def _ungated_toolset(toolset: Any) -> Any:
-    """``toolset`` without the layers that hold calls for approval (``requires_approval``).
+    """``toolset`` without the layers that hold calls for approval: pydantic-ai's
+    ``ApprovalRequiredToolset``, or any wrapper flagged ``requires_approval``.
 
     Wrapper layers (``wrapped``, pydantic-ai dataclasses) are rebuilt around what is below
     them, so an output cap above a gate keeps working once the gate is gone.
@@ -138,7 +140,9 @@ def _ungated_toolset(toolset: Any) -> Any:
     inner = getattr(toolset, "wrapped", None)
     if inner is None:
         return toolset
-    if getattr(toolset, "requires_approval", False) is True:
+    if isinstance(toolset, ApprovalRequiredToolset) or (
+        getattr(toolset, "requires_approval", False) is True
+    ):
         return _ungated_toolset(inner)
     return dataclasses.replace(toolset, wrapped=_ungated_toolset(inner))
 
