@@ -135,3 +135,34 @@ def test_a_member_with_its_own_ordering_is_refused() -> None:
 
     with pytest.raises(TypeError, match=r"Ordered overrides \['get_ordering'\]"):
         InternalStack([Ordered()])
+
+
+class Witness(AbstractCapability[Any]):
+    """Keeps what each hook was handed, to compare with what the run itself had."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, Any]] = []
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+        self.seen.append(("for_run ctx", ctx))
+        return self
+
+    async def after_node_run(self, ctx: RunContext[Any], *, node: Any, result: Any) -> Any:
+        self.seen.append(("after_node node", node))
+        return result
+
+    async def after_model_request(
+        self, ctx: RunContext[Any], *, request_context: Any, response: ModelResponse
+    ) -> ModelResponse:
+        self.seen += [("after_request ctx", ctx), ("request_context", request_context)]
+        return response
+
+
+async def test_members_are_handed_the_run_context_node_and_request_as_given() -> None:
+    inside, outside = Witness(), Witness()
+    await _trace([InternalStack([inside]), outside], TestModel())
+    kinds = [kind for kind, _ in outside.seen]
+    assert [kind for kind, _ in inside.seen] == kinds
+    assert None not in [value for _, value in inside.seen]
+    # the same kind of object a plain chain member receives, hook by hook
+    assert [type(value) for _, value in inside.seen] == [type(v) for _, v in outside.seen]

@@ -23,6 +23,9 @@ from pydantic_ai.output import NativeOutput, PromptedOutput, ToolOutput
 from akgentic.llm import (
     HttpClientConfig,
     ModelConfig,
+    ReactAgent,
+    ReactAgentConfig,
+    RuntimeConfig,
     create_http_client,
     create_model,
     create_model_settings,
@@ -199,6 +202,37 @@ def test_fallback_entry_without_credentials_fails_at_construction(
     )
     with pytest.raises(ValueError, match="AZURE_OPENAI_API_KEY"):
         create_model(config)
+
+
+def test_a_fallback_model_talks_through_the_agents_client_and_its_retries(
+    clean_provider_env: pytest.MonkeyPatch,
+    serve: Any,
+    chat_completion: Any,
+    closing: Any,
+) -> None:
+    """The primary model is refused (400, not retried, so the chain moves on); the fallback
+    meets one 503. Only our retrying client gets it past that: the SDK's own retries are off,
+    so a fallback built with a client of its own would fail the run on the 503."""
+    server = serve(
+        (400, '{"error": {"message": "model gone"}}'),
+        (503, '{"error": {"message": "busy"}}'),
+        (200, {"Content-Type": "application/json"}, chat_completion("from the fallback")),
+    )
+    clean_provider_env.setenv("OPENAI_API_KEY", "sk-local")
+    clean_provider_env.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+    config = ReactAgentConfig(
+        model_cfg=ModelConfig(
+            provider="openai",
+            model="gpt-gone",
+            fallback_models=[ModelConfig(provider="openai", model="gpt-4o-mini")],
+        ),
+        runtime_cfg=RuntimeConfig(
+            http_client_config=HttpClientConfig(backoff_multiplier=0.01, backoff_max=0.02)
+        ),
+    )
+    agent: ReactAgent = closing(ReactAgent(config=config))
+    assert agent.run_sync("hello") == "from the fallback"
+    assert server.attempts == 3
 
 
 class Answer(BaseModel):

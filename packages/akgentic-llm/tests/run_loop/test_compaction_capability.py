@@ -21,7 +21,12 @@ from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
 from akgentic.llm.capabilities.compaction import CompactionCapability, compaction_event_factory
 from akgentic.llm.capabilities.errors import AgentUsageLimitError
 from akgentic.llm.capabilities.event_sourcing import EventSourcingCapability
-from akgentic.llm.compaction import SUMMARY_PREFIX, NoCompaction, SummarizeStrategy
+from akgentic.llm.compaction import (
+    SUMMARY_PREFIX,
+    CompactionResult,
+    NoCompaction,
+    SummarizeStrategy,
+)
 from akgentic.llm.config import AgentUsageLimits
 from akgentic.llm.context import ContextManager
 from akgentic.llm.event import LlmContextCompactedEvent, LlmMessageEvent
@@ -218,6 +223,9 @@ async def test_event_factory_stamps_strategy_id_and_prompt_version(recorder: Any
     event = await compaction.compact()
     assert event is not None
     assert (event.strategy_id, event.summarizer_prompt_version) == ("my.pkg.Summarizer", "legal")
+    unversioned = compaction_event_factory("my.pkg.Summarizer")
+    stamped = unversioned(CompactionResult("s", 0), run_id=None, tokens_before=None)
+    assert stamped.summarizer_prompt_version == "v1"
 
 
 @pytest.mark.parametrize(
@@ -349,3 +357,28 @@ async def test_default_event_factory_stamps_the_strategys_prompt_version(
     event = await CompactionCapability(Versioned(), context).compact()
     assert event is not None
     assert event.summarizer_prompt_version == stamped
+
+
+@pytest.mark.parametrize(
+    ("configured", "stamped"), [({}, "v1"), ({"summarizer_prompt_version": "legal"}, "legal")]
+)
+def test_an_agents_compaction_event_carries_the_configured_prompt_version(
+    make_agent: Any, event_recorder: Any, configured: dict[str, str], stamped: str
+) -> None:
+    from akgentic.llm import CompactionConfig, ModelConfig, ReactAgentConfig
+
+    config = ReactAgentConfig(
+        model_cfg=ModelConfig(provider="openai", model="gpt-4o"),
+        compaction_cfg=CompactionConfig(
+            strategy="sliding_window", keep_recent_messages=1, **configured
+        ),
+    )
+    agent = make_agent(config, observer=event_recorder)
+    agent.pydantic_agent.model = FunctionModel(
+        lambda messages, info: ModelResponse([TextPart("ok")])
+    )
+    for prompt in ("a", "b"):
+        agent.run_sync(prompt)
+    agent.compact()
+    (event,) = event_recorder.of_type(LlmContextCompactedEvent)
+    assert (event.strategy_id, event.summarizer_prompt_version) == ("sliding_window", stamped)

@@ -532,6 +532,38 @@ async def test_the_registrys_summarize_factory_builds_on_the_given_client(
     assert sent[0].endswith("/chat/completions")
 
 
+async def test_a_summarizer_of_its_own_is_built_on_the_agents_client(
+    serve: Any, chat_completion: Any, clean_provider_env: pytest.MonkeyPatch
+) -> None:
+    """``summary_model_cfg`` set: the summarizer is a second model, and it must go through the
+    client it is given (the shared pool, the retries), not one of its own."""
+    import httpx
+
+    server = serve((200, {"Content-Type": "application/json"}, chat_completion("gist")))
+    clean_provider_env.setenv("OPENAI_API_KEY", "sk-test")
+    clean_provider_env.setenv("OPENAI_BASE_URL", server.url)
+    sent: list[str] = []
+
+    async def record(request: httpx.Request) -> None:
+        sent.append(request.url.path)
+
+    cfg = CompactionConfig(summary_model_cfg=ModelConfig(provider="openai", model="gpt-4o-mini"))
+    async with httpx.AsyncClient(event_hooks={"request": [record]}) as client:
+        strategy = create_compaction(
+            cfg, ModelConfig(provider="openai", model="gpt-4o"), client, model=_unused_model()
+        )
+        result = await strategy.compact(_history())
+    assert result.summary == "gist"
+    assert [path.rsplit("/", 2)[-2:] for path in sent] == [["chat", "completions"]]
+
+
+def _unused_model() -> FunctionModel:
+    def refuse(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise AssertionError("the agent's own model was asked to summarize")
+
+    return FunctionModel(refuse)
+
+
 def test_a_message_of_several_parts_renders_one_line_per_part() -> None:
     history: list[ModelMessage] = [
         ModelRequest(parts=[UserPromptPart("First."), UserPromptPart("Second.")]),

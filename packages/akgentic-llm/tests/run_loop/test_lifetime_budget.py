@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pydantic_ai import Agent
+from pydantic_ai import Agent, RunContext
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import UsageLimitExceeded
-from pydantic_ai.usage import UsageLimits
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage, UsageLimits
 
 from akgentic.llm.capabilities.budget import LifetimeBudgetCapability
 from akgentic.llm.capabilities.errors import AgentUsageLimitError, UsageLimitError
@@ -201,3 +203,65 @@ async def test_concurrent_runs_cannot_share_the_last_unit(scripted: Any) -> None
     refused = [r for r in results if isinstance(r, AgentUsageLimitError)]
     assert len(refused) == 2
     assert budget.run_count == 1
+
+
+async def test_a_response_without_output_tokens_still_counts_its_input(scripted: Any) -> None:
+    budget = LifetimeBudgetCapability()
+    agent = _agent(scripted(input_tokens=7, output_tokens=0), budget)
+    await agent.run("go")
+    assert (budget.input_tokens, budget.output_tokens) == (7, 0)
+
+
+def _two_lookups_then_answer() -> FunctionModel:
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        usage = RequestUsage(input_tokens=10, output_tokens=1)
+        asked = sum(isinstance(m, ModelResponse) for m in messages)
+        if asked < 2:
+            call = ToolCallPart("lookup", {"q": f"q{asked}"}, tool_call_id=f"c{asked}")
+            return ModelResponse(parts=[call], usage=usage)
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
+
+    return FunctionModel(respond)
+
+
+async def test_every_request_of_every_run_is_counted_once() -> None:
+    budget = LifetimeBudgetCapability()
+    agent: Agent[None, str] = Agent(_two_lookups_then_answer(), capabilities=[budget])
+    mid_run: list[tuple[int, int]] = []
+
+    @agent.tool
+    def lookup(ctx: RunContext[None], q: str) -> str:
+        # the ledger, read while the run is going, agrees with the run's own record
+        mid_run.append((budget.usage.requests, ctx.usage.requests))
+        return f"result for {q}"
+
+    seen: list[int] = []
+    for _ in range(2):
+        result = await agent.run("go")
+        seen.append(result.usage.requests)
+    assert seen == [3, 3]
+    assert mid_run == [(1, 1), (2, 2), (4, 1), (5, 2)]
+    assert (budget.usage.requests, budget.total_tokens) == (6, 66)
+
+
+async def test_tokens_a_tool_spends_on_the_runs_account_are_folded_in() -> None:
+    """A tool that delegates to another agent on ``ctx.usage`` adds to the run's own record,
+    not through a model response of this run: the ledger reconciles it before the next
+    request."""
+    budget = LifetimeBudgetCapability()
+    helper: Agent[None, str] = Agent(
+        FunctionModel(
+            lambda messages, info: ModelResponse(
+                parts=[TextPart("helped")], usage=RequestUsage(input_tokens=50, output_tokens=7)
+            )
+        )
+    )
+    agent: Agent[None, str] = Agent(_two_lookups_then_answer(), capabilities=[budget])
+
+    @agent.tool
+    async def lookup(ctx: RunContext[None], q: str) -> str:
+        return (await helper.run(q, usage=ctx.usage)).output
+
+    await agent.run("go")
+    # three own responses (10 in, 1 out each) and two delegated ones (50 in, 7 out each)
+    assert (budget.input_tokens, budget.output_tokens) == (130, 17)

@@ -147,7 +147,18 @@ def test_seeding_a_negative_run_count_is_refused() -> None:
 # ------------------------- a one-argument event factory gets the run id it left unset
 
 
-async def test_a_one_argument_event_factory_is_stamped_with_the_run_id() -> None:
+@pytest.mark.parametrize(
+    ("own", "expected"),
+    [
+        ({}, ("run-7", 70)),
+        ({"run_id": "mine"}, ("mine", 70)),
+        ({"tokens_before": 5}, ("run-7", 5)),
+    ],
+    ids=["left unset", "own run id kept", "own size kept"],
+)
+async def test_a_one_argument_event_factory_is_stamped_with_the_run_id(
+    own: dict[str, Any], expected: tuple[str, int]
+) -> None:
     context = ContextManager()
     for index in range(4):
         context.add_message(ModelRequest(parts=[UserPromptPart(f"q{index}")]))
@@ -157,7 +168,7 @@ async def test_a_one_argument_event_factory_is_stamped_with_the_run_id() -> None
 
     def factory(result: CompactionResult) -> LlmContextCompactedEvent:
         return LlmContextCompactedEvent(
-            run_id=None,
+            **{"run_id": None, **own},
             strategy_id="sliding_window",
             summary=result.summary,
             replaced_message_count=result.replaced_message_count,
@@ -169,7 +180,7 @@ async def test_a_one_argument_event_factory_is_stamped_with_the_run_id() -> None
     )
     event = await capability.compact(run_id="run-7")
     assert event is not None
-    assert (event.run_id, event.tokens_before) == ("run-7", 70)
+    assert (event.run_id, event.tokens_before) == expected
 
 
 # ------------------------------------------- an empty credential variable is not a credential

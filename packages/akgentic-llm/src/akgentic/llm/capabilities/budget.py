@@ -105,7 +105,7 @@ class LifetimeBudgetCapability(AbstractCapability[Any]):
     @property
     def usage(self) -> RunUsage:
         """Lifetime spend as a ``RunUsage``: tokens (in-flight runs included) and model
-        requests (counted as each run reports them to the ledger)."""
+        requests (each counted as soon as its response arrives)."""
         with self._lock:
             return RunUsage(
                 requests=self._requests,
@@ -212,9 +212,7 @@ class LifetimeBudgetCapability(AbstractCapability[Any]):
                 f"Exceeded the agent_request_limit of {limit} (run_count={self._run_count})"
             )
 
-    def _add(
-        self, run: _RunAccount, input_tokens: int, output_tokens: int, requests: int = 0
-    ) -> None:
+    def _add(self, run: _RunAccount, input_tokens: int, output_tokens: int, requests: int) -> None:
         if requests:
             self._requests += requests
             run.folded_requests += requests
@@ -253,8 +251,10 @@ class LifetimeBudgetCapability(AbstractCapability[Any]):
                 self._raise_token_breach()
 
     def _received(self, run: _RunAccount, usage: RequestUsage) -> None:
+        # A response is one request, counted now like its tokens: the ledger read during a
+        # tool call then agrees with the run's own record instead of trailing it by one.
         with self._lock:
-            self._add(run, usage.input_tokens, usage.output_tokens)
+            self._add(run, usage.input_tokens, usage.output_tokens, 1)
 
     def _settle(self, run: _RunAccount, usage: RunUsage) -> None:
         with self._lock:
