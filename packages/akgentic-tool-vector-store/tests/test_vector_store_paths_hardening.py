@@ -299,3 +299,83 @@ def test_stale_temporary_files_of_the_store_are_removed_on_resume(
     assert not stale.exists()
     assert fresh.exists()  # may be a flush running right now elsewhere
     assert all(path.exists() for path in unrelated)
+
+
+def test_a_store_directory_turned_into_a_link_later_is_warned_about_once_per_episode(
+    actor_system: ActorSystem,
+    openai_env: Any,
+    team: tuple[uuid.UUID, Path],
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    team_id, workspace = team
+    orchestrator, store = start_store(actor_system, team_id)
+    store.create_collection("notes", WS)
+    store.upsert("notes", DOCS[:1])
+    store.flush_state()
+    store_dir = workspace / ".vector_store"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    kept = tmp_path / "kept"
+
+    def link_store_dir() -> None:
+        store_dir.rename(kept)
+        store_dir.symlink_to(outside)
+
+    def restore_store_dir() -> None:
+        store_dir.unlink()
+        kept.rename(store_dir)
+
+    warning = (
+        "#VectorStore: collection 'notes' is not written: vector store directory "
+        f"{store_dir} is a symlink; it is kept in memory only"
+    )
+    link_store_dir()
+    with caplog.at_level(logging.WARNING):
+        for text in ("two", "three"):
+            store.upsert("notes", [doc(text, text, 1)])
+            store.flush_state()
+        assert caplog.messages == [warning]  # once, not once per snapshot
+        restore_store_dir()
+        store.flush_state()  # nothing new: the refused write is tried again
+        link_store_dir()
+        store.upsert("notes", [doc("four", "four", 2)])
+        store.flush_state()
+    assert caplog.messages == [warning, warning]  # a new episode is warned about again
+    assert list(outside.iterdir()) == []
+    restore_store_dir()
+    written = InMemoryBackend("notes", WS, store_dir)
+    written.load()
+    assert written.counts() == (3, 3)  # a, two, three: written once the directory was back
+    stop(actor_system, orchestrator)
+
+
+def test_a_collection_that_cannot_be_written_is_logged_and_written_at_the_next_snapshot(
+    actor_system: ActorSystem,
+    openai_env: Any,
+    team: tuple[uuid.UUID, Path],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    team_id, workspace = team
+    orchestrator, store = start_store(actor_system, team_id)
+    store.create_collection("notes", WS)
+    store.create_collection("zeta", WS)
+    store.flush_state()
+    blocker = workspace / ".vector_store" / FILE
+    blocker.unlink()
+    blocker.mkdir()  # a directory where the file goes: the rename onto it fails
+    store.upsert("notes", DOCS)
+    store.upsert("zeta", DOCS[:1])
+    with caplog.at_level(logging.ERROR):
+        store.flush_state()
+    assert caplog.messages == ["#VectorStore: could not persist collection 'notes'"]
+    assert caplog.records[0].exc_info is not None
+    later = InMemoryBackend("zeta", WS, workspace / ".vector_store")
+    later.load()
+    assert later.counts() == (1, 1)  # the failure of one did not stop the next
+    blocker.rmdir()
+    store.flush_state()
+    written = InMemoryBackend("notes", WS, workspace / ".vector_store")
+    written.load()
+    assert written.counts() == (2, 2)
+    stop(actor_system, orchestrator)

@@ -127,18 +127,11 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
     # -- life cycle ---------------------------------------------------------------------
 
     def on_start(self) -> None:
-        self._backends: dict[str, CollectionBackend] = {}
-        self._pending: dict[str, dict[str, str]] = {}
-        self._jobs: dict[str, tuple[str, list[str]]] = {}
-        self._queued: dict[str, dict[str, str]] = {}
-        self._needs_retry: set[str] = set()
         self._queries = QueryEmbeddings(self.query_cache_size)
-        self._quarantined: dict[str, set[str]] = {}
-        self._deadlines: dict[str, tuple[float, EmbedKey]] = {}
         self._failures = FailureEpisodes()
         self._dirty: set[str] = set()
-        self._unsafe_paths: set[str] = set()
         self._service: EmbeddingService | None = None
+        self._empty_bookkeeping()
         # Build the embedding client off this thread now: its first use costs seconds of
         # imports, which would otherwise delay the first embedding of the team.
         threading.Thread(
@@ -816,19 +809,23 @@ class VectorStoreActor(DeltaToolActor[VectorStoreConfig, VectorStoreState]):
             self._mark_dirty(name)  # the damaged record is replaced at the next snapshot
         return opened.backend
 
+    def _empty_bookkeeping(self) -> None:
+        """No open collection, and nothing waiting, queued or set apart for any."""
+        self._backends: dict[str, CollectionBackend] = {}
+        self._pending: dict[str, dict[str, str]] = {}
+        self._jobs: dict[str, tuple[str, list[str]]] = {}
+        self._queued: dict[str, dict[str, str]] = {}
+        self._deadlines: dict[str, tuple[float, EmbedKey]] = {}
+        self._quarantined: dict[str, set[str]] = {}
+        self._needs_retry: set[str] = set()
+        self._unsafe_paths: set[str] = set()
+
     def _rebuild(self) -> None:
-        for backend in getattr(self, "_backends", {}).values():
+        for backend in self._backends.values():
             backend.close()
-        self._backends = {}
-        self._pending = {}
-        self._jobs = {}
-        self._queued = {}
-        self._deadlines = {}
+        self._empty_bookkeeping()
         self._queries.clear()
-        self._quarantined = {}
-        self._needs_retry = set()
         self._failures.clear()
-        self._unsafe_paths = set()
         for name, record in list(self.state.collections.items()):
             try:
                 backend = self._open(name, record, fresh=False)
