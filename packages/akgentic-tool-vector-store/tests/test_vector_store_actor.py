@@ -396,6 +396,7 @@ def test_a_provider_answering_another_dimension_counts_as_a_failure(
 def test_bad_calls_raise_with_the_culprit_and_change_nothing(
     tool_agent: Any, openai_env: Any
 ) -> None:
+    nan = float("nan")
     store = bind(tool_agent)
     assert store.create_collection("notes", NOTES).documents == 0
     assert store.create_collection("notes", NOTES).documents == 0  # idempotent
@@ -407,6 +408,12 @@ def test_bad_calls_raise_with_the_culprit_and_change_nothing(
         store.upsert("ghost", DOCS)
     with pytest.raises(ValueError, match="'bad': vector has 2 values"):
         store.upsert("notes", [DOCS[0], VectorDocument(ref="bad", text="x", vector=[1.0, 2.0])])
+    with pytest.raises(ValueError, match="'worse': vector contains NaN"):
+        # a document to embed first: the vectors after it are checked all the same
+        store.upsert("notes", [DOCS[0], VectorDocument(ref="worse", text="x", vector=[nan] * DIM)])
+    short = f"^document 'short': vector has 1 values, collection 'notes' expects {DIM}$"
+    with pytest.raises(ValueError, match=short):
+        store.upsert("notes", [DOCS[0], VectorDocument(ref="short", text="x", vector=[1.0])])
     with pytest.raises(ValueError, match="query vector has 2 values"):
         store.search("notes", VectorQuery(vector=(1.0, 0.0)))
     both = r"^pass either a VectorQuery or query_vector/top_k, not both$"
@@ -422,6 +429,10 @@ def test_bad_calls_raise_with_the_culprit_and_change_nothing(
         None,
     )
     assert store.collection_stats("notes").documents == 0
+    assert openai_env.requests == []
+    given = store.upsert("notes", [VectorDocument(ref="v", text="x", vector=[1.0] * DIM)])
+    # every vector given: nothing to wait for, no embedding request
+    assert (given.accepted, given.pending, given.request_id) == (1, 0, None)
     assert openai_env.requests == []
 
 
