@@ -40,6 +40,8 @@ def test_runs_a_command_and_reports_output_and_exit_code(bind_exec: Bind) -> Non
     assert run("echo hello") == "exit_code: 0\n--- stdout ---\nhello"
     assert run("bash -c 'echo oops >&2; exit 3'") == "exit_code: 3\n--- stderr ---\noops"
     assert run("echo -n") == "exit_code: 0\n(no output)"
+    # The command line is read by bash where there is one (here there is), not by sh.
+    assert run("echo ${BASH_VERSION:+bash}") == "exit_code: 0\n--- stdout ---\nbash"
 
 
 def test_commands_start_in_the_shared_workspace(

@@ -113,6 +113,18 @@ def test_long_output_keeps_head_and_tail_with_a_marker(tmp_path: Path) -> None:
     assert len(outcome.stdout) < 1100
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["printf abcdefghijklmnop", "printf abcd; sleep 0.2; printf efghijklmnop"],
+    ids=["one write past the head", "a write filling the head's last byte"],
+)
+def test_the_cap_keeps_exactly_its_head_and_tail_bytes(tmp_path: Path, command: str) -> None:
+    # A cap of 10 keeps the first 5 bytes and the last 5, however the output is chunked.
+    outcome = run_process(spec(command, tmp_path, max_output_bytes=10))
+    assert outcome.stdout == "abcde\n[... 6 bytes of output truncated ...]\nlmnop"
+    assert outcome.stdout_omitted_bytes == 6
+
+
 def test_binary_output_is_made_printable(tmp_path: Path) -> None:
     outcome = run_process(spec(r"printf 'a\000b\033[31mc\377d\n'", tmp_path))
     assert "\x00" not in outcome.stdout
