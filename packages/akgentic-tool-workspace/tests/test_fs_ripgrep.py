@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from akgentic.tool.workspace import Filesystem
-from akgentic.tool.workspace._search import GrepHit, _Deadline, _ripgrep_batch
+from akgentic.tool.workspace._search import (
+    GrepHit,
+    GrepTimeout,
+    RipgrepUnusable,
+    _Deadline,
+    _ripgrep_batch,
+)
 
 RG = shutil.which("rg")
 
@@ -42,3 +48,40 @@ def test_ripgrep_reports_every_matching_line_of_the_files_it_is_handed(tmp_path:
 def test_grep_can_be_asked_to_use_ripgrep_when_it_is_installed(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one alpha\n")
     assert Filesystem(root=tmp_path).grep("alpha", engine="ripgrep") == "a.txt:1:one alpha"
+
+
+def _handed(tmp_path: Path, names: list[str]) -> list[tuple[str, int]]:
+    return [(name, os.open(tmp_path / name, os.O_RDONLY)) for name in names]
+
+
+@pytest.mark.skipif(RG is None, reason="ripgrep is not installed")
+def test_a_binary_file_among_them_is_left_out_and_the_others_still_reported(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "blob.bin").write_bytes(b"alpha\x00\x01\x02alpha\n")
+    (tmp_path / "c.txt").write_text("alpha here\n")
+    batch = _handed(tmp_path, ["blob.bin", "c.txt"])
+    try:
+        assert RG is not None
+        hits = _ripgrep_batch(RG, batch, re.compile("alpha"), _Deadline(30))
+    finally:
+        for _, fd in batch:
+            os.close(fd)
+    assert hits == [GrepHit("c.txt", 1, "alpha here")]
+
+
+@pytest.mark.skipif(RG is None, reason="ripgrep is not installed")
+def test_ripgreps_own_refusal_and_a_spent_deadline_are_told_apart(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("alpha\n")
+    batch = _handed(tmp_path, ["a.txt"])
+    try:
+        assert RG is not None
+        # Python accepts a look-ahead, ripgrep's engine does not: ripgrep says why.
+        with pytest.raises(RipgrepUnusable, match="look-around"):
+            _ripgrep_batch(RG, batch, re.compile("a(?=l)"), _Deadline(30))
+        # a millisecond: spent while ripgrep starts (or, on a slow machine, before)
+        with pytest.raises(GrepTimeout, match=r"^the search took longer than 0.001 s$"):
+            _ripgrep_batch(RG, batch, re.compile("alpha"), _Deadline(0.001))
+    finally:
+        for _, fd in batch:
+            os.close(fd)

@@ -104,6 +104,11 @@ def test_list_errors(tools: Tools, ws: Path) -> None:
 def test_brace_expansion() -> None:
     assert expand_braces("src/*.{py,ts}") == ["src/*.py", "src/*.ts"]
     assert expand_braces("{a,b{c,d}}/x") == ["a/x", "bc/x", "bd/x"]
+    # a comma after a nested group still splits the outer one
+    assert expand_braces("{b{c,d},a}/x") == ["bc/x", "bd/x", "a/x"]
+    # a one-option group stays literal, as in a shell, and the groups inside it expand
+    assert expand_braces("{a{b{c,d}},e}") == ["a{bc}", "a{bd}", "e"]
+    assert expand_braces("x{y{1,2}}z") == ["x{y1}z", "x{y2}z"]
     assert expand_braces("no{braces}") == ["no{braces}"]
 
 

@@ -64,9 +64,15 @@ def expand_braces(pattern: str) -> list[str]:
         elif char == "}" and depth:
             depth -= 1
             if depth == 0:
-                options = _split_top_level(pattern[start + 1 : index])
+                body = pattern[start + 1 : index]
+                options = _split_top_level(body)
                 if len(options) < 2:
-                    continue
+                    # One option: the braces stay literal, as in a shell, but the groups
+                    # inside still expand (`a{b{c,d}}` -> `a{bc}`, `a{bd}`).
+                    inner = expand_braces(body)
+                    if inner == [body]:
+                        continue
+                    options = ["{" + option + "}" for option in inner]
                 head, tail = pattern[:start], pattern[index + 1 :]
                 expanded: list[str] = []
                 for option in options:
