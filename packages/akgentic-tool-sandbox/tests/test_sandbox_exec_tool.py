@@ -23,6 +23,7 @@ from akgentic.tool.core.testing import (
     spawn_tool_agent,
 )
 from akgentic.tool.core.workspace_dir import resolve_workspace_dir
+from akgentic.tool.errors import RetriableError
 from akgentic.tool.sandbox.actor import SANDBOX_ACTOR_NAME, SandboxActor
 from akgentic.tool.sandbox.local import LocalSandboxActor
 from akgentic.tool.sandbox.tool import SANDBOX_ACTOR_CLASSES, ExecCommand, ExecTool
@@ -179,10 +180,28 @@ def test_an_agent_without_a_path_gives_local_commands_the_usual_system_one(
 
 
 def test_bad_calls_ask_the_model_to_retry_and_run_nothing(bind_exec: Bind) -> None:
-    _, run = bind_exec(mode="local")
+    tool, run = bind_exec(mode="local")
     for bad in ["", "   ", "echo 'unterminated", "echo \x00"]:
         with pytest.raises(ConformanceRetry):
             run(bad)
+    # what the model is told, word for word
+    told = {
+        ("", ""): "cmd is empty; pass a shell command such as 'ls -la'",
+        ("echo \x00", ""): "cmd contains a NUL byte; remove it and try again",
+        ("ls", "a\x00b"): "cwd must be a directory path relative to the workspace",
+        ("ls", 7): "cwd must be a directory path relative to the workspace",
+    }
+    for (command, cwd), message in told.items():
+        with pytest.raises(RetriableError) as refused:
+            tool.run(command, cwd)  # type: ignore[arg-type]
+        assert str(refused.value) == message
+
+
+def test_an_unbound_exec_tool_says_it_was_never_bound() -> None:
+    with pytest.raises(
+        RuntimeError, match=r"^ExecTool used before observer\(\) bound it to an agent$"
+    ):
+        ExecTool().run("ls")
 
 
 def test_one_sandbox_actor_per_team_shared_by_every_agent(
