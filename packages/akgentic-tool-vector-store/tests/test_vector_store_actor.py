@@ -654,3 +654,17 @@ def test_queued_documents_are_not_sent_to_a_failing_provider(
     eventually(lambda: store.collection_stats("notes").failed == 3)
     # Only the first document ever reached the provider (the client retries it once).
     assert {tuple(batch) for batch in openai_env.inputs()} == {(DOCS[0].text,)}
+
+
+def test_a_store_outlives_many_more_workers_than_it_keeps_track_of(
+    tool_agent: Any, openai_env: Any
+) -> None:
+    # Finished workers are pruned from the store's children past 32; the forty-first
+    # request is served like the first.
+    store = bind(tool_agent)
+    store.create_collection("notes", NOTES)
+    for n in range(41):
+        store.upsert("notes", [VectorDocument(ref=f"n{n}", text=f"note number {n}")])
+        wait_embedded(store, "notes", n + 1)
+    assert len(openai_env.requests) == 41
+    assert store.collection_stats("notes").pending == 0
