@@ -85,3 +85,28 @@ def test_ripgreps_own_refusal_and_a_spent_deadline_are_told_apart(tmp_path: Path
     finally:
         for _, fd in batch:
             os.close(fd)
+
+
+def _rows_with_needles(count: int, needles: set[int]) -> bytes:
+    return b"".join(
+        f"row {n:07d} {'needle' if n in needles else 'filler'} {'x' * 40}\n".encode()
+        for n in range(1, count + 1)
+    )
+
+
+def test_the_python_engine_reads_big_files_a_block_at_a_time_without_losing_a_line(
+    tmp_path: Path,
+) -> None:
+    row = len(_rows_with_needles(1, set()))
+    straddling = (1 << 20) // row + 1  # the line that crosses the first 1 MiB block
+    count = 3 * (1 << 20) // row
+    needles = {1, straddling - 1, straddling, straddling + 1, count}
+    (tmp_path / "big.txt").write_bytes(_rows_with_needles(count, needles))
+    found = Filesystem(root=tmp_path).grep("needle", engine="python", max_matches=10)
+    assert [line.split(":")[1] for line in found.splitlines()] == [str(n) for n in sorted(needles)]
+    assert all(line.split(":", 2)[2].startswith("row ") for line in found.splitlines())
+
+
+def test_a_utf16_file_holding_a_nul_is_binary_to_the_python_engine(tmp_path: Path) -> None:
+    (tmp_path / "wide.txt").write_bytes("needle\x00here\n".encode("utf-16"))
+    assert Filesystem(root=tmp_path).grep("needle", engine="python").startswith("No matches")
