@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -215,6 +216,38 @@ def test_one_sandbox_actor_per_team_shared_by_every_agent(
     assert len(sandbox_children(actor_system, orchestrator)) == 1
     # The second card reuses the actor the first one created, settings included.
     assert second.resolved_mode == "local"
+
+
+def test_a_card_asking_for_another_sandbox_is_told_which_one_it_got(
+    actor_system: ActorSystem,
+    orchestrator: ActorAddress,
+    bind_exec: Bind,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bind_exec(mode="local", workspace_id="team")
+    agents = [spawn_tool_agent(actor_system, orchestrator, name=f"@Other{n}") for n in (1, 2)]
+    with caplog.at_level(logging.WARNING, logger="akgentic.tool.sandbox.tool"):
+        bind_exec(agent=agents[0], mode="local", workspace_id="team")
+        assert caplog.messages == []  # the same sandbox asked for: nothing to say
+        elsewhere, _ = bind_exec(agent=agents[1], mode="local", workspace_id="elsewhere")
+    asked, used = resolve_workspace_dir("elsewhere"), resolve_workspace_dir("team")
+    assert caplog.messages == [
+        f"ExecTool asked for mode=local in {asked}, but the team's #SandboxActor already runs "
+        f"mode=local in {used}; the existing sandbox is used"
+    ]
+    assert elsewhere.resolved_mode == "local"
+
+
+def test_a_card_outside_a_team_is_refused_with_the_reason() -> None:
+    class Lone:
+        """An observer with no orchestrator to host the sandbox."""
+
+    with pytest.raises(RuntimeError) as refused:
+        ExecTool(mode="local").observer(Lone())  # type: ignore[arg-type]
+    assert str(refused.value) == (
+        "ExecTool needs an agent that belongs to a team: its observer has no orchestrator "
+        "to host the #SandboxActor"
+    )
 
 
 def test_later_cards_reuse_the_existing_actor_as_configured(
