@@ -265,3 +265,4 @@ async def test_tokens_a_tool_spends_on_the_runs_account_are_folded_in() -> None:
     await agent.run("go")
     # three own responses (10 in, 1 out each) and two delegated ones (50 in, 7 out each)
     assert (budget.input_tokens, budget.output_tokens) == (130, 17)
+    assert budget.usage.requests == 5

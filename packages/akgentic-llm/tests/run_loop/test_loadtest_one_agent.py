@@ -8,9 +8,9 @@ from typing import Any, ClassVar
 
 import pytest
 from pydantic import BaseModel
+from pydantic_ai import ApprovalRequired
 from pydantic_ai.output import ToolOutput
 from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
-from pydantic_ai.toolsets.approval_required import ApprovalRequiredToolset
 
 from akgentic.llm import ReactAgent
 from akgentic.llm.approvals import ApprovalMismatchError
@@ -131,8 +131,15 @@ async def test_gated_tools_run_without_waiting(make_mock: Callable[..., MockReac
 
 
 @dataclass
-class _Flagged(ApprovalRequiredToolset[Any]):
-    requires_approval: ClassVar[bool] = True  # the flag akgentic-tool-core's gates carry
+class _Flagged(WrapperToolset[Any]):
+    """A gate of its own making, flagged the way akgentic-tool-core's gates are."""
+
+    requires_approval: ClassVar[bool] = True
+
+    async def call_tool(self, name: str, tool_args: Any, ctx: Any, tool: Any) -> Any:
+        if not ctx.tool_call_approved:
+            raise ApprovalRequired
+        return await super().call_tool(name, tool_args, ctx, tool)
 
 
 @pytest.mark.parametrize("flagged", [True, False], ids=["flagged gate", "pydantic-ai gate"])
