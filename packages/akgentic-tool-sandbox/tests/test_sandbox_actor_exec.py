@@ -8,6 +8,7 @@ that run.)
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,24 @@ def test_a_line_that_does_not_parse_comes_back_as_a_result(sandbox: SandboxActor
     assert result.exit_code is None
     assert result.error is not None
     assert result.error.startswith("SandboxError: could not parse the command line (")
+
+
+def test_a_refusal_is_ready_at_once_under_its_ticket(
+    sandbox: SandboxActor, caplog: pytest.LogCaptureFixture
+) -> None:
+    refused = sandbox.submit("nc -l 1")
+    assert refused.wait_seconds == 0.0  # nothing to wait for: the first poll reads it
+    result = sandbox.outcome(refused.key)
+    assert result is not None
+    assert result.command == "nc -l 1"
+    assert (result.error or "").startswith("CommandNotAllowedError: Command 'nc' is not")
+
+    with caplog.at_level(logging.WARNING):
+        unprepared = sandbox.submit("ls", cwd="../elsewhere")  # a cwd outside the workspace
+    assert unprepared.wait_seconds == 0.0
+    result = sandbox.outcome(unprepared.key)
+    assert result is not None
+    assert result.command == "ls"
+    assert (result.error or "").startswith("SandboxError: RetriableError: ")
+    [warning] = [m for m in caplog.messages if "could not prepare" in m]
+    assert warning.startswith(f"{sandbox.describe().name} could not prepare 'ls': ")
