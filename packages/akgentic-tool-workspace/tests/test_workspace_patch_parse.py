@@ -167,3 +167,38 @@ def test_patch_tool_refuses_to_rename_onto_an_existing_file(tools: Tools, ws: Pa
         tools["workspace_patch"]("--- a/a.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-one\n+two\n")
     assert (ws / "a.txt").read_text() == "one\n"
     assert (ws / "b.txt").read_text() == "keep\n"
+
+
+def test_later_hunks_land_where_earlier_ones_moved_them_in_a_file_of_equal_lines() -> None:
+    # Every line is "A": content cannot tell the places apart, only the running offset can.
+    patch_text = (
+        "--- a/same.txt\n+++ b/same.txt\n"
+        "@@ -3,1 +3,3 @@\n-A\n+X1\n+X2\n+X3\n"
+        "@@ -8,1 +10,1 @@\n-A\n+Y\n"
+        "@@ -12,0 +15,1 @@\n+INS\n"
+        "@@ -15,1 +18,0 @@\n-A\n"
+        "@@ -18,1 +20,2 @@\n-A\n+Z1\n+Z2\n"
+    )
+    (patch,) = parse_patch(patch_text)
+    expected = ["A"] * 20  # edited from the end, so each index is the original line's
+    expected[17:18] = ["Z1", "Z2"]
+    del expected[14]
+    expected[12:12] = ["INS"]  # a pure insertion goes after its stated line
+    expected[7] = "Y"
+    expected[2:3] = ["X1", "X2", "X3"]
+    assert apply_file_patch("A\n" * 20, patch) == "\n".join(expected) + "\n"
+
+
+def test_quoted_and_timestamped_file_names_are_read_whole() -> None:
+    text = (
+        '--- "a/my notes.txt"\n+++ "b/my notes.txt"\n@@ -1 +1 @@\n-a\n+b\n'
+        "--- old name.txt\t2024-01-01 10:00:00.000000000 +0100\n"
+        "+++ new name.txt\t2024-01-02 10:00:00.000000000 +0100\n@@ -1 +1 @@\n-x\n+y\n"
+    )
+    quoted, dated = parse_patch(text)
+    assert (quoted.old_path, quoted.new_path) == ("my notes.txt", "my notes.txt")
+    assert (dated.old_path, dated.new_path, dated.path) == (
+        "old name.txt",
+        "new name.txt",
+        "new name.txt",
+    )
