@@ -202,3 +202,28 @@ def test_quoted_and_timestamped_file_names_are_read_whole() -> None:
         "new name.txt",
         "new name.txt",
     )
+
+
+def test_what_a_patch_cannot_do_to_a_file_is_said_whole() -> None:
+    (create,) = parse_patch("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n")
+    (change,) = parse_patch("--- a/gone.txt\n+++ b/gone.txt\n@@ -1 +1 @@\n-a\n+b\n")
+    (delete,) = parse_patch("--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-hello\n")
+    refusals = [
+        (create, "hi\n", "new.txt already exists but the patch creates it (--- /dev/null)"),
+        (change, None, "gone.txt: file not found, so the patch cannot be applied"),
+        (
+            delete,
+            "hello\nstill here\n",
+            "the patch deletes old.txt (+++ /dev/null) but lines would remain; "
+            "its hunk must remove the whole file",
+        ),
+    ]
+    for patch, content, message in refusals:
+        with pytest.raises(PatchError) as refused:
+            apply_file_patch(content, patch)
+        assert str(refused.value) == message
+
+
+def test_a_hunk_emptying_a_file_leaves_it_empty() -> None:
+    (patch,) = parse_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +0,0 @@\n-a\n-b\n")
+    assert apply_file_patch("a\nb\n", patch) == ""
