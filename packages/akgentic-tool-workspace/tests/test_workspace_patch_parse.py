@@ -227,3 +227,32 @@ def test_what_a_patch_cannot_do_to_a_file_is_said_whole() -> None:
 def test_a_hunk_emptying_a_file_leaves_it_empty() -> None:
     (patch,) = parse_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +0,0 @@\n-a\n-b\n")
     assert apply_file_patch("a\nb\n", patch) == ""
+
+
+def test_the_ways_apply_file_patch_can_be_called_wrong_are_named() -> None:
+    (patch,) = parse_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n")
+    wrong = [
+        ((), {"file_patch": patch}),  # the workspace form without its workspace
+        ((patch, patch), {}),  # a patch where the workspace goes
+        (("a\n",), {}),  # a text and no patch
+        (("a\n", "not a patch"), {}),
+    ]
+    messages = []
+    for args, kwargs in wrong:
+        with pytest.raises(TypeError) as refused:
+            apply_file_patch(*args, **kwargs)  # type: ignore[call-overload]
+        messages.append(str(refused.value))
+    both = "apply_file_patch(file_patch, workspace) needs both of them"
+    missing = "apply_file_patch(content, patch) needs the FilePatch to apply"
+    assert messages == [both, both, missing, missing]
+
+
+def test_a_malformed_hunk_header_is_named_with_its_file() -> None:
+    with pytest.raises(PatchError) as refused:
+        parse_patch("--- a/f.txt\n+++ b/f.txt\n@@ -one +two @@\n-a\n+b\n")
+    assert str(refused.value) == "hunk 1 of f.txt: malformed header '@@ -one +two @@'"
+
+
+def test_git_prefixes_go_only_when_both_sides_have_them() -> None:
+    (patch,) = parse_patch("--- a/x.txt\n+++ c/x.txt\n@@ -1 +1 @@\n-a\n+b\n")
+    assert (patch.old_path, patch.new_path) == ("a/x.txt", "c/x.txt")
