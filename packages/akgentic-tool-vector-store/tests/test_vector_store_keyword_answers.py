@@ -14,7 +14,7 @@ import pytest
 
 from akgentic.core.actor_system_impl import ActorSystem
 from akgentic.tool.core.testing import eventually
-from akgentic.tool.core.vector_store import VectorDocument, VectorQuery, search_text
+from akgentic.tool.core.vector_store import VectorDocument, VectorQuery
 
 from .test_vector_store_embedding_hardening import Provider, make_store, provider_fixture
 
@@ -61,11 +61,13 @@ def test_a_refused_query_keeps_to_top_k_and_where(
     store = _stored(actor_system, orchestrator)
     provider.refuse = lambda text: "POISON" in text
     query = VectorQuery(text="POISON database", top_k=1, where={"team": "a"})
-    search_text(store, "notes", query, delay=0.05)  # the refusal is learnt
 
-    answer = store.search("notes", query)
+    def refused() -> Any:
+        found = store.search("notes", query)  # "pending" until the refusal is learnt
+        return found if found.status == "degraded" else None
 
-    assert answer.status == "degraded"
+    answer = eventually(refused)
+
     assert (len(answer.hits), _teams(answer.hits)) == (1, {"a"})
     assert answer.reason == (
         "the embedding provider refused this query text (it is too long or unusable for "
