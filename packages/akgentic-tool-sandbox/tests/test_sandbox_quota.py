@@ -31,3 +31,23 @@ def test_growth_is_counted_from_what_the_workspace_held_and_the_quota_itself_is_
     (tmp_path / "more.bin").write_bytes(b"m" * 30_000)
     now[0] = 30.0
     assert watcher.check() == QuotaBreach(growth_bytes=2 * probe, quota_bytes=probe)
+
+
+def test_disk_usage_counts_allocated_blocks_and_a_hard_linked_file_once(tmp_path: Path) -> None:
+    def blocks(path: Path) -> int:
+        return path.lstat().st_blocks * 512
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    assert disk_usage(str(root)) == (blocks(root), True)  # the directory itself
+
+    data = root / "data.bin"
+    data.write_bytes(b"d" * 10_000)
+    (root / "again.bin").hardlink_to(data)
+    (root / "sub").mkdir()
+    expected = blocks(root) + blocks(data) + blocks(root / "sub")
+    assert disk_usage(str(root)) == (expected, True)
+
+
+def test_a_workspace_that_is_not_there_uses_nothing_and_is_not_complete(tmp_path: Path) -> None:
+    assert disk_usage(str(tmp_path / "missing")) == (0, False)
