@@ -462,3 +462,13 @@ def test_node_needs_more_address_space_than_the_default(bind_exec: Bind) -> None
         pytest.skip("needs node on Linux (where RLIMIT_AS applies)")
     _, run = bind_exec(mode="local", memory_bytes=2 * 1024**3)
     assert run("node -e 'console.log(6 * 7)'") == "exit_code: 0\n--- stdout ---\n42"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="switching user and group needs root")
+def test_a_command_runs_as_the_configured_user_and_group(
+    bind_exec: Bind, unprivileged_root: tuple[Path, dict[str, Any]]
+) -> None:
+    _, as_user = unprivileged_root
+    _, run = bind_exec(mode="local", workspace_id="ids", **as_user)
+    ids = f"{as_user['run_as_uid']} {as_user['run_as_gid']}"
+    assert run("bash -c 'echo $(id -u) $(id -g)'") == f"exit_code: 0\n--- stdout ---\n{ids}"
