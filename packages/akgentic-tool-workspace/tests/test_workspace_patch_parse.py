@@ -256,3 +256,24 @@ def test_a_malformed_hunk_header_is_named_with_its_file() -> None:
 def test_git_prefixes_go_only_when_both_sides_have_them() -> None:
     (patch,) = parse_patch("--- a/x.txt\n+++ c/x.txt\n@@ -1 +1 @@\n-a\n+b\n")
     assert (patch.old_path, patch.new_path) == ("a/x.txt", "c/x.txt")
+
+
+def test_a_blank_context_line_is_read_as_an_empty_line_of_the_file() -> None:
+    # Editors and chat interfaces drop the lone space that starts an empty context line.
+    (patch,) = parse_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n\n-c\n+C\n")
+    assert apply_file_patch("a\n\nc\n", patch) == "a\n\nC\n"
+
+
+def test_a_hunk_cut_short_by_another_line_is_refused_with_its_counts() -> None:
+    short = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\nnot part of any hunk\n"
+    with pytest.raises(PatchError, match="promises 3 old and 3 new lines but its body has 2 old"):
+        parse_patch(short)
+
+
+def test_a_git_diff_ending_without_a_newline_is_one_file_patch() -> None:
+    text = (
+        "diff --git a/f.txt b/f.txt\nindex 1111111..2222222 100644\n--- a/f.txt\n+++ b/f.txt\n"
+        "@@ -1 +1 @@\n-old\n+new\n\\ No newline at end of file\n"
+    )
+    (patch,) = parse_patch(text)
+    assert apply_file_patch("old\n", patch) == "new"
