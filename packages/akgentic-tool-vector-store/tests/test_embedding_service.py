@@ -74,6 +74,17 @@ def test_a_deadline_shortens_the_request_timeout(openai_env: Any, hash_embed: An
     openai_env.gate.set()
 
 
+def test_each_attempt_gets_an_equal_share_of_the_time_left(
+    openai_env: Any, hash_embed: Any
+) -> None:
+    # Three attempts (one call and two retries) share the 3 s left: 1 s each at most.
+    service = EmbeddingService(timeout_seconds=20.0, max_retries=2)
+    share = service._request_timeout(time.monotonic() + 3.0)
+    assert 0.9 < share <= 1.0
+    assert service._request_timeout(None) == 20.0  # no deadline: the configured timeout
+    assert EmbeddingService(timeout_seconds=0.5)._request_timeout(time.monotonic() + 60) == 0.5
+
+
 def test_http_errors_become_embedding_errors(openai_env: Any, hash_embed: Any) -> None:
     openai_env.fail_status = 503
     service = EmbeddingService(max_retries=0)
