@@ -277,3 +277,19 @@ def test_a_git_diff_ending_without_a_newline_is_one_file_patch() -> None:
     )
     (patch,) = parse_patch(text)
     assert apply_file_patch("old\n", patch) == "new"
+
+
+def test_a_wrong_count_on_the_new_side_alone_is_refused() -> None:
+    with pytest.raises(PatchError) as refused:
+        parse_patch("--- a/f.txt\n+++ b/f.txt\n@@ -1,1 +1,2 @@\n a\n")
+    assert str(refused.value) == (
+        "hunk 1 of f.txt (@@ -1,1 +1,2 @@) promises 1 old and 2 new lines but its body has "
+        "1 old and 1 new lines; fix the counts in the @@ header"
+    )
+
+
+def test_a_patch_with_crlf_line_ends_or_no_final_newline_reads_the_same() -> None:
+    plain = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
+    for text in (plain.replace("\n", "\r\n"), plain.rstrip("\n")):
+        (patch,) = parse_patch(text)
+        assert apply_file_patch("a\nb\n", patch) == "a\nB\n"
