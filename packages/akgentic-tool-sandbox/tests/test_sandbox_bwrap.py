@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -107,10 +108,12 @@ def test_timeout_kills_the_whole_sandbox(
     bind_exec: Bind, running: Callable[[str], list[int]]
 ) -> None:
     _, run = bind_exec(mode="bwrap", timeout_seconds=1)
+    # A duration of its own: the check reads every process of the machine.
+    seconds = f"313.{uuid.uuid4().int % 10**6:06d}"
     # setsid leaves the process group: only the pid namespace takes this one down.
-    answer = run("bash -c 'setsid sleep 313.125 & sleep 313.125'")
+    answer = run(f"bash -c 'setsid sleep {seconds} & sleep {seconds}'")
     assert answer.startswith("SandboxError: TimeoutExpired:")
-    eventually(lambda: not running("313.125"))
+    eventually(lambda: not running(seconds))
 
 
 def test_read_only_paths_are_readable_not_writable(bind_exec: Bind, tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -432,10 +433,14 @@ def test_stopping_the_sandbox_kills_running_commands(
     """A stop does not wait for a running command's (long) timeout: it kills the command."""
     from concurrent.futures import ThreadPoolExecutor
 
+    # A sleep of its own: the check below reads every process of the machine, and other
+    # runs of this test (mutation testing runs several at once) must not count.
+    sleep = f"time.sleep(299.{uuid.uuid4().int % 10**6:06d})"
+    command = f"python3 -c 'import time; {sleep}'"
     _, run = bind_exec(mode="local", timeout_seconds=60)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        waiting = pool.submit(run, "python3 -c 'import time; time.sleep(299.5)'")
-        eventually(lambda: running("time.sleep(299.5)"))
+        waiting = pool.submit(run, command)
+        eventually(lambda: running(sleep))
         (address,) = sandbox_children(actor_system, orchestrator)
         stopper = pool.submit(actor_system.proxy_ask(address, SandboxActor).stop)
         # Were the command left running, stop() would block for its 60 s timeout.
@@ -445,12 +450,12 @@ def test_stopping_the_sandbox_kills_running_commands(
         answer = waiting.result(timeout=30)
         assert answer.startswith(
             (
-                "SandboxError: Cancelled: Command \"python3 -c 'import time; "
-                "time.sleep(299.5)'\" was killed because the sandbox stopped",
+                f'SandboxError: Cancelled: Command "{command}" was killed because the sandbox '
+                "stopped",
                 "SandboxError: ActorDeadError",
             )
         ), answer
-    eventually(lambda: not running("time.sleep(299.5)"))
+    eventually(lambda: not running(sleep))
 
 
 def test_node_needs_more_address_space_than_the_default(bind_exec: Bind) -> None:
