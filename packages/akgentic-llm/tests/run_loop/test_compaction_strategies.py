@@ -505,11 +505,28 @@ def test_a_head_drop_of_nothing_keeps_even_a_leading_tool_result() -> None:
     assert fold_compaction(history, _event("sliding_window", "gist", 0)) == history
 
 
-async def test_the_registrys_summarize_factory_builds_on_the_given_client(
-    serve: Any, chat_completion: Any, clean_provider_env: pytest.MonkeyPatch
-) -> None:
-    import httpx
+def _summarizing_strategy(built: str, client: httpx.AsyncClient) -> Any:
+    """A summarizing strategy built one of the two ways, handed ``client``."""
+    agent_model = ModelConfig(provider="openai", model="gpt-4o")
+    if built == "registry factory":
+        # the summarizer is built from the agent's model config
+        return COMPACTION_STRATEGIES["summarize"](
+            CompactionConfig(summarizer_prompt_version="x"), agent_model, client
+        )
+    # summary_model_cfg set: a second model, which must not build a client of its own (it
+    # would lose the shared pool and the retries)
+    return create_compaction(
+        CompactionConfig(summary_model_cfg=ModelConfig(provider="openai", model="gpt-4o-mini")),
+        agent_model,
+        client,
+        model=_unused_model(),
+    )
 
+
+@pytest.mark.parametrize("built", ["registry factory", "own summarizer"])
+async def test_a_summarizer_talks_through_the_client_it_is_given(
+    serve: Any, chat_completion: Any, clean_provider_env: pytest.MonkeyPatch, built: str
+) -> None:
     server = serve((200, {"Content-Type": "application/json"}, chat_completion("gist")))
     clean_provider_env.setenv("OPENAI_API_KEY", "sk-test")
     clean_provider_env.setenv("OPENAI_BASE_URL", server.url)
@@ -518,43 +535,14 @@ async def test_the_registrys_summarize_factory_builds_on_the_given_client(
     async def record(request: httpx.Request) -> None:
         sent.append(request.url.path)
 
-    factory = COMPACTION_STRATEGIES["summarize"]
     async with httpx.AsyncClient(event_hooks={"request": [record]}) as client:
-        strategy = factory(
-            CompactionConfig(summarizer_prompt_version="x"),
-            ModelConfig(provider="openai", model="gpt-4o"),
-            client,
-        )
+        strategy = _summarizing_strategy(built, client)
         result = await strategy.compact(_history())
     assert isinstance(strategy, SummarizeStrategy)
-    assert (strategy.prompt_version, result.summary) == ("x", "gist")
-    assert len(sent) == 1
-    assert sent[0].endswith("/chat/completions")
-
-
-async def test_a_summarizer_of_its_own_is_built_on_the_agents_client(
-    serve: Any, chat_completion: Any, clean_provider_env: pytest.MonkeyPatch
-) -> None:
-    """``summary_model_cfg`` set: the summarizer is a second model, and it must go through the
-    client it is given (the shared pool, the retries), not one of its own."""
-    import httpx
-
-    server = serve((200, {"Content-Type": "application/json"}, chat_completion("gist")))
-    clean_provider_env.setenv("OPENAI_API_KEY", "sk-test")
-    clean_provider_env.setenv("OPENAI_BASE_URL", server.url)
-    sent: list[str] = []
-
-    async def record(request: httpx.Request) -> None:
-        sent.append(request.url.path)
-
-    cfg = CompactionConfig(summary_model_cfg=ModelConfig(provider="openai", model="gpt-4o-mini"))
-    async with httpx.AsyncClient(event_hooks={"request": [record]}) as client:
-        strategy = create_compaction(
-            cfg, ModelConfig(provider="openai", model="gpt-4o"), client, model=_unused_model()
-        )
-        result = await strategy.compact(_history())
     assert result.summary == "gist"
     assert [path.rsplit("/", 2)[-2:] for path in sent] == [["chat", "completions"]]
+    if built == "registry factory":
+        assert strategy.prompt_version == "x"
 
 
 def _unused_model() -> FunctionModel:
