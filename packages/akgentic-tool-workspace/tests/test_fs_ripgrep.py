@@ -115,3 +115,14 @@ def test_the_python_engine_reads_big_files_a_block_at_a_time_without_losing_a_li
 def test_a_utf16_file_holding_a_nul_is_binary_to_the_python_engine(tmp_path: Path) -> None:
     (tmp_path / "wide.txt").write_bytes("needle\x00here\n".encode("utf-16"))
     assert Filesystem(root=tmp_path).grep("needle", engine="python").startswith("No matches")
+
+
+def test_the_python_engine_keeps_a_line_longer_than_a_block_and_bytes_that_are_not_utf8(
+    tmp_path: Path,
+) -> None:
+    long_line = b"needle at the start " + b"y" * (5 << 19)  # 2.5 MiB: no newline in two blocks
+    (tmp_path / "long.txt").write_bytes(long_line + b"\nplain\ncaf\xe9 needle\n")
+    found = Filesystem(root=tmp_path).grep("needle", engine="python", max_line_chars=30)
+    hits = found.splitlines()
+    assert [hit.split(":")[1] for hit in hits] == ["1", "3"]
+    assert hits[1].endswith("caf\ufffd needle")
