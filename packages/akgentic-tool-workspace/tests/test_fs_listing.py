@@ -80,3 +80,79 @@ def test_deleting_a_directory_that_is_not_empty_says_to_delete_its_files_first(
         "docs is a directory that is not empty; workspace_delete removes files "
         "(and empty directories): delete its files first"
     )
+
+
+# -- list_dir: the flat listing and the tree ---------------------------------------------------
+
+
+def test_list_dir_by_default_lists_the_root_flat_up_to_five_hundred_entries(
+    tmp_path: Path,
+) -> None:
+    for n in range(501):
+        (tmp_path / f"f{n:03}.txt").write_text("")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "inner.txt").write_text("")
+    lines = Filesystem(root=tmp_path).list_dir().splitlines()
+    assert lines[:3] == ["./", "sub/", "f000.txt (0 bytes)"]
+    assert lines[500] == "f498.txt (0 bytes)"
+    # the directory is counted but its content is not, since depth 1 does not enter it
+    assert lines[501:] == ["[2 more entries not shown; list a subdirectory or lower the depth]"]
+
+
+def test_list_dir_accepts_depths_from_one_to_thirty_two(tmp_path: Path) -> None:
+    fs = Filesystem(root=tmp_path)
+    deep = tmp_path.joinpath(*[f"d{n}" for n in range(40)])
+    deep.mkdir(parents=True)
+    tree = fs.list_dir(".", depth=32).splitlines()
+    # 32 levels of directories are drawn, the 33rd is not entered
+    assert len(tree) == 1 + 32
+    assert tree[-1].endswith("└── d31/")
+    for depth in (0, 33):
+        with pytest.raises(RetriableError) as refusal:
+            fs.list_dir(".", depth=depth)
+        assert str(refusal.value) == f"depth must be between 1 and 32, got {depth}"
+
+
+def test_a_tree_labels_links_as_links_and_does_not_enter_them(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "inside.txt").write_text("abc")
+    (tmp_path / "aaa-dir-link").symlink_to("real")
+    (tmp_path / "file-link").symlink_to("real/inside.txt")
+    fs = Filesystem(root=tmp_path)
+    assert fs.list_dir(".", depth=3).splitlines() == [
+        "./",
+        "├── real/",
+        "│   └── inside.txt (3 bytes)",
+        "├── aaa-dir-link@",
+        "└── file-link@",
+    ]
+    assert fs.list_dir().splitlines() == ["./", "real/", "aaa-dir-link@", "file-link@"]
+
+
+def _counted_tree(tmp_path: Path) -> Filesystem:
+    (tmp_path / "a").mkdir()
+    for n in range(3):
+        (tmp_path / "a" / f"f{n}.txt").write_text("")
+    (tmp_path / "b.txt").write_text("")
+    return Filesystem(root=tmp_path)
+
+
+def test_a_cut_tree_counts_what_it_walked_below_the_cut(tmp_path: Path) -> None:
+    fs = _counted_tree(tmp_path)
+    # two lines fit: a/ and its first file; a's other two files and b.txt are counted
+    assert fs.list_dir(".", depth=2, max_entries=2).splitlines() == [
+        "./",
+        "├── a/",
+        "│   ├── f0.txt (0 bytes)",
+        "[at least 3 more entries not shown; list a subdirectory or lower the depth]",
+    ]
+
+
+def test_a_tree_cut_at_a_directory_does_not_walk_into_it(tmp_path: Path) -> None:
+    fs = _counted_tree(tmp_path)
+    # a/ fills the only line: its files are not walked, so only b.txt is counted
+    assert fs.list_dir(".", depth=2, max_entries=1).splitlines() == [
+        "./",
+        "├── a/",
+        "[at least 1 more entry not shown; list a subdirectory or lower the depth]",
+    ]

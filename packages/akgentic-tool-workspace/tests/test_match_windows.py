@@ -9,6 +9,8 @@ apart, with a few distinctive lines planted among them.
 from __future__ import annotations
 
 from akgentic.tool.workspace import EditMatcher
+from akgentic.tool.workspace._match_text import _Budget, _Lines
+from akgentic.tool.workspace.fuzzy_match import _vote
 
 FILLER = "the cat sat and the dog ran off " * 3  # 24 short words, 96 characters
 SIZE = 1_000
@@ -89,3 +91,36 @@ def test_the_window_sharing_the_most_rare_words_is_scored_before_many_weaker_one
     line = f"{shared} exclusive_longest_word_here also_unique"
     content = _file({100: line, **decoys})
     assert _edited_lines(content, line.replace("also_unique", "also_uniqeu")) == [100]
+
+
+# -- the vote itself ---------------------------------------------------------------------------
+
+
+def _votes(content: str, probes: list[tuple[str, int]], total: int = 1_000) -> dict[int, int]:
+    return _vote(_Lines(content, _Budget(10**9)), probes, total)
+
+
+def test_a_word_seen_sixty_four_times_still_votes_and_one_seen_sixty_five_times_does_not() -> None:
+    assert _votes("word\n" * 64, [("word", 0)]) == dict.fromkeys(range(64), 1)
+    assert _votes("word\n" * 65, [("word", 0)]) == {}
+
+
+def test_overlapping_occurrences_count_towards_the_cap() -> None:
+    # "aa" occurs 65 times in 66 a's, overlapping: too common to tell windows apart
+    assert _votes("a" * 66 + "\n", [("aa", 0)]) == {}
+    assert _votes("a" * 65 + "\n", [("aa", 0)]) == {0: 1}
+
+
+def test_each_informative_word_votes_once_and_only_five_of_them_vote() -> None:
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+    content = "filler\n" + " ".join(words) + "\n"
+    probes = [("common", 0), *[(word, 1) for word in words]]
+    # "common" occurs nowhere and is skipped; the first five found each add one vote
+    assert _votes(content, probes) == {0: 5}
+
+
+def test_a_vote_falls_on_the_window_that_would_hold_the_word_where_the_target_has_it() -> None:
+    content = "".join(f"line {n}\n" for n in range(10)) + "needle\n"
+    assert _votes(content, [("needle", 3)], total=8) == {7: 1}
+    # a window that would start past the last possible one gets no vote
+    assert _votes(content, [("needle", 0)], total=8) == {}

@@ -148,6 +148,21 @@ def test_not_found_points_at_the_closest_line() -> None:
     assert "def total(self):" in str(caught.value)
 
 
+def test_a_line_less_than_sixty_percent_similar_is_not_offered_as_a_hint() -> None:
+    # every other character in common: close enough to be aligned, 50% similar once it is
+    with pytest.raises(EditNotFoundError) as caught:
+        EditMatcher().apply("aXcXeXgXiX\n", "abcdefghij", "x")
+    assert str(caught.value) == (
+        "old_string was not found (tried exact, indentation, whitespace, escape, block-anchor "
+        "and fuzzy matching at 0.85). Read the file again and copy the text to replace exactly."
+    )
+    with pytest.raises(EditNotFoundError) as caught:
+        EditMatcher().apply("abcdefghXY\n", "abcdefghij", "x")
+    assert "The most similar text starts at line 1 (80% similar): 'abcdefghXY'." in str(
+        caught.value
+    )
+
+
 def test_a_stricter_threshold_rejects_what_the_default_accepts() -> None:
     old = "self.items.apend(item)"
     assert EditMatcher(0.85).apply(SOURCE, old, "x").strategy == "fuzzy"

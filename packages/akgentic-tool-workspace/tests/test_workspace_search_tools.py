@@ -293,6 +293,14 @@ def test_grep_errors(corpus: Path, tools: Tools) -> None:
         tools["workspace_grep"]("total", "../..")
 
 
+def test_grep_refuses_a_file_whose_only_nul_byte_is_its_first(roots: Path) -> None:
+    _touch(roots / "team" / "lead.dat")
+    (roots / "team" / "lead.dat").write_bytes(b"\x00needle\n")
+    with pytest.raises(RetriableError) as refusal:
+        _tools()["workspace_grep"]("needle", "lead.dat")
+    assert str(refusal.value) == "lead.dat is a binary file; grep searches text files only"
+
+
 @pytest.mark.parametrize("use_ripgrep", [pytest.param(True, marks=needs_rg), False])
 def test_a_search_past_its_time_limit_is_retriable(
     corpus: Path, roots: Path, use_ripgrep: bool

@@ -519,7 +519,8 @@ class Filesystem:
             return f"{shown}/ is empty."
         if total > len(lines):
             more = total - len(lines)
-            count = f"{more} more entries" if depth == 1 else f"at least {more} more entries"
+            entries = f"{more} more {'entry' if more == 1 else 'entries'}"
+            count = entries if depth == 1 else f"at least {entries}"
             lines.append(f"[{count} not shown; list a subdirectory or lower the depth]")
         return "\n".join([f"{shown}/", *lines])
 
@@ -1102,36 +1103,33 @@ def _normalize_newlines(old: str, new: str, original: TextFile) -> tuple[str, st
 
 
 def _snippet(content: str, start: int, end: int, first_line: int) -> str:
-    """A few numbered lines around the changed span, so the model sees the result."""
+    """A few numbered lines around the changed span, so the model sees the result.
+
+    The changed lines run from the one holding `start` to the one holding the span's last
+    character (a replacement ending in a newline ends on the line that newline closes), with
+    `_SNIPPET_CONTEXT` lines on either side. A long change is shown by its two ends.
+    """
     begin = start
     for _ in range(_SNIPPET_CONTEXT + 1):
-        found = content.rfind("\n", 0, begin)
-        if found == -1:
-            begin = 0
+        begin = content.rfind("\n", 0, begin)
+        if begin == -1:
             break
-        begin = found
-    if begin:
-        begin += 1
-    finish = end
-    for _ in range(_SNIPPET_CONTEXT + 1):
-        found = content.find("\n", finish + (1 if finish > end else 0))
-        if found == -1:
-            finish = len(content)
+    begin += 1  # just past the newline found, or 0 when the file's start was reached
+    finish = max(start, end - 1)
+    for step in range(_SNIPPET_CONTEXT + 1):
+        finish = content.find("\n", finish + (1 if step else 0))
+        if finish == -1:
+            # the text after a final newline is not a line of its own
+            finish = len(content) - content.endswith("\n")
             break
-        finish = found
-    chunk = content[begin:finish].split("\n")
-    if len(chunk) > 2 * _SNIPPET_CONTEXT + 12:
+    first = first_line - content.count("\n", begin, start)
+    numbered: list[tuple[int, str] | None] = list(
+        enumerate(content[begin:finish].split("\n"), start=first)
+    )
+    if len(numbered) > 2 * _SNIPPET_CONTEXT + 12:
         keep = _SNIPPET_CONTEXT + 6
-        chunk = [*chunk[:keep], "…", *chunk[-keep:]]
-    line_number = first_line - content.count("\n", begin, start)
-    out = []
-    for line in chunk:
-        if line == "…":
-            out.append("   ...")
-            continue
-        out.append(f"{line_number:>6}\t{line}")
-        line_number += 1
-    return "\n".join(out)
+        numbered = [*numbered[:keep], None, *numbered[-keep:]]
+    return "\n".join("   ..." if row is None else f"{row[0]:>6}\t{row[1]}" for row in numbered)
 
 
 def _sidecars_of(loc: Located) -> list[str]:
