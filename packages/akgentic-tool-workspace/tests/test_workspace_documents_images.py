@@ -189,6 +189,7 @@ def test_view_returns_binary_content_resized_and_cached(tools: Tools, ws: Path) 
     result = tools["workspace_view"]("big.png")
     assert isinstance(result, BinaryContent)
     assert result.media_type == "image/png"
+    assert result.identifier == "big.png"  # the name the model can refer to it by
     with Image.open(io.BytesIO(result.data)) as shown:
         assert shown.size == (1568, 784)
     sidecar = ws / ".big.png.1568px.png"

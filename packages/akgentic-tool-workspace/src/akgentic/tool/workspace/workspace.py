@@ -747,7 +747,8 @@ class Filesystem:
             return f"{how} {shown}: {len(encoded)} bytes."
         lines = new.count("\n") + (1 if new and not new.endswith("\n") else 0)
         endings = " (kept its CRLF line endings)" if original and original.crlf else ""
-        return f"{how} {shown}: {lines} lines, {len(encoded)} bytes{endings}."
+        counted = f"{lines} line{'' if lines == 1 else 's'}"
+        return f"{how} {shown}: {counted}, {len(encoded)} bytes{endings}."
 
     @_serialized
     def write_if_absent(self, path: str, data: bytes) -> bool:
