@@ -67,3 +67,44 @@ def test_a_blank_file_line_does_not_decide_how_old_strings_indentation_maps() ->
     old = "def run(self):\n    setup_enviroment()\n    load_configuration()\n    finish()"
     result = EditMatcher().apply(text, old, "def run(self):\n    finish()")
     assert (result.strategy, result.content) == ("block_anchor", "def run(self):\n    finish()\n")
+
+
+# -- a fragment of one line found by similarity -------------------------------------------------
+
+LINE = "def f():\n    return valeu  # the answer\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line"),
+    [
+        # indentation beyond the target's own is kept, relative to the line's
+        ("    return value", "      return result", "      return result  # the answer"),
+        # a replacement without the target's indentation is not cut into
+        ("    return value", "return result", "    return result  # the answer"),
+        ("    return value", "  return result", "    return result  # the answer"),
+        # trailing blanks of the target are only taken off a replacement that repeats them
+        ("return value  ", "return result", "    return result  # the answer"),
+        ("return value  ", "return result  ", "    return result  # the answer"),
+        ("    return value  ", "    return result  ", "    return result  # the answer"),
+    ],
+)
+def test_a_fragment_replacement_fits_the_line_it_lands_in(old: str, new: str, line: str) -> None:
+    result = EditMatcher().apply(LINE, old, new)
+    assert result.strategy == "fuzzy"
+    assert result.content == f"def f():\n{line}\n"
+
+
+def test_a_fragment_exactly_as_similar_as_the_threshold_is_replaced() -> None:
+    # 8 of 10 characters in common: 2 * 8 / 20 = 0.8
+    result = EditMatcher(threshold=0.8).apply("abcdefghXY\n", "abcdefghij", "Z")
+    assert (result.content, result.strategy) == ("Z\n", "fuzzy")
+
+
+def test_three_lines_whose_first_and_last_match_are_found_by_their_anchors() -> None:
+    content = "a\nstart()\nvalue = compute(alpha, beta)\nfinish()\nb\n"
+    old = "start()\nvalue = compte(alpha, beta)\nfinish()"
+    result = EditMatcher().apply(content, old, "start()\nvalue = 1\nfinish()")
+    assert (result.content, result.strategy) == (
+        "a\nstart()\nvalue = 1\nfinish()\nb\n",
+        "block_anchor",
+    )
