@@ -66,7 +66,7 @@ def test_an_empty_glob_or_one_with_a_nul_byte_is_refused(fs: Filesystem, pattern
     assert _refusal(fs.glob, pattern) == "pattern must be a non-empty glob such as '**/*.py'"
 
 
-@pytest.mark.parametrize("start", ["notes.txt", "nope"])
+@pytest.mark.parametrize("start", ["notes.txt", "nope", "nope/deeper"])
 def test_a_glob_from_a_file_or_a_missing_folder_says_the_folder_is_not_found(
     fs: Filesystem, start: str
 ) -> None:

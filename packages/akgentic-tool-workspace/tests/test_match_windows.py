@@ -124,3 +124,14 @@ def test_a_vote_falls_on_the_window_that_would_hold_the_word_where_the_target_ha
     assert _votes(content, [("needle", 3)], total=8) == {7: 1}
     # a window that would start past the last possible one gets no vote
     assert _votes(content, [("needle", 0)], total=8) == {}
+
+
+def test_windows_with_under_half_the_best_ones_votes_are_not_scored() -> None:
+    old_lines = ["alpha_first_word", "beta_second", "gamma_3rd", "delta"]
+    planted = {10: old_lines[0], 11: old_lines[1], 12: old_lines[2], 13: old_lines[3]}
+    planted |= {50: old_lines[0], 51: old_lines[1], 90: old_lines[0]}
+    content = "".join(planted.get(n, "filler") + "\n" for n in range(200))
+    doc = _Lines(content, _Budget(10**9))
+    # four votes for the window at 10, two for 50, one for 90: half of four is two
+    assert _vote(doc, [(w, n) for n, w in enumerate(old_lines)], 197) == {10: 4, 50: 2, 90: 1}
+    assert EditMatcher._likely_windows(doc, old_lines, 197) == [10, 50]
