@@ -265,7 +265,7 @@ def test_grep_caps_matches_from_the_param(roots: Path) -> None:
         _touch(roots / "team/many.txt", "hit\n" * 5)
         out = grep("hit").splitlines()
         assert out[:2] == ["many.txt:1:hit", "many.txt:2:hit"]
-        assert out[2].startswith("[showing 2 of 5 matches in 1 files")
+        assert out[2].startswith("[showing 2 of 5 matches in 1 file;")
 
 
 def test_grep_without_ripgrep_on_path_uses_python(

@@ -654,7 +654,8 @@ def format_hits(
         lines.append(f"{hit.path}:{hit.line}:{text}")
     if result.total > len(result.hits):
         lines.append(
-            f"[showing {len(result.hits)} of {result.total} matches in {result.files} files; "
+            f"[showing {len(result.hits)} of {result.total} matches in {result.files} "
+            f"file{'' if result.files == 1 else 's'}; "
             "narrow the pattern, the path or the include filter to see the rest]"
         )
     return "\n".join(lines)
