@@ -212,3 +212,43 @@ def test_line_lookups_stay_linear_on_a_huge_one_line_file() -> None:
     result = EditMatcher(work_budget=0).apply(text, "x = 1\ny = 2", "x = 3\ny = 4")
     assert result.strategy == "indentation_flexible"
     assert result.content == "x = 1; y = x\n    x = 3\n    y = 4\nz = x = 1\n"
+
+
+# -- the work counted, item by item, on inputs small enough to add up by hand ----------------
+# The cost model (see FUZZY_WORK_BUDGET): each candidate place looked at costs 2,000 plus the
+# length of the text built from it, each line piece bounded 200 plus its length times the
+# target's, and each similarity score the product of the two lengths.
+
+
+def test_the_work_of_a_fragment_found_in_one_line_adds_up() -> None:
+    matcher = EditMatcher(threshold=0.8)
+    result = matcher.apply("abcdefghXY\n", "abcdefghij", "Z")
+    assert result.content == "Z\n"
+    bounds = (2_000 + 10) + (200 + 10 * 10) + (2_000 + 0)  # two lines, the first one piece
+    alignment = 10 * 10 + 10 * 10  # aligning the line, then scoring the slice found in it
+    assert matcher.last_work == bounds + alignment == 4_510
+    # the same fragment five characters into a line: the slice scored starts there
+    result = matcher.apply("QQQQQabcdefghXY\n", "abcdefghij", "Z")
+    assert result.content == "QQQQQZ\n"
+    bounds = (2_000 + 15) + (200 + 15 * 10) + (2_000 + 0)
+    assert matcher.last_work == bounds + 15 * 10 + (15 - 5) * 10 == 4_615
+
+
+def test_the_work_of_a_block_found_by_its_anchors_adds_up() -> None:
+    matcher = EditMatcher()
+    content = "a\nstart()\nvalue = compute(alpha, beta)\nfinish()\nb\n"
+    old = "start()\nvalue = compte(alpha, beta)\nfinish()"
+    assert matcher.apply(content, old, "x").strategy == "block_anchor"
+    # one anchor pair: its 28-character middle line, scored against the 27-character one
+    assert matcher.last_work == 2_000 + 28 + 28 * 27 == 2_784
+
+
+def test_the_work_of_line_windows_scored_one_by_one_adds_up() -> None:
+    matcher = EditMatcher()
+    content = "x = 1\nalpha_value = compute(1)\nbeta = 2\n"
+    result = matcher.apply(content, "alpha_valeu = compute(1)\nbeta = 2", "y")
+    assert (result.content, result.strategy) == ("x = 1\ny\n", "fuzzy")
+    # three two-line windows against a 33-character target; the last one (9 characters)
+    # is too short to reach the threshold and is not scored
+    windows = (2_000 + 30 + 30 * 33) + (2_000 + 33 + 33 * 33) + (2_000 + 9)
+    assert matcher.last_work == windows == 8_151
