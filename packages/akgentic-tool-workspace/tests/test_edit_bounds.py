@@ -252,3 +252,31 @@ def test_the_work_of_line_windows_scored_one_by_one_adds_up() -> None:
     # is too short to reach the threshold and is not scored
     windows = (2_000 + 30 + 30 * 33) + (2_000 + 33 + 33 * 33) + (2_000 + 9)
     assert matcher.last_work == windows == 8_151
+
+
+def test_every_window_is_scored_only_while_the_estimate_fits_half_the_budget() -> None:
+    # Estimated per window: 2,000 + its length + its length times the target's (33).
+    content = "x = 1\nalpha_value = compute(1)\nbeta = 2\n"
+    old = "alpha_valeu = compute(1)\nbeta = 2"
+    estimate = (2_000 + 30 + 30 * 33) + (2_000 + 33 + 33 * 33) + (2_000 + 9 + 9 * 33)
+    assert estimate == 8_448
+    exhaustive = EditMatcher(work_budget=2 * estimate)
+    assert exhaustive.apply(content, old, "y").content == "x = 1\ny\n"
+    assert exhaustive.last_work == 8_151  # all three windows, as above
+    # one unit less: only the window holding the target's rare words is scored
+    ranked = EditMatcher(work_budget=2 * estimate - 1)
+    assert ranked.apply(content, old, "y").content == "x = 1\ny\n"
+    assert ranked.last_work == 2_000 + 33 + 33 * 33
+
+
+def test_a_one_line_target_is_estimated_by_the_pieces_of_each_line() -> None:
+    # Estimated per line: 2,000 + its length + one piece (200 + length times 10).
+    estimate = (2_000 + 10 + 200 + 10 * 10) + (2_000 + 0 + 200 + 0)
+    assert estimate == 4_510
+    exhaustive = EditMatcher(threshold=0.8, work_budget=2 * estimate)
+    assert exhaustive.apply("abcdefghXY\n", "abcdefghij", "Z").content == "Z\n"
+    assert exhaustive.last_work == 4_510
+    # under it, only the line holding the target's three-letter pieces is looked at
+    ranked = EditMatcher(threshold=0.8, work_budget=2 * estimate - 1)
+    assert ranked.apply("abcdefghXY\n", "abcdefghij", "Z").content == "Z\n"
+    assert ranked.last_work == (2_000 + 10) + (200 + 10 * 10) + 10 * 10 + 10 * 10
