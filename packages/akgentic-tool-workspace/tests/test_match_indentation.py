@@ -108,3 +108,24 @@ def test_three_lines_whose_first_and_last_match_are_found_by_their_anchors() -> 
         "a\nstart()\nvalue = 1\nfinish()\nb\n",
         "block_anchor",
     )
+
+
+FRAMED = "start\n\n  foo()\n  bar()\n\nend\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # the blank lines framing old_string are not matched; new_string's same frame goes too
+        ("\n\nfoo()\nbar()\n\n", "\n\nfoo(1)\nbar()\n\n", "start\n\n  foo(1)\n  bar()\n\nend\n"),
+        ("\nfoo()\nbar()\n", "foo(1)\nbar()", "start\n\n  foo(1)\n  bar()\n\nend\n"),
+        # newlines beyond old_string's frame are the caller's: an added blank line stays
+        ("\n\nfoo()\nbar()\n\n", "\nfoo(1)\nbar()\n\n\n", "start\n\n  foo(1)\n  bar()\n\n\nend\n"),
+        ("\nfoo()\nbar()", "\n\nfoo(1)\nbar()", "start\n\n\n  foo(1)\n  bar()\n\nend\n"),
+    ],
+)
+def test_blank_lines_framing_old_string_are_matched_by_lines(
+    old: str, new: str, expected: str
+) -> None:
+    result = EditMatcher().apply(FRAMED, old, new)
+    assert (result.content, result.strategy) == (expected, "indentation_flexible")
