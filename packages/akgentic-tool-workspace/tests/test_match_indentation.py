@@ -100,14 +100,21 @@ def test_a_fragment_exactly_as_similar_as_the_threshold_is_replaced() -> None:
     assert (result.content, result.strategy) == ("Z\n", "fuzzy")
 
 
-def test_three_lines_whose_first_and_last_match_are_found_by_their_anchors() -> None:
-    content = "a\nstart()\nvalue = compute(alpha, beta)\nfinish()\nb\n"
+@pytest.mark.parametrize("head", ["a\n", "\n", ""])
+def test_three_lines_whose_first_and_last_match_are_found_by_their_anchors(head: str) -> None:
+    content = f"{head}start()\nvalue = compute(alpha, beta)\nfinish()\nb\n"
     old = "start()\nvalue = compte(alpha, beta)\nfinish()"
     result = EditMatcher().apply(content, old, "start()\nvalue = 1\nfinish()")
     assert (result.content, result.strategy) == (
-        "a\nstart()\nvalue = 1\nfinish()\nb\n",
+        f"{head}start()\nvalue = 1\nfinish()\nb\n",
         "block_anchor",
     )
+
+
+def test_of_two_closing_anchors_the_one_where_old_string_puts_it_is_taken() -> None:
+    content = "begin()\nalpha = 1\nend()\nend()\n"
+    result = EditMatcher().apply(content, "begin()\nalpha = 1X\nend()\nend()", "B")
+    assert (result.content, result.strategy) == ("B\n", "block_anchor")
 
 
 FRAMED = "start\n\n  foo()\n  bar()\n\nend\n"
