@@ -95,7 +95,20 @@ REFUSALS = [
 ]
 
 
-@pytest.mark.parametrize(("diff", "reason"), REFUSALS, ids=lambda value: str(value)[:24])
+@pytest.mark.parametrize(
+    ("diff", "reason"),
+    REFUSALS,
+    ids=[
+        "not-a-diff",
+        "under-a-file",
+        "directory",
+        "fifo",
+        "binary",
+        "create-existing",
+        "rename-onto-existing",
+        "twice",
+    ],
+)
 def test_each_refusal_says_why_and_changes_nothing(fs: Filesystem, diff: str, reason: str) -> None:
     before = _state(fs.root)
     with pytest.raises(RetriableError) as refusal:

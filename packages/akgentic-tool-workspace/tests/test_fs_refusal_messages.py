@@ -61,12 +61,14 @@ def test_a_write_of_exactly_the_limit_is_accepted_and_one_byte_more_is_not(
     assert not (fs.root / "over.txt").exists()
 
 
-@pytest.mark.parametrize("pattern", ["", "a\x00b"])
+@pytest.mark.parametrize("pattern", ["", "a\x00b"], ids=["empty", "nul"])
 def test_an_empty_glob_or_one_with_a_nul_byte_is_refused(fs: Filesystem, pattern: str) -> None:
     assert _refusal(fs.glob, pattern) == "pattern must be a non-empty glob such as '**/*.py'"
 
 
-@pytest.mark.parametrize("start", ["notes.txt", "nope", "nope/deeper"])
+@pytest.mark.parametrize(
+    "start", ["notes.txt", "nope", "nope/deeper"], ids=["file", "missing", "under-missing"]
+)
 def test_a_glob_from_a_file_or_a_missing_folder_says_the_folder_is_not_found(
     fs: Filesystem, start: str
 ) -> None:

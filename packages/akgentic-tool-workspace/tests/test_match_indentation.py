@@ -87,6 +87,7 @@ LINE = "def f():\n    return valeu  # the answer\n"
         ("return value  ", "return result  ", "    return result  # the answer"),
         ("    return value  ", "    return result  ", "    return result  # the answer"),
     ],
+    ids=["deeper", "unindented", "shallower", "trail-kept", "trail-repeated", "both"],
 )
 def test_a_fragment_replacement_fits_the_line_it_lands_in(old: str, new: str, line: str) -> None:
     result = EditMatcher().apply(LINE, old, new)
@@ -100,7 +101,7 @@ def test_a_fragment_exactly_as_similar_as_the_threshold_is_replaced() -> None:
     assert (result.content, result.strategy) == ("Z\n", "fuzzy")
 
 
-@pytest.mark.parametrize("head", ["a\n", "\n", ""])
+@pytest.mark.parametrize("head", ["a\n", "\n", ""], ids=["after-a-line", "after-a-blank", "first"])
 def test_three_lines_whose_first_and_last_match_are_found_by_their_anchors(head: str) -> None:
     content = f"{head}start()\nvalue = compute(alpha, beta)\nfinish()\nb\n"
     old = "start()\nvalue = compte(alpha, beta)\nfinish()"
@@ -130,6 +131,7 @@ FRAMED = "start\n\n  foo()\n  bar()\n\nend\n"
         ("\n\nfoo()\nbar()\n\n", "\nfoo(1)\nbar()\n\n\n", "start\n\n  foo(1)\n  bar()\n\n\nend\n"),
         ("\nfoo()\nbar()", "\n\nfoo(1)\nbar()", "start\n\n\n  foo(1)\n  bar()\n\nend\n"),
     ],
+    ids=["same-frame", "no-frame", "added-trailing", "added-leading"],
 )
 def test_blank_lines_framing_old_string_are_matched_by_lines(
     old: str, new: str, expected: str
