@@ -350,6 +350,43 @@ def test_a_failing_caption_request_still_converts(
     assert "shot.png converted to Markdown" in read("shot.png")
 
 
+class _FailingCaptionServer(BaseHTTPRequestHandler):
+    """A stand-in OpenAI endpoint that answers every request with a server error."""
+
+    hits = 0
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).hits += 1
+        self.send_response(500)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_caption_request_that_fails_is_retried_once(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("openai", reason="image captions use the openai client")
+    server = HTTPServer(("127.0.0.1", 0), _FailingCaptionServer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _FailingCaptionServer.hits = 0
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_port}/v1")
+    try:
+        ws.mkdir(parents=True, exist_ok=True)
+        (ws / "shot.png").write_bytes(_png_bytes())
+        reader = DocumentReader(use_sidecar=False)
+        read = _tools(workspace_read=WorkspaceRead(document_reader=reader))["workspace_read"]
+        assert "shot.png converted to Markdown" in read("shot.png")
+        assert _FailingCaptionServer.hits == 2  # the request and one retry, no more
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 # -- resources --------------------------------------------------------------------------------
 
 
