@@ -295,3 +295,47 @@ def test_document_reader_read_uses_a_fresh_sidecar_unless_told_to_convert_again(
 def test_extract_text_names_the_file_it_cannot_convert() -> None:
     with pytest.raises(ValueError, match=r"^could not convert report\.pdf: its content is not"):
         DocumentReader(llm_client=None).extract_text("docs/report.pdf", b"not a pdf")
+
+
+# -- what view keeps of an image ---------------------------------------------------------------
+
+
+def test_a_shrunk_png_keeps_its_transparency(tools: Tools, ws: Path) -> None:
+    Image.new("RGBA", (3000, 1000), (10, 20, 30, 40)).save(ws / "clear.png", format="PNG")
+    with Image.open(io.BytesIO(tools["workspace_view"]("clear.png").data)) as shown:
+        assert (shown.format, shown.mode, shown.size) == ("PNG", "RGBA", (1568, 523))
+        assert shown.getpixel((0, 0))[3] == 40
+
+
+def test_a_shrunk_cmyk_jpeg_is_sent_as_rgb(tools: Tools, ws: Path) -> None:
+    Image.new("CMYK", (3000, 1000), (0, 255, 255, 0)).save(ws / "print.jpg", format="JPEG")
+    with Image.open(io.BytesIO(tools["workspace_view"]("print.jpg").data)) as shown:
+        assert (shown.format, shown.mode, shown.size) == ("JPEG", "RGB", (1568, 523))
+
+
+def test_an_image_exactly_at_the_limit_is_sent_unchanged(tools: Tools, ws: Path) -> None:
+    _make_image(ws / "edge.png", (1568, 100), "PNG")
+    assert tools["workspace_view"]("edge.png").data == (ws / "edge.png").read_bytes()
+    assert not list(ws.glob(".edge.png.*"))
+
+
+def test_a_fresh_sidecar_is_served_without_converting_again(tools: Tools, ws: Path) -> None:
+    _make_image(ws / "big.png", (3000, 1500), "PNG")
+    tools["workspace_view"]("big.png")
+    sidecar = ws / ".big.png.1568px.png"
+    stamp = sidecar.stat().st_mtime_ns
+    marked = io.BytesIO()
+    Image.new("RGB", (7, 7)).save(marked, format="PNG")
+    sidecar.write_bytes(marked.getvalue())
+    os.utime(sidecar, ns=(stamp, stamp))  # still stamped with the source's time: fresh
+    assert tools["workspace_view"]("big.png").data == marked.getvalue()
+
+
+def test_a_riff_file_that_is_not_webp_is_refused(tools: Tools, ws: Path) -> None:
+    (ws / "sound.webp").write_bytes(b"RIFF\x24\x00\x00\x00WAVEfmt " + b"\x00" * 40)
+    with pytest.raises(RetriableError) as refusal:
+        tools["workspace_view"]("sound.webp")
+    assert str(refusal.value) == (
+        "sound.webp does not contain WEBP image data; check the file "
+        "(workspace_read shows what it holds)"
+    )
