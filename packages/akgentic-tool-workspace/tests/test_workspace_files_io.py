@@ -12,6 +12,7 @@ import pytest
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace import (
     EditItem,
+    Filesystem,
     WorkspaceEdit,
     WorkspaceMultiEdit,
     WorkspaceRead,
@@ -334,3 +335,32 @@ def test_reading_the_umask_returns_it_and_leaves_it_in_place() -> None:
         assert os.umask(0o027) == 0o027
     finally:
         os.umask(previous)
+
+
+# -- line endings and modes kept by a rewrite -------------------------------------------------
+
+
+def test_a_one_line_file_without_a_newline_is_not_taken_for_crlf(tmp_path: Path) -> None:
+    fs = Filesystem(root=tmp_path)
+    (tmp_path / "one.txt").write_bytes(b"hello")
+    assert fs.write("one.txt", "hello\nworld\n") == "Overwrote one.txt: 2 lines, 12 bytes."
+    assert (tmp_path / "one.txt").read_bytes() == b"hello\nworld\n"
+
+
+def test_crlf_already_in_new_content_is_not_doubled(tmp_path: Path) -> None:
+    fs = Filesystem(root=tmp_path)
+    (tmp_path / "crlf.txt").write_bytes(b"a\r\nb\r\n")
+    assert fs.write("crlf.txt", "x\r\ny\nz\r\n").endswith("(kept its CRLF line endings).")
+    assert (tmp_path / "crlf.txt").read_bytes() == b"x\r\ny\r\nz\r\n"
+
+
+def test_a_patch_keeps_a_files_mode_and_gives_a_new_file_the_umasks(tmp_path: Path) -> None:
+    fs = Filesystem(root=tmp_path)
+    (tmp_path / "kept.txt").write_text("a\n")
+    os.chmod(tmp_path / "kept.txt", 0o640)
+    fs.patch(
+        "--- a/kept.txt\n+++ b/kept.txt\n@@ -1 +1 @@\n-a\n+b\n"
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+n\n"
+    )
+    assert (tmp_path / "kept.txt").stat().st_mode & 0o7777 == 0o640
+    assert (tmp_path / "new.txt").stat().st_mode & 0o7777 == 0o666 & ~_read_umask()
