@@ -8,6 +8,7 @@ will be shown. A 100 MB log costs one block of memory to show its first line.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -39,12 +40,7 @@ def scan_page(handle: BinaryIO, offset: int, limit: int, max_chars: int) -> Page
     partial = bytearray()  # the start of the current line, when it is in the window
     newlines = crlf = 0
     previous = b""
-    first = True
-    while block := handle.read(_BLOCK):
-        if first:
-            first = False
-            if block.startswith(_UTF8_BOM):
-                block = block[len(_UTF8_BOM) :]
+    for block in _blocks(handle):
         count = block.count(b"\n")
         newlines += count
         crlf += block.count(b"\r\n") + (previous == b"\r" and block[:1] == b"\n")
@@ -81,6 +77,18 @@ def scan_page(handle: BinaryIO, offset: int, limit: int, max_chars: int) -> Page
             text = text[:-1]
         lines.append(text)
     return Page(lines, total)
+
+
+def _blocks(handle: BinaryIO) -> Iterator[bytes]:
+    """The file's bytes a block at a time, without its UTF-8 byte-order mark if it has one.
+
+    The mark is read on its own, so it is recognised whatever the block size.
+    """
+    head = handle.read(len(_UTF8_BOM))
+    if head and head != _UTF8_BOM:
+        yield head
+    while block := handle.read(_BLOCK):
+        yield block
 
 
 def split_page(text: str, offset: int, limit: int) -> Page:
