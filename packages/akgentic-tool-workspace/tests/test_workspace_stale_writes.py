@@ -7,6 +7,7 @@ real shell process writing into the workspace directory.
 
 from __future__ import annotations
 
+import gc
 import re
 import subprocess
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from akgentic.tool.core.testing import Tools, ToolTestAgent, spawn_tool_agent
 from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace import EditItem, WorkspaceTool
 from akgentic.tool.workspace._seen import stale_message
+from akgentic.tool.workspace.tool import _CARD_TOKENS, _drop_token
 
 STALE = "changed since you last read or wrote it"
 
@@ -205,6 +207,28 @@ def test_the_memory_is_per_agent_and_shared_by_that_agents_cards(
     assert first.seen_files() is second.seen_files()
     assert first.agent_identity() == f"agent:{tool_agent.myAddress.agent_id}"
     assert WorkspaceTool().seen_files() is not WorkspaceTool().seen_files()
+
+
+def test_a_cards_own_identity_is_forgotten_with_the_card() -> None:
+    card = WorkspaceTool()
+    identity = card.agent_identity()
+    assert identity.startswith("card:")
+    assert card.agent_identity() == identity
+    key = id(card)
+    assert key in _CARD_TOKENS
+    del card
+    gc.collect()
+    assert key not in _CARD_TOKENS
+
+
+def test_a_dead_cards_token_does_not_take_a_newer_cards_entry_with_it() -> None:
+    # ids are reused: the entry under a dead card's id may already belong to a new card
+    newer = WorkspaceTool()
+    newer.agent_identity()
+    key = id(newer)
+    _drop_token(key, "the token of a card gone before")
+    assert key in _CARD_TOKENS
+    assert newer.agent_identity() == f"card:{_CARD_TOKENS[key][1]}"
 
 
 def test_a_sandbox_command_changing_the_file_is_detected(
