@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from akgentic.tool.errors import RetriableError
-from akgentic.tool.workspace import Filesystem
+from akgentic.tool.workspace import Filesystem, WorkspaceGrep, WorkspaceTool
 from akgentic.tool.workspace.workspace import GrepEngine
 
 ENGINES: list[object] = [
@@ -96,3 +96,25 @@ def test_by_default_two_hundred_matches_are_shown_and_lines_cut_past_two_thousan
     first, second = fs.grep("hit", "long.txt").splitlines()
     assert first == "long.txt:1:" + "x" * 1999 + "h…"
     assert second == "long.txt:2:" + "y" * 1997 + "hit"
+
+
+@pytest.mark.parametrize(("use_ripgrep", "started"), [(False, False), (True, True)])
+def test_the_tool_param_chooses_whether_ripgrep_may_run(
+    roots: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    use_ripgrep: bool,
+    started: bool,
+) -> None:
+    bin_dir = tmp_path_factory.mktemp("bin")
+    marker = bin_dir / "started"
+    fake = bin_dir / "rg"
+    fake.write_text(f"#!/bin/sh\ntouch {marker}\nexit 2\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    (roots / "team").mkdir(parents=True, exist_ok=True)
+    (roots / "team" / "a.txt").write_text("total\n")
+    card = WorkspaceTool(workspace_id="team", workspace_grep=WorkspaceGrep(use_ripgrep=use_ripgrep))
+    grep = {fn.__name__: fn for fn in card.get_tools()}["workspace_grep"]
+    assert grep("total") == "a.txt:1:total"
+    assert marker.exists() is started

@@ -339,3 +339,15 @@ def test_a_riff_file_that_is_not_webp_is_refused(tools: Tools, ws: Path) -> None
         "sound.webp does not contain WEBP image data; check the file "
         "(workspace_read shows what it holds)"
     )
+
+
+def test_a_given_reader_caches_nothing_when_the_param_says_not_to(ws: Path) -> None:
+    ws.mkdir(parents=True, exist_ok=True)
+    _make_docx(ws / "memo.docx", "Memo", "Nothing cached")
+    reader = DocumentReader(llm_client=None)
+    uncached = WorkspaceRead(document_reader=reader, cache_conversions=False)
+    assert "Nothing cached" in _tools(workspace_read=uncached)["workspace_read"]("memo.docx")
+    assert not (ws / ".memo.docx.md").exists()
+    cached = WorkspaceRead(document_reader=reader)
+    assert "Nothing cached" in _tools(workspace_read=cached)["workspace_read"]("memo.docx")
+    assert (ws / ".memo.docx.md").exists()

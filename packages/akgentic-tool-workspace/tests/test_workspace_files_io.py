@@ -364,3 +364,5 @@ def test_a_patch_keeps_a_files_mode_and_gives_a_new_file_the_umasks(tmp_path: Pa
     )
     assert (tmp_path / "kept.txt").stat().st_mode & 0o7777 == 0o640
     assert (tmp_path / "new.txt").stat().st_mode & 0o7777 == 0o666 & ~_read_umask()
+    fs.write("written.txt", "w\n")  # a plain write creates files the same way
+    assert (tmp_path / "written.txt").stat().st_mode & 0o7777 == 0o666 & ~_read_umask()
