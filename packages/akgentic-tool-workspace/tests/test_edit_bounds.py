@@ -232,6 +232,10 @@ def test_the_work_of_a_fragment_found_in_one_line_adds_up() -> None:
     assert result.content == "QQQQQZ\n"
     bounds = (2_000 + 15) + (200 + 15 * 10) + (2_000 + 0)
     assert matcher.last_work == bounds + 15 * 10 + (15 - 5) * 10 == 4_615
+    # a line of four characters cannot reach 60% of a ten-character target: only looked at
+    result = matcher.apply("abcdefghXY\nabcd\n", "abcdefghij", "Z")
+    assert result.content == "Z\nabcd\n"
+    assert matcher.last_work == 4_510 + (2_000 + 4) == 6_514
 
 
 def test_the_work_of_a_block_found_by_its_anchors_adds_up() -> None:
