@@ -297,6 +297,16 @@ def test_extract_text_names_the_file_it_cannot_convert() -> None:
         DocumentReader(llm_client=None).extract_text("docs/report.pdf", b"not a pdf")
 
 
+def test_a_damaged_office_file_that_still_opens_with_the_zip_mark_is_refused(
+    tools: Tools, ws: Path
+) -> None:
+    # without the archive check, its bytes came back "converted" as plain text
+    (ws / "broken.docx").write_bytes(b"PK\x03\x04 not a real zip archive at all")
+    with pytest.raises(RetriableError) as refusal:
+        tools["workspace_read"]("broken.docx")
+    assert "could not convert broken.docx: its content is not a DOCX file" in str(refusal.value)
+
+
 # -- what view keeps of an image ---------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ import io
 import logging
 import os
 import threading
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -232,12 +233,13 @@ class DocumentReader(BaseModel):
 
 # The leading bytes each format must start with. MarkItDown falls back to reading anything
 # as plain text, which would pass a damaged file off as its own garbled content.
+_ZIP = b"PK\x03\x04"
 _SIGNATURES: dict[str, tuple[bytes, ...]] = {
     ".pdf": (b"%PDF",),
-    ".docx": (b"PK\x03\x04",),
-    ".xlsx": (b"PK\x03\x04",),
-    ".pptx": (b"PK\x03\x04",),
-    ".epub": (b"PK\x03\x04",),
+    ".docx": (_ZIP,),
+    ".xlsx": (_ZIP,),
+    ".pptx": (_ZIP,),
+    ".epub": (_ZIP,),
     ".xls": (b"\xd0\xcf\x11\xe0",),
     ".msg": (b"\xd0\xcf\x11\xe0",),
     ".png": (b"\x89PNG\r\n\x1a\n",),
@@ -256,7 +258,10 @@ def _check_signature(data: bytes, name: str, suffix: str) -> None:
     expected = _SIGNATURES.get(suffix)
     if expected is None:
         return
-    if not data.startswith(expected):
+    # Office and EPUB files are zip archives: a damaged one can still open with "PK", and
+    # MarkItDown would then read its bytes as plain text.
+    archive = expected == (_ZIP,)
+    if not data.startswith(expected) or (archive and not zipfile.is_zipfile(io.BytesIO(data))):
         raise ValueError(
             f"could not convert {name}: its content is not a "
             f"{suffix[1:].upper()} file (damaged, or a wrong extension)"
