@@ -67,15 +67,20 @@ def test_asking_for_ripgrep_where_there_is_none_is_refused(
     assert "notes.md:1:total in notes" in fs.grep("total", engine="auto")
 
 
-def test_the_python_engine_never_starts_ripgrep(
-    fs: Filesystem, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def rg_started(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A stand-in `rg` first on PATH that fails after touching the file returned."""
     bin_dir = tmp_path_factory.mktemp("bin")
     marker = bin_dir / "started"
     fake = bin_dir / "rg"
     fake.write_text(f"#!/bin/sh\ntouch {marker}\nexit 2\n")
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    return marker
+
+
+def test_the_python_engine_never_starts_ripgrep(fs: Filesystem, rg_started: Path) -> None:
+    marker = rg_started
     assert "notes.md:1:total in notes" in fs.grep("total", engine="python")
     assert not marker.exists()
     fs.grep("total", engine="auto")  # the stand-in fails, and the Python engine answers
@@ -100,21 +105,11 @@ def test_by_default_two_hundred_matches_are_shown_and_lines_cut_past_two_thousan
 
 @pytest.mark.parametrize(("use_ripgrep", "started"), [(False, False), (True, True)])
 def test_the_tool_param_chooses_whether_ripgrep_may_run(
-    roots: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-    monkeypatch: pytest.MonkeyPatch,
-    use_ripgrep: bool,
-    started: bool,
+    roots: Path, rg_started: Path, use_ripgrep: bool, started: bool
 ) -> None:
-    bin_dir = tmp_path_factory.mktemp("bin")
-    marker = bin_dir / "started"
-    fake = bin_dir / "rg"
-    fake.write_text(f"#!/bin/sh\ntouch {marker}\nexit 2\n")
-    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     (roots / "team").mkdir(parents=True, exist_ok=True)
     (roots / "team" / "a.txt").write_text("total\n")
     card = WorkspaceTool(workspace_id="team", workspace_grep=WorkspaceGrep(use_ripgrep=use_ripgrep))
     grep = {fn.__name__: fn for fn in card.get_tools()}["workspace_grep"]
     assert grep("total") == "a.txt:1:total"
-    assert marker.exists() is started
+    assert rg_started.exists() is started
