@@ -26,6 +26,8 @@ from typing import Any
 
 import regex as regex_module
 
+from akgentic.tool.workspace._wording import counted
+
 #: Longest line text shown in a grep result; longer lines are cut with an ellipsis.
 MAX_LINE_CHARS = 2000
 
@@ -654,8 +656,8 @@ def format_hits(
         lines.append(f"{hit.path}:{hit.line}:{text}")
     if result.total > len(result.hits):
         lines.append(
-            f"[showing {len(result.hits)} of {result.total} matches in {result.files} "
-            f"file{'' if result.files == 1 else 's'}; "
+            f"[showing {len(result.hits)} of {result.total} matches in "
+            f"{counted(result.files, 'file')}; "
             "narrow the pattern, the path or the include filter to see the rest]"
         )
     return "\n".join(lines)

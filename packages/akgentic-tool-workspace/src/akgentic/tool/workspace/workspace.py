@@ -54,6 +54,7 @@ from akgentic.tool.workspace._search import (
     tree_sources,
 )
 from akgentic.tool.workspace._seen import SeenFiles, content_digest, digest_fd
+from akgentic.tool.workspace._wording import counted
 from akgentic.tool.workspace.edit import (
     EditError,
     EditItem,
@@ -519,7 +520,7 @@ class Filesystem:
             return f"{shown}/ is empty."
         if total > len(lines):
             more = total - len(lines)
-            entries = f"{more} more {'entry' if more == 1 else 'entries'}"
+            entries = counted(more, "more entry", "more entries")
             count = entries if depth == 1 else f"at least {entries}"
             lines.append(f"[{count} not shown; list a subdirectory or lower the depth]")
         return "\n".join([f"{shown}/", *lines])
@@ -747,8 +748,7 @@ class Filesystem:
             return f"{how} {shown}: {len(encoded)} bytes."
         lines = new.count("\n") + (1 if new and not new.endswith("\n") else 0)
         endings = " (kept its CRLF line endings)" if original and original.crlf else ""
-        counted = f"{lines} line{'' if lines == 1 else 's'}"
-        return f"{how} {shown}: {counted}, {len(encoded)} bytes{endings}."
+        return f"{how} {shown}: {counted(lines, 'line')}, {len(encoded)} bytes{endings}."
 
     @_serialized
     def write_if_absent(self, path: str, data: bytes) -> bool:
@@ -941,7 +941,7 @@ class Filesystem:
                 f"{file_patch.path} already exists but the patch {how} it; delete it first"
             )
         result = apply_file_patch(original.text if original else None, file_patch)
-        hunks = f"{len(file_patch.hunks)} hunk{'s' if len(file_patch.hunks) != 1 else ''}"
+        hunks = counted(len(file_patch.hunks), "hunk")
         if result is None:
             staged[source_key] = (source, None)
             return f"{source_name} deleted"
