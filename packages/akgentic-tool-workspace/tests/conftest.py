@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from akgentic.tool.core.testing import Tools
-from akgentic.tool.workspace import WorkspaceTool
+from akgentic.tool.workspace import WorkspaceTool, readers
 
 
 def tools_of(card: WorkspaceTool) -> Tools:
@@ -20,6 +20,16 @@ def _no_caption_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     """Image captions (DocumentReader.llm_client) never reach a real provider in tests."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_document_converter() -> None:
+    """Every test builds its own MarkItDown converter instead of reusing the process-wide one.
+
+    The cache would otherwise hide the construction path from a test that runs after another
+    conversion, and mutation runs fork workers that inherit a filled cache.
+    """
+    readers._CONVERTERS.clear()
 
 
 @pytest.fixture

@@ -121,7 +121,7 @@ def atomic_write(path: Path, data: bytes) -> None:
         info = os.lstat(path)  # a symlink swapped in here is replaced, never followed
         if stat.S_ISREG(info.st_mode):
             mode = info.st_mode & 0o7777
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", suffix=".tmp", dir=path.parent)
+    fd, temp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -131,6 +131,17 @@ def atomic_write(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def _temp_prefix(path: Path) -> str:
+    """The start of a temporary sibling's name: a dot, at most 200 bytes of the name, a dot.
+
+    Cut in bytes, not characters: a legal 254-byte name of two-byte characters would
+    otherwise give a temporary name past the 255-byte limit and the write would fail. A
+    character split by the cut stays as its raw bytes (surrogate escapes). Listings hide
+    names of this shape (``_search._TEMP_RE``).
+    """
+    return f".{os.fsdecode(os.fsencode(path.name)[:200])}."
 
 
 def _read_umask() -> int:
@@ -161,9 +172,7 @@ def commit(changes: Mapping[Path, bytes | None]) -> None:
         for path, data in changes.items():
             if data is None:
                 continue
-            fd, temp = tempfile.mkstemp(
-                prefix=f".{path.name[:200]}.", suffix=".tmp", dir=path.parent
-            )
+            fd, temp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
             os.chmod(temp, modes.get(path, 0o666 & ~_UMASK))

@@ -794,10 +794,10 @@ class Filesystem:
             self._remember(seen, self._key(loc.relative), data)
             shown = self._show(loc)
         where = f"line {result.first_line}"
-        plural = "s" if result.count != 1 else ""
         via = "" if result.strategy == "exact" else f" ({result.strategy.replace('_', ' ')} match)"
         snippet = _snippet(result.content, result.start, result.end, result.first_line)
-        return f"Edited {shown}: {result.count} replacement{plural} at {where}{via}.\n{snippet}"
+        replacements = counted(result.count, "replacement")
+        return f"Edited {shown}: {replacements} at {where}{via}.\n{snippet}"
 
     @_serialized
     def multi_edit(
