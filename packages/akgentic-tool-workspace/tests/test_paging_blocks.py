@@ -3,17 +3,19 @@
 `scan_page` reads a file a block at a time so a page of a huge file costs one page of memory.
 With blocks of a few bytes, every line start, CRLF pair, long line and multi-byte character
 falls across a block boundary somewhere; the page must still be what splitting the whole
-file would give.
+file would give. Then the page as `workspace_read` words it: footer, cut lines, refusals.
 """
 
 from __future__ import annotations
 
 import io
 import random
+from pathlib import Path
 
 import pytest
 
-from akgentic.tool.workspace import _paging
+from akgentic.tool.errors import RetriableError
+from akgentic.tool.workspace import Filesystem, _paging
 from akgentic.tool.workspace._paging import Page, scan_page
 
 _PIECES = [b"a", b"bc", b"\r\n", b"\n", b"\r", "\u00e9".encode(), "\u20ac".encode(), b"\xff"]
@@ -61,3 +63,49 @@ def test_a_long_line_is_kept_to_four_bytes_per_character_allowed_plus_one(
     data = b"x" * 30 + b"\nshort\n"
     page = scan_page(io.BytesIO(data), 0, 2, 3)
     assert page == Page(["x" * 16, "short"], 2)
+
+
+# -- what workspace_read makes of a page -----------------------------------------------------
+
+
+class _UpperReader:
+    """A user-supplied `FileTypeReader`: the document's text is its bytes in capitals."""
+
+    def extract_text(self, path: str | Path, content: bytes) -> str:
+        return content.decode().upper()
+
+
+def test_an_offset_past_the_end_names_the_last_offset_there_is(tmp_path: Path) -> None:
+    (tmp_path / "one.txt").write_text("only\n")
+    (tmp_path / "three.txt").write_text("a\nb\nc\n")
+    fs = Filesystem(root=tmp_path)
+    with pytest.raises(RetriableError) as one:
+        fs.read("one.txt", offset=1)
+    assert str(one.value) == (
+        "offset 1 is past the end of one.txt, which has 1 line; use an offset between 0 and 0"
+    )
+    with pytest.raises(RetriableError) as three:
+        fs.read("three.txt", offset=7)
+    assert str(three.value).endswith("which has 3 lines; use an offset between 0 and 2")
+
+
+def test_a_line_of_exactly_the_limit_is_shown_whole(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("abcde\nabcdef\n")
+    out = Filesystem(root=tmp_path).read("f.txt", max_line_chars=5)
+    assert out.splitlines() == ["     1\tabcde", "     2\tabcde… [line cut at 5 characters]"]
+
+
+def test_a_converted_page_says_what_it_is_and_where_it_is_in_one_footer(tmp_path: Path) -> None:
+    (tmp_path / "report.pdf").write_bytes(b"one\ntwo\nthree\n")
+    out = Filesystem(root=tmp_path).read("report.pdf", limit=2, reader=_UpperReader())
+    assert out.splitlines() == [
+        "     1\tONE",
+        "     2\tTWO",
+        "[report.pdf converted to Markdown; lines 1-2 of 3; call again with offset=2 to continue]",
+    ]
+
+
+def test_a_document_without_text_says_so_instead_of_showing_an_empty_line(tmp_path: Path) -> None:
+    (tmp_path / "blank.pdf").write_bytes(b"")
+    out = Filesystem(root=tmp_path).read("blank.pdf", reader=_UpperReader())
+    assert out == "[blank.pdf converted to Markdown; no text content]"

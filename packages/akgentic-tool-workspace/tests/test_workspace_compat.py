@@ -5,10 +5,11 @@ from __future__ import annotations
 import base64
 import io
 import json
+import logging
 import os
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -331,6 +332,9 @@ def test_llm_model_captions_images(ws: Path, caption_server: list[dict[str, Any]
     assert "A small green square." in read("shot.png")
     assert caption_server[0]["path"] == "/v1/chat/completions"
     assert caption_server[0]["body"]["model"] == "vision-test"
+    # the image itself is what gets described
+    picture = base64.b64encode(_png_bytes()).decode()
+    assert f"data:image/png;base64,{picture}" in json.dumps(caption_server[0]["body"])
     # llm_client=None: nothing leaves the machine
     local = DocumentReader(llm_client=None, use_sidecar=False)
     read_local = _tools(workspace_read=WorkspaceRead(document_reader=local))["workspace_read"]
@@ -383,6 +387,53 @@ def test_a_caption_request_that_fails_is_retried_once(
         assert "shot.png converted to Markdown" in read("shot.png")
         assert _FailingCaptionServer.hits == 2  # the request and one retry, no more
     finally:
+        server.shutdown()
+        server.server_close()
+
+
+class _SlowCaptionServer(BaseHTTPRequestHandler):
+    """A stand-in OpenAI endpoint that answers only once the test lets it (`release`)."""
+
+    release = threading.Event()
+    hits = 0
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).hits += 1
+        type(self).release.wait(10)
+        self.send_response(500)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_caption_request_gives_up_after_its_timeout_and_says_so(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    pytest.importorskip("openai", reason="image captions use the openai client")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _SlowCaptionServer)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _SlowCaptionServer.release.clear()
+    _SlowCaptionServer.hits = 0
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_port}/v1")
+    try:
+        ws.mkdir(parents=True, exist_ok=True)
+        (ws / "shot.png").write_bytes(_png_bytes())
+        reader = DocumentReader(use_sidecar=False, llm_timeout_seconds=0.2)
+        read = _tools(workspace_read=WorkspaceRead(document_reader=reader))["workspace_read"]
+        with caplog.at_level(logging.WARNING, logger="akgentic.tool.workspace.readers"):
+            assert "shot.png converted to Markdown" in read("shot.png")
+        assert _SlowCaptionServer.hits == 2  # timed out, retried once, timed out again
+        assert [r.getMessage() for r in caplog.records] == [
+            "image caption for shot.png failed (ImageConverter: APITimeoutError: Request timed out.); "
+            "converting without it"
+        ]
+    finally:
+        _SlowCaptionServer.release.set()
         server.shutdown()
         server.server_close()
 

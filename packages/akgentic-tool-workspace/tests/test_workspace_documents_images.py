@@ -361,3 +361,41 @@ def test_a_given_reader_caches_nothing_when_the_param_says_not_to(ws: Path) -> N
     cached = WorkspaceRead(document_reader=reader)
     assert "Nothing cached" in _tools(workspace_read=cached)["workspace_read"]("memo.docx")
     assert (ws / ".memo.docx.md").exists()
+
+
+# -- conversion failures and the sidecar cache, word for word ----------------------------------
+
+
+def test_a_truncated_pdf_is_refused_with_the_converters_reason(tools: Tools, ws: Path) -> None:
+    _make_pdf(ws / "whole.pdf", "Hello there")
+    (ws / "half.pdf").write_bytes((ws / "whole.pdf").read_bytes()[:200])
+    with pytest.raises(RetriableError) as refusal:
+        tools["workspace_read"]("half.pdf")
+    message = str(refusal.value)
+    assert message.startswith("could not convert half.pdf to text (PdfConverter: PDFSyntaxError: ")
+    assert "\n" not in message
+    assert message.endswith("); the file may be damaged or not what its extension says")
+    assert not (ws / ".half.pdf.md").exists()  # a failure is not cached
+
+
+def test_a_fresh_sidecar_with_undecodable_bytes_is_still_read(tools: Tools, ws: Path) -> None:
+    _make_pdf(ws / "report.pdf", "The report itself")
+    tools["workspace_read"]("report.pdf")
+    sidecar = ws / ".report.pdf.md"
+    stamp = sidecar.stat().st_mtime_ns
+    sidecar.write_bytes(b"caf\xe9 from the cache\n")  # not UTF-8, e.g. edited by another tool
+    os.utime(sidecar, ns=(stamp, stamp))
+    assert "caf\ufffd from the cache" in tools["workspace_read"]("report.pdf")
+
+
+def test_read_data_answers_from_a_fresh_sidecar_by_default(tmp_path: Path) -> None:
+    source = tmp_path / "report.pdf"
+    _make_pdf(source, "The report itself")
+    reader = DocumentReader(llm_client=None)
+    data = source.read_bytes()
+    assert "The report itself" in reader.read_data(data, source, os.stat(source))
+    sidecar = tmp_path / ".report.pdf.md"
+    stamp = sidecar.stat().st_mtime_ns
+    sidecar.write_text("from the cache\n")
+    os.utime(sidecar, ns=(stamp, stamp))
+    assert reader.read_data(data, source, os.stat(source)) == "from the cache\n"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from akgentic.tool.errors import RetriableError
+from akgentic.tool.workspace._wording import counted
 
 _BLOCK = 1 << 20
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -46,12 +47,8 @@ def scan_page(handle: BinaryIO, offset: int, limit: int, max_chars: int) -> Page
         crlf += block.count(b"\r\n") + (previous == b"\r" and block[:1] == b"\n")
         previous = block[-1:]
         if total + count < offset or total >= end:
-            # no line of the window ends in this block: count, and keep a window line's start
-            if count:
-                partial.clear()
+            # no line of the window ends or starts in this block (then `partial` is empty)
             total += count
-            if offset <= total < end and len(partial) < cap:
-                partial += block[block.rfind(b"\n") + 1 :][: cap - len(partial)]
             continue
         start = 0
         for _ in range(count):
@@ -106,7 +103,7 @@ def format_page(page: Page, path: str, offset: int, max_chars: int, note: str) -
         return f"[{path} is empty]" if not note else f"[{note}; no text content]"
     if offset >= total:
         raise RetriableError(
-            f"offset {offset} is past the end of {path}, which has {total} lines; "
+            f"offset {offset} is past the end of {path}, which has {counted(total, 'line')}; "
             f"use an offset between 0 and {total - 1}"
         )
     out = []

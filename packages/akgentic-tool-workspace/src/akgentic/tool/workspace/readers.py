@@ -220,15 +220,33 @@ class DocumentReader(BaseModel):
                 result = converter.convert_stream(io.BytesIO(data), stream_info=info, **options)
                 return str(result.text_content or "")
             except Exception as exc:  # the caption request failed: convert without it
-                _log.warning("image caption for %s failed (%s); converting without it", name, exc)
+                _log.warning(
+                    "image caption for %s failed (%s); converting without it", name, _reason(exc)
+                )
         try:
             result = converter.convert_stream(io.BytesIO(data), stream_info=info)
         except Exception as exc:  # MarkItDown wraps each converter's own failures
             raise ValueError(
-                f"could not convert {name} to text ({type(exc).__name__}: {exc}); "
+                f"could not convert {name} to text ({_reason(exc)}); "
                 "the file may be damaged or not what its extension says"
             ) from exc
         return str(result.text_content or "")
+
+
+def _reason(exc: Exception) -> str:
+    """Why MarkItDown failed, on one line.
+
+    Its own message lists every converter tried over several lines; a model or a log reads
+    better with each converter's error, `PdfConverter: PSEOF: Unexpected EOF`.
+    """
+    attempts = getattr(exc, "attempts", None) or []
+    reasons = [
+        f"{type(attempt.converter).__name__}: {type(attempt.exc_info[1]).__name__}: "
+        + " ".join(str(attempt.exc_info[1]).split())
+        for attempt in attempts
+        if attempt.exc_info
+    ]
+    return "; ".join(reasons) or f"{type(exc).__name__}: " + " ".join(str(exc).split())
 
 
 # The leading bytes each format must start with. MarkItDown falls back to reading anything
