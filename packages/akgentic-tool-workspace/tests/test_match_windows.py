@@ -135,3 +135,12 @@ def test_windows_with_under_half_the_best_ones_votes_are_not_scored() -> None:
     # four votes for the window at 10, two for 50, one for 90: half of four is two
     assert _vote(doc, [(w, n) for n, w in enumerate(old_lines)], 197) == {10: 4, 50: 2, 90: 1}
     assert EditMatcher._likely_windows(doc, old_lines, 197) == [10, 50]
+
+
+def test_a_minified_line_before_the_target_does_not_end_the_search() -> None:
+    # a line past the fuzzy stage's length limit is skipped, not taken as the end of the file
+    content = "x" * 10_001 + "\nconfig value = 42\nother = 1\n"
+    result = EditMatcher().apply(content, "config valeu = 42", "config value = 43")
+    assert result.strategy == "fuzzy"
+    assert result.first_line == 2
+    assert result.content == "x" * 10_001 + "\nconfig value = 43\nother = 1\n"

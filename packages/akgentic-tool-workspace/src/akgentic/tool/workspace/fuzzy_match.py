@@ -349,7 +349,7 @@ class EditMatcher:
             spans = self._fuzzy_single_line(doc, old_core, new_core, target, starts)
         else:
             spans = self._fuzzy_windows(doc, old_lines, new_core, target, starts)
-        return sorted(spans, key=lambda span: -span.score)
+        return spans  # ranked by `_non_overlapping`, like every strategy's spans
 
     def _fuzzy_starts(
         self, doc: _Lines, old_lines: list[str], total: int, size: int
