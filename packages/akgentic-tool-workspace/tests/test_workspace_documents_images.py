@@ -399,3 +399,11 @@ def test_read_data_answers_from_a_fresh_sidecar_by_default(tmp_path: Path) -> No
     sidecar.write_text("from the cache\n")
     os.utime(sidecar, ns=(stamp, stamp))
     assert reader.read_data(data, source, os.stat(source)) == "from the cache\n"
+
+
+def test_a_large_grayscale_jpeg_stays_grayscale_when_resized(tools: Tools, ws: Path) -> None:
+    _make_image(ws / "scan.jpg", (3000, 1500), "JPEG", mode="L")
+    result = tools["workspace_view"]("scan.jpg")
+    assert isinstance(result, BinaryContent)
+    shown = Image.open(io.BytesIO(result.data))
+    assert (shown.format, shown.mode, shown.size) == ("JPEG", "L", (1568, 784))
