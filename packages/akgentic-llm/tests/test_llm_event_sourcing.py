@@ -20,6 +20,8 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
+from pydantic_ai.tools import RunContext
+from pydantic_ai.usage import RunUsage
 
 from akgentic.llm import (
     ContextManager,
@@ -306,3 +308,64 @@ async def test_a_history_longer_than_the_context_is_persisted_once(behind_the_ta
     assert context.messages[: len(before)] == before
     assert context.messages[len(before) :] == [*aside, *second.new_messages()]
     assert recorder.messages == context.messages  # nothing persisted twice
+
+
+# -- the node hooks driven directly: what one hook must hand over --------------------------------
+
+
+def _run_context(live: list[ModelMessage]) -> RunContext[None]:
+    return RunContext(deps=None, model=TestModel(), usage=RunUsage(), messages=live, run_id="r1")
+
+
+def _said(text: str) -> ModelRequest:
+    return ModelRequest(parts=[UserPromptPart(content=text)])
+
+
+async def test_every_message_a_node_leaves_behind_is_handed_over_by_its_hook() -> None:
+    """A node may append more than one message (a processor, a merged request): the hook after
+    it hands all of them over, in order, not one per hook."""
+    context = ContextManager()
+    live: list[ModelMessage] = []
+    run = _run_context(live)
+    capability = await EventSourcingCapability(context).for_run(run)
+    node: Any = None
+    burst: list[ModelMessage] = [_said("a"), ModelResponse(parts=[TextPart("b")]), _said("c")]
+    live.extend(burst)  # already there when the first hook opens on an empty context
+    await capability.before_node_run(run, node=node)
+    assert context.messages == burst
+    more: list[ModelMessage] = [ModelResponse(parts=[TextPart("d")]), _said("e")]
+    live.extend(more)
+    await capability.after_node_run(run, node=node, result=node)
+    assert context.messages == burst + more
+
+
+async def test_a_history_of_equal_copies_opens_past_the_contexts_length() -> None:
+    """A processor rebuilt the history from copies: the context's tail is not in it by
+    identity, so the run's messages are taken to start where the context's length ends."""
+    context = ContextManager()
+    earlier, tail = _said("earlier"), ModelResponse(parts=[TextPart("tail")])
+    context.add_message(earlier)
+    context.add_message(tail)
+    new = _said("new")
+    live: list[ModelMessage] = [copy.deepcopy(earlier), copy.deepcopy(tail), new]
+    run = _run_context(live)
+    capability = await EventSourcingCapability(context).for_run(run)
+    node: Any = None
+    await capability.after_node_run(run, node=node, result=node)
+    assert context.messages == [earlier, tail, new]
+
+
+async def test_a_history_holding_only_the_contexts_tail_opens_just_past_it() -> None:
+    """The caller hands in just the last message of a longer context: the run's own messages
+    start right after it, wherever the context's length would put them."""
+    context = ContextManager()
+    earlier, tail = _said("earlier"), ModelResponse(parts=[TextPart("tail")])
+    context.add_message(earlier)
+    context.add_message(tail)
+    new = _said("new")
+    live: list[ModelMessage] = [tail, new]
+    run = _run_context(live)
+    capability = await EventSourcingCapability(context).for_run(run)
+    node: Any = None
+    await capability.after_node_run(run, node=node, result=node)
+    assert context.messages == [earlier, tail, new]

@@ -183,6 +183,41 @@ async def test_a_one_argument_event_factory_is_stamped_with_the_run_id(
     assert (event.run_id, event.tokens_before) == expected
 
 
+class _OpaqueFactory:
+    """A full-form event factory whose signature cannot be read, like many C callables."""
+
+    @property
+    def __signature__(self) -> Any:
+        raise ValueError("no signature found")
+
+    def __call__(
+        self, result: CompactionResult, *, run_id: str | None, tokens_before: int | None
+    ) -> LlmContextCompactedEvent:
+        return LlmContextCompactedEvent(
+            run_id=f"opaque:{run_id}",
+            strategy_id="sliding_window",
+            summary=result.summary,
+            replaced_message_count=result.replaced_message_count,
+            tokens_before=tokens_before,
+            summarizer_prompt_version="v1",
+        )
+
+
+async def test_an_event_factory_without_a_readable_signature_is_called_in_full() -> None:
+    context = ContextManager()
+    for index in range(4):
+        context.add_message(ModelRequest(parts=[UserPromptPart(f"q{index}")]))
+        context.add_message(
+            ModelResponse(parts=[TextPart(f"a{index}")], usage=RequestUsage(input_tokens=70))
+        )
+    capability = CompactionCapability(
+        SlidingWindowStrategy(keep_recent_messages=2), context, event_factory=_OpaqueFactory()
+    )
+    event = await capability.compact(run_id="run-7")
+    assert event is not None
+    assert (event.run_id, event.tokens_before) == ("opaque:run-7", 70)
+
+
 # ------------------------------------------- an empty credential variable is not a credential
 
 
