@@ -125,6 +125,35 @@ def test_the_cap_keeps_exactly_its_head_and_tail_bytes(tmp_path: Path, command: 
     assert outcome.stdout_omitted_bytes == 6
 
 
+def test_output_between_half_the_cap_and_the_cap_comes_back_whole(tmp_path: Path) -> None:
+    # 8 bytes under a cap of 10: 5 land in the head, 3 in the tail, nothing is cut
+    outcome = run_process(
+        spec("printf abcdefgh; printf ABCDEFGH >&2", tmp_path, max_output_bytes=10)
+    )
+    assert (outcome.stdout, outcome.stdout_omitted_bytes) == ("abcdefgh", 0)
+    assert (outcome.stderr, outcome.stderr_omitted_bytes) == ("ABCDEFGH", 0)
+
+
+def test_long_error_output_is_cut_and_counted_on_its_own(tmp_path: Path) -> None:
+    outcome = run_process(
+        spec("printf ok; printf abcdefghijklmnop >&2", tmp_path, max_output_bytes=10)
+    )
+    assert (outcome.stdout, outcome.stdout_omitted_bytes) == ("ok", 0)
+    assert outcome.stderr == "abcde\n[... 6 bytes of output truncated ...]\nlmnop"
+    assert outcome.stderr_omitted_bytes == 6
+
+
+def test_a_command_found_only_on_the_sandboxs_own_path_runs(tmp_path: Path) -> None:
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    script = tools / "only-here"
+    script.write_text("#!/bin/sh\necho found on the sandbox PATH\n")
+    script.chmod(0o755)
+    path = f"{tools}:/usr/bin:/bin"
+    outcome = run_process(spec("", tmp_path, argv=["only-here"], env={"PATH": path}))
+    assert (outcome.exit_code, outcome.stdout) == (0, "found on the sandbox PATH\n")
+
+
 def test_binary_output_is_made_printable(tmp_path: Path) -> None:
     outcome = run_process(spec(r"printf 'a\000b\033[31mc\377d\n'", tmp_path))
     assert "\x00" not in outcome.stdout
