@@ -75,17 +75,20 @@ def expand_braces(pattern: str) -> list[str]:
                     if inner == [body]:
                         continue
                     options = ["{" + option + "}" for option in inner]
-                head, tail = pattern[:start], pattern[index + 1 :]
-                expanded: list[str] = []
+                # The text after the group is expanded once, not once per option: with
+                # options that expand alike (`{,}{,}...`) that made the work exponential while
+                # the distinct results, all the cap counts, stayed one.
+                head, rests = pattern[:start], expand_braces(pattern[index + 1 :])
+                expanded: dict[str, None] = {}
                 for option in options:
-                    for result in expand_braces(head + option + tail):
-                        if result not in expanded:
-                            expanded.append(result)
-                    if len(expanded) > MAX_EXPANSIONS:
-                        raise BraceExpansionError(
-                            f"{pattern!r} expands to more than {MAX_EXPANSIONS} patterns"
-                        )
-                return expanded
+                    for middle in expand_braces(option):
+                        for rest in rests:
+                            expanded[head + middle + rest] = None
+                        if len(expanded) > MAX_EXPANSIONS:
+                            raise BraceExpansionError(
+                                f"{pattern!r} expands to more than {MAX_EXPANSIONS} patterns"
+                            )
+                return list(expanded)
     return [pattern]
 
 
