@@ -362,9 +362,13 @@ class _FailingCaptionServer(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
         type(self).hits += 1
+        self._before_answering()
         self.send_response(500)
         self.send_header("Content-Length", "0")
         self.end_headers()
+
+    def _before_answering(self) -> None:
+        """Nothing: this server answers at once."""
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -391,22 +395,14 @@ def test_a_caption_request_that_fails_is_retried_once(
         server.server_close()
 
 
-class _SlowCaptionServer(BaseHTTPRequestHandler):
-    """A stand-in OpenAI endpoint that answers only once the test lets it (`release`)."""
+class _SlowCaptionServer(_FailingCaptionServer):
+    """The failing endpoint, answering only once the test lets it (`release`)."""
 
     release = threading.Event()
     hits = 0
 
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        type(self).hits += 1
+    def _before_answering(self) -> None:
         type(self).release.wait(10)
-        self.send_response(500)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
 
 def test_a_caption_request_gives_up_after_its_timeout_and_says_so(
