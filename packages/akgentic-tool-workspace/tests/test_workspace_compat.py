@@ -9,7 +9,8 @@ import logging
 import os
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -306,22 +307,31 @@ class _CaptionServer(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def caption_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, Any]]]:
+@contextmanager
+def _stand_in_openai(
+    monkeypatch: pytest.MonkeyPatch, handler: type[BaseHTTPRequestHandler]
+) -> Iterator[None]:
+    """Serve ``handler`` on 127.0.0.1 and point the openai client's environment at it."""
     # captions need the `openai` client, which this package does not require: where it is
     # absent (the package alone), captioning is off and there is nothing to test here
     pytest.importorskip("openai", reason="image captions use the openai client")
-    server = HTTPServer(("127.0.0.1", 0), _CaptionServer)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    _CaptionServer.requests = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_port}/v1")
     try:
-        yield _CaptionServer.requests
+        yield
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def caption_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, Any]]]:
+    _CaptionServer.requests = []
+    with _stand_in_openai(monkeypatch, _CaptionServer):
+        yield _CaptionServer.requests
 
 
 def test_llm_model_captions_images(ws: Path, caption_server: list[dict[str, Any]]) -> None:
@@ -377,22 +387,14 @@ class _FailingCaptionServer(BaseHTTPRequestHandler):
 def test_a_caption_request_that_fails_is_retried_once(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("openai", reason="image captions use the openai client")
-    server = HTTPServer(("127.0.0.1", 0), _FailingCaptionServer)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     _FailingCaptionServer.hits = 0
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_port}/v1")
-    try:
+    with _stand_in_openai(monkeypatch, _FailingCaptionServer):
         ws.mkdir(parents=True, exist_ok=True)
         (ws / "shot.png").write_bytes(_png_bytes())
         reader = DocumentReader(use_sidecar=False)
         read = _tools(workspace_read=WorkspaceRead(document_reader=reader))["workspace_read"]
         assert "shot.png converted to Markdown" in read("shot.png")
         assert _FailingCaptionServer.hits == 2  # the request and one retry, no more
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 class _SlowCaptionServer(_FailingCaptionServer):
@@ -408,30 +410,23 @@ class _SlowCaptionServer(_FailingCaptionServer):
 def test_a_caption_request_gives_up_after_its_timeout_and_says_so(
     ws: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    pytest.importorskip("openai", reason="image captions use the openai client")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _SlowCaptionServer)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     _SlowCaptionServer.release.clear()
     _SlowCaptionServer.hits = 0
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_port}/v1")
-    try:
-        ws.mkdir(parents=True, exist_ok=True)
-        (ws / "shot.png").write_bytes(_png_bytes())
-        reader = DocumentReader(use_sidecar=False, llm_timeout_seconds=0.2)
-        read = _tools(workspace_read=WorkspaceRead(document_reader=reader))["workspace_read"]
-        with caplog.at_level(logging.WARNING, logger="akgentic.tool.workspace.readers"):
-            assert "shot.png converted to Markdown" in read("shot.png")
-        assert _SlowCaptionServer.hits == 2  # timed out, retried once, timed out again
-        assert [r.getMessage() for r in caplog.records] == [
-            "image caption for shot.png failed (ImageConverter: APITimeoutError: Request timed out.); "
-            "converting without it"
-        ]
-    finally:
-        _SlowCaptionServer.release.set()
-        server.shutdown()
-        server.server_close()
+    ws.mkdir(parents=True, exist_ok=True)
+    (ws / "shot.png").write_bytes(_png_bytes())
+    reader = DocumentReader(use_sidecar=False, llm_timeout_seconds=0.2)
+    read = _tools(workspace_read=WorkspaceRead(document_reader=reader))["workspace_read"]
+    with _stand_in_openai(monkeypatch, _SlowCaptionServer):
+        try:
+            with caplog.at_level(logging.WARNING, logger="akgentic.tool.workspace.readers"):
+                assert "shot.png converted to Markdown" in read("shot.png")
+        finally:
+            _SlowCaptionServer.release.set()  # the held handlers answer before the shutdown
+    assert _SlowCaptionServer.hits == 2  # timed out, retried once, timed out again
+    assert [r.getMessage() for r in caplog.records] == [
+        "image caption for shot.png failed (ImageConverter: APITimeoutError: Request timed out.); "
+        "converting without it"
+    ]
 
 
 # -- resources --------------------------------------------------------------------------------
