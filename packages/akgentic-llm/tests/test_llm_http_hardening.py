@@ -276,6 +276,56 @@ async def test_without_a_deadline_the_same_answer_is_read_whole(trickle: Any) ->
     assert response.content == b"x" * 20
 
 
+class _Clock:
+    """Stands in for the deadline module's monotonic clock, so that a test sets the time left
+    exactly instead of racing a real clock on a loaded runner."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    from akgentic.llm import _deadline
+
+    fake = _Clock()
+    monkeypatch.setattr(_deadline, "time", fake)  # the module's own clock, not asyncio's
+    return fake
+
+
+async def _read_body(url: str, clock: _Clock, then: float) -> bytes:
+    """The body of ``url`` read under a 10 s deadline, the clock set to ``then`` seconds after
+    the request once the first byte has come."""
+    config = HttpClientConfig(timeout=10.0, attempt_deadline=10.0, max_retries=0)
+    body = b""
+    async with create_http_client(config) as client, client.stream("GET", url) as response:
+        async for chunk in response.aiter_raw():
+            body += chunk
+            clock.now = 1000.0 + then
+    return body
+
+
+async def test_a_body_that_ends_in_the_deadlines_last_second_is_read_whole(
+    trickle: Any, clock: _Clock
+) -> None:
+    # Half a second is left after the first byte: the rest comes (50 ms a byte) and is kept.
+    assert await _read_body(trickle("body", length=3).url, clock, then=9.5) == b"xxx"
+
+
+async def test_a_body_still_being_read_after_the_deadline_is_cut_with_the_settings_name(
+    trickle: Any, clock: _Clock
+) -> None:
+    # The reader itself is slow: by the time it asks for the next byte the deadline has gone.
+    with pytest.raises(httpx.ReadTimeout) as cut:
+        await _read_body(trickle("body", length=3).url, clock, then=10.5)
+    assert str(cut.value) == (
+        "the attempt took longer than its deadline of 10 s (HttpClientConfig.attempt_deadline)"
+    )
+
+
 def test_the_default_deadline_is_ten_minutes() -> None:
     assert HttpClientConfig().attempt_deadline == 600.0
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socketserver
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
@@ -444,3 +445,48 @@ def test_a_given_model_takes_a_client_only_for_a_configured_summarizer(
         assert summarizer.model_name == "gpt-4o-mini"
     finally:
         agent.close()
+
+
+class _KeepAliveServer(socketserver.ThreadingTCPServer):
+    """Answers each request on a connection and notes when the client hangs the connection up."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _KeepAliveHandler)
+        self.hung_up = threading.Event()
+
+
+class _KeepAliveHandler(socketserver.StreamRequestHandler):
+    server: _KeepAliveServer
+
+    def handle(self) -> None:
+        while line := self.rfile.readline():
+            if line in (b"\r\n", b"\n"):  # end of a request's head: answer, keep the line open
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        self.server.hung_up.set()  # readline gave b"": the client closed its end
+
+
+def test_closing_a_loops_pool_hangs_up_its_connections() -> None:
+    # close_loop_pool is what an agent's close runs on its own loop: the pool's keep-alive
+    # connections must be closed there and then, not left open until the loop ends.
+    server = _KeepAliveServer()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+
+    async def scenario() -> tuple[bool, bool]:
+        transport = PerLoopTransport(shared_ssl_context())
+        response = await transport.handle_async_request(httpx.Request("GET", url))
+        await response.aread()
+        open_after_answer = not server.hung_up.wait(0.2)
+        await transport.close_loop_pool()
+        hung_up = await asyncio.to_thread(server.hung_up.wait, 5)
+        return open_after_answer, hung_up
+
+    try:
+        open_after_answer, hung_up = asyncio.run(scenario())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert open_after_answer  # the connection was kept alive for the next request
+    assert hung_up
