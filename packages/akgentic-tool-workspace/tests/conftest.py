@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import resource
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +18,35 @@ from akgentic.tool.workspace import WorkspaceTool, readers
 def tools_of(card: WorkspaceTool) -> Tools:
     """The card's model-facing callables by name."""
     return {fn.__name__: fn for fn in card.get_tools()}
+
+
+@contextlib.contextmanager
+def free_descriptors(count: int) -> Iterator[None]:
+    """Leave exactly `count` file descriptors free to open while the block runs.
+
+    These tests run as root, so a folder or file that exists but cannot be opened is made
+    by running out of descriptors (`EMFILE`) instead of by permissions: every other free
+    descriptor is held on `/dev/null` until the block ends. Linux only (reads /proc).
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    highest = max(int(name) for name in os.listdir("/proc/self/fd"))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(highest + 64, hard), hard))
+    held: list[int] = []
+    try:
+        while True:
+            try:
+                held.append(os.open(os.devnull, os.O_RDONLY))
+            except OSError as exc:
+                if exc.errno != errno.EMFILE:
+                    raise
+                break  # every descriptor is taken
+        for _ in range(count):
+            os.close(held.pop())
+        yield
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 @pytest.fixture(autouse=True)

@@ -531,7 +531,11 @@ class Filesystem:
         except OSError as exc:
             if isinstance(exc, RetriableError):
                 raise
-            raise RetriableError(f"Directory not found: {path}") from None
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                raise RetriableError(f"Directory not found: {path}") from None
+            # A folder that exists but cannot be opened (out of descriptors, no permission)
+            # must not be reported as missing: the model would look for it elsewhere.
+            raise RetriableError(f"cannot open {path}: {exc.strerror or exc}") from None
 
     def _start_dir(self, path: str) -> tuple[int, str]:
         """An open descriptor of the directory `path` and its canonical relative name."""

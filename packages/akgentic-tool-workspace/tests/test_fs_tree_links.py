@@ -1,0 +1,138 @@
+"""Directory listings and per-workspace locks, on real files under `tmp_path`.
+
+Some cases need a directory that exists but cannot be opened. Running as root, permissions
+cannot cause that, so the process is left without spare file descriptors instead: every
+other descriptor is taken by `/dev/null` handles until the call returns.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from akgentic.tool.errors import RetriableError
+from akgentic.tool.workspace import EditMatcher, EditResult, Filesystem, get_workspace
+
+from .conftest import free_descriptors
+
+
+def _refusal(call: Callable[[], object]) -> str:
+    with pytest.raises(RetriableError) as refused:
+        call()
+    return str(refused.value)
+
+
+@pytest.fixture
+def fs(tmp_path: Path) -> Filesystem:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.txt").write_text("needle\n")
+    return Filesystem(root=tmp_path)
+
+
+# -- a folder that cannot be opened -------------------------------------------------------------
+
+
+_LISTINGS: dict[str, Callable[[Filesystem], object]] = {
+    "list": lambda fs: fs.list("sub"),
+    "list_dir": lambda fs: fs.list_dir("sub"),
+    "glob": lambda fs: fs.glob("*", "sub"),
+    "grep": lambda fs: fs.grep("needle", "sub"),
+}
+
+
+@pytest.mark.parametrize("method", sorted(_LISTINGS))
+def test_a_listing_names_the_folder_it_could_not_open(fs: Filesystem, method: str) -> None:
+    call = _LISTINGS[method]
+    call(fs)  # loads whatever the call imports lazily while descriptors are plentiful
+    with free_descriptors(1):  # room for the root's descriptor, not the folder's
+        message = _refusal(lambda: call(fs))
+    # the folder is there: it is not reported missing, the reason is given
+    assert message == "cannot open sub: Too many open files"
+
+
+def test_a_subfolder_that_cannot_be_read_adds_nothing_to_the_tree(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "inner.txt").write_text("x")
+    fs = Filesystem(root=tmp_path)
+    assert fs.list_dir(".", depth=2) == "./\n└── sub/\n    └── inner.txt (1 bytes)"
+    # two descriptors: the listed root and the subfolder; none left to read the subfolder
+    with free_descriptors(2):
+        tree = fs.list_dir(".", depth=2)
+    assert tree == "./\n└── sub/"  # no entries counted as "not shown" either
+
+
+def test_a_missing_parent_folder_is_named_in_the_tree_refusal(tmp_path: Path) -> None:
+    fs = Filesystem(root=tmp_path)
+    assert _refusal(lambda: fs.list_dir("nope/deeper")) == (
+        "Directory not found: nope/deeper. Use workspace_list('.') first."
+    )
+
+
+def test_a_file_is_deleted_even_when_its_folder_cannot_be_scanned_for_sidecars(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.txt").write_text("x")
+    (tmp_path / ".a.txt.md").write_text("cached")
+    fs = Filesystem(root=tmp_path)
+    fs.exists("a.txt")  # loads what the call imports lazily
+    with free_descriptors(1):  # the folder's descriptor, none to scan it with
+        reply = fs.delete("a.txt")
+    assert reply == "Deleted a.txt."
+    assert os.listdir(tmp_path) == []  # the Markdown sidecar is removed without a scan
+
+
+# -- one lock per workspace tree ----------------------------------------------------------------
+
+
+class _PausedMatcher(EditMatcher):
+    """Stops inside the edit (so while its workspace is locked) until `go` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = threading.Event()
+        self.go = threading.Event()
+
+    def apply(self, content: str, old: str, new: str, *, replace_all: bool = False) -> EditResult:
+        self.inside.set()
+        self.go.wait(10)
+        return super().apply(content, old, new, replace_all=replace_all)
+
+
+def _waits_for(busy: Filesystem, other: Filesystem) -> bool:
+    """Whether a write to `other` waits while an edit of `busy` is under way."""
+    busy.write("f.txt", "old\n")
+    matcher = _PausedMatcher()
+    editing = threading.Thread(
+        target=busy.edit, args=("f.txt", "old", "new"), kwargs={"matcher": matcher}
+    )
+    editing.start()
+    assert matcher.inside.wait(10)
+    writing = threading.Thread(target=other.write, args=("g.txt", "x"))
+    writing.start()
+    writing.join(2.0)  # a write takes milliseconds unless it waits for the lock
+    waited = writing.is_alive()
+    matcher.go.set()
+    editing.join()
+    writing.join()
+    return waited
+
+
+def test_two_workspaces_under_the_root_do_not_wait_for_each_other(roots: Path) -> None:
+    assert not _waits_for(get_workspace("team"), get_workspace("other"))
+
+
+def test_two_folders_outside_the_root_do_not_wait_for_each_other(
+    roots: Path, tmp_path: Path
+) -> None:
+    # `roots` is tmp_path/workspaces: these two folders are its siblings, outside it
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert not _waits_for(Filesystem(root=tmp_path / "a"), Filesystem(root=tmp_path / "b"))
+
+
+def test_a_nested_workspace_waits_for_its_top_level_workspace(roots: Path) -> None:
+    assert _waits_for(get_workspace("team"), get_workspace("team/sub"))
