@@ -131,3 +131,25 @@ def test_invalid_settings_are_rejected() -> None:
     with pytest.raises(ValueError, match="timeout"):
         EmbeddingService(timeout_seconds=0)
     assert EmbeddingService().embed([]).shape == (0, 0)
+
+
+def test_by_default_256_texts_go_in_one_request_and_the_budget_is_ten_seconds(
+    openai_env: Any,
+) -> None:
+    service = EmbeddingService("text-embedding-3-small", max_retries=0)
+    texts = [f"text {n}" for n in range(257)]
+
+    service.embed(texts)
+
+    assert [len(batch) for batch in openai_env.inputs()] == [256, 1]
+    assert service.timeout_seconds == 10.0
+    service.close()
+
+
+def test_a_batch_of_one_text_is_allowed(openai_env: Any) -> None:
+    service = EmbeddingService("text-embedding-3-small", batch_size=1, max_retries=0)
+
+    service.embed(["alpha", "beta"])
+
+    assert openai_env.inputs() == [["alpha"], ["beta"]]
+    service.close()

@@ -13,6 +13,7 @@ import pytest
 
 from akgentic.tool.core.vector_store import CollectionConfig
 from akgentic.tool.vector_store.backend import CollectionRecord
+from akgentic.tool.vector_store.protocol import CollectionStatus
 from akgentic.tool.vector_store.state import VectorStoreState
 
 DIM = 4
@@ -131,3 +132,10 @@ def test_dropping_an_unknown_record_changes_nothing() -> None:
     assert list(state.collections) == ["a"]
     assert not state.dirty
     assert state.version == version
+
+
+def test_a_former_collection_whose_entries_all_have_vectors_is_ready() -> None:
+    state = former_state({}, [entry("a", "alpha", GOOD), entry("b", "beta", OTHER)], [])
+
+    assert state.indexing_pending == {"tasks": 0}
+    assert state.collection_statuses == {"tasks": CollectionStatus.READY}
