@@ -20,6 +20,19 @@ def tools_of(card: WorkspaceTool) -> Tools:
     return {fn.__name__: fn for fn in card.get_tools()}
 
 
+def stale_refusal(name: str, diff: str) -> str:
+    """The whole refusal of a change to `name`, which someone else changed since the agent
+    saw it; `diff` is the unified diff's body, from its `@@` line."""
+    return (
+        f"{name} changed since you last read or wrote it (another agent or a command changed "
+        "it); nothing was written. What changed since you saw it:\n"
+        f"--- {name} (as you saw it)\n"
+        f"+++ {name} (now)\n"
+        f"{diff}"
+        f"Read {name} again with workspace_read, then redo your change on its current content."
+    )
+
+
 @contextlib.contextmanager
 def free_descriptors(count: int) -> Iterator[None]:
     """Leave exactly `count` file descriptors free to open while the block runs.

@@ -19,6 +19,8 @@ from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace import Filesystem
 from akgentic.tool.workspace._seen import SeenFiles
 
+from .conftest import stale_refusal
+
 LINES = [f"line {n}" for n in range(1, 41)]
 
 
@@ -147,14 +149,7 @@ def test_a_refusal_after_the_agents_own_write_shows_what_changed_since(tmp_path:
     (tmp_path / "plan.txt").write_text(f"plan {tag}\nstep 1 by a colleague\n")
     with pytest.raises(RetriableError) as refused:
         fs.edit("plan.txt", "plan", "PLAN", seen=seen)
-    assert str(refused.value) == (
-        "plan.txt changed since you last read or wrote it (another agent or a command changed "
-        "it); nothing was written. What changed since you saw it:\n"
-        "--- plan.txt (as you saw it)\n"
-        "+++ plan.txt (now)\n"
-        "@@ -1,2 +1,2 @@\n"
-        f" plan {tag}\n"
-        "-step one\n"
-        "+step 1 by a colleague\n"
-        "Read plan.txt again with workspace_read, then redo your change on its current content."
+    assert str(refused.value) == stale_refusal(
+        "plan.txt",
+        f"@@ -1,2 +1,2 @@\n plan {tag}\n-step one\n+step 1 by a colleague\n",
     )

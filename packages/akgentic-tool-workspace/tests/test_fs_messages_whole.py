@@ -16,7 +16,7 @@ from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace import Filesystem, get_workspace
 from akgentic.tool.workspace._seen import SeenFiles
 
-from .conftest import free_descriptors
+from .conftest import free_descriptors, stale_refusal
 
 DOCUMENT_NAMES = "bmp, docx, epub, gif, jpeg, jpg, msg, pdf, png, pptx, webp, xls, xlsx"
 TOO_LARGE_ADVICE = (
@@ -176,14 +176,8 @@ def test_a_document_read_counts_as_seen_so_a_later_change_is_caught(fs: Filesyst
     seen = SeenFiles()
     fs.read("memo.pdf", reader=_EchoReader(), seen=seen)
     (fs.root / "memo.pdf").write_bytes(b"new\n")  # changed by someone else
-    assert _refusal(fs.write, "memo.pdf", b"mine\n", seen=seen) == (
-        "memo.pdf changed since you last read or wrote it (another agent or a command changed "
-        "it); nothing was written. What changed since you saw it:\n"
-        "--- memo.pdf (as you saw it)\n"
-        "+++ memo.pdf (now)\n"
-        "@@ -1 +1 @@\n"
-        "-old\n"
-        "+new\n"
-        "Read memo.pdf again with workspace_read, then redo your change on its current content."
+    assert _refusal(fs.write, "memo.pdf", b"mine\n", seen=seen) == stale_refusal(
+        "memo.pdf",
+        "@@ -1 +1 @@\n-old\n+new\n",
     )
     assert (fs.root / "memo.pdf").read_bytes() == b"new\n"

@@ -20,6 +20,8 @@ from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace import Filesystem
 from akgentic.tool.workspace._seen import SeenFiles
 
+from .conftest import stale_refusal
+
 HARD_LINKS = (
     "has 2 hard links; the workspace does not open files that may be shared with places "
     "outside it (copy it to a new file first)"
@@ -115,17 +117,9 @@ def test_an_edit_after_a_read_is_refused_with_what_changed_since_the_read(
     path.write_text(f"plan {tag}\nstep one\nstep 2 by a colleague\n")
     with pytest.raises(RetriableError) as refused:
         fs.edit("plan.txt", "step one", "step 1", seen=seen)
-    assert str(refused.value) == (
-        "plan.txt changed since you last read or wrote it (another agent or a command changed "
-        "it); nothing was written. What changed since you saw it:\n"
-        "--- plan.txt (as you saw it)\n"
-        "+++ plan.txt (now)\n"
-        "@@ -1,3 +1,3 @@\n"
-        f" plan {tag}\n"
-        " step one\n"
-        "-step two\n"
-        "+step 2 by a colleague\n"
-        "Read plan.txt again with workspace_read, then redo your change on its current content."
+    assert str(refused.value) == stale_refusal(
+        "plan.txt",
+        f"@@ -1,3 +1,3 @@\n plan {tag}\n step one\n-step two\n+step 2 by a colleague\n",
     )
     assert path.read_text() == f"plan {tag}\nstep one\nstep 2 by a colleague\n"
 
