@@ -98,12 +98,15 @@ class _PausedMatcher(EditMatcher):
 
     def apply(self, content: str, old: str, new: str, *, replace_all: bool = False) -> EditResult:
         self.inside.set()
-        self.go.wait(10)
+        self.go.wait(60)  # longer than any patience below: a waiting write stays held
         return super().apply(content, old, new, replace_all=replace_all)
 
 
-def _waits_for(busy: Filesystem, other: Filesystem) -> bool:
-    """Whether a write to `other` waits while an edit of `busy` is under way."""
+def _waits_for(busy: Filesystem, other: Filesystem, patience: float) -> bool:
+    """Whether a write to `other` is still waiting after `patience` seconds while an edit of
+    `busy` is under way. A write that does not wait returns at once, so a long patience costs
+    nothing there and keeps a loaded runner from looking like a wait; a write that waits is
+    held until the edit ends, so a short patience proves it."""
     busy.write("f.txt", "old\n")
     matcher = _PausedMatcher()
     editing = threading.Thread(
@@ -113,7 +116,7 @@ def _waits_for(busy: Filesystem, other: Filesystem) -> bool:
     assert matcher.inside.wait(10)
     writing = threading.Thread(target=other.write, args=("g.txt", "x"))
     writing.start()
-    writing.join(2.0)  # a write takes milliseconds unless it waits for the lock
+    writing.join(patience)
     waited = writing.is_alive()
     matcher.go.set()
     editing.join()
@@ -122,7 +125,7 @@ def _waits_for(busy: Filesystem, other: Filesystem) -> bool:
 
 
 def test_two_workspaces_under_the_root_do_not_wait_for_each_other(roots: Path) -> None:
-    assert not _waits_for(get_workspace("team"), get_workspace("other"))
+    assert not _waits_for(get_workspace("team"), get_workspace("other"), patience=30)
 
 
 def test_two_folders_outside_the_root_do_not_wait_for_each_other(
@@ -131,8 +134,10 @@ def test_two_folders_outside_the_root_do_not_wait_for_each_other(
     # `roots` is tmp_path/workspaces: these two folders are its siblings, outside it
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    assert not _waits_for(Filesystem(root=tmp_path / "a"), Filesystem(root=tmp_path / "b"))
+    assert not _waits_for(
+        Filesystem(root=tmp_path / "a"), Filesystem(root=tmp_path / "b"), patience=30
+    )
 
 
 def test_a_nested_workspace_waits_for_its_top_level_workspace(roots: Path) -> None:
-    assert _waits_for(get_workspace("team"), get_workspace("team/sub"))
+    assert _waits_for(get_workspace("team"), get_workspace("team/sub"), patience=1)
