@@ -6,18 +6,26 @@ import contextlib
 import errno
 import os
 import resource
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from akgentic.tool.core.testing import Tools
+from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace import WorkspaceTool, readers
 
 
 def tools_of(card: WorkspaceTool) -> Tools:
     """The card's model-facing callables by name."""
     return {fn.__name__: fn for fn in card.get_tools()}
+
+
+def refusal(call: Callable[..., object], *args: object, **kwargs: object) -> str:
+    """The text of the `RetriableError` that `call(*args, **kwargs)` must raise."""
+    with pytest.raises(RetriableError) as refused:
+        call(*args, **kwargs)
+    return str(refused.value)
 
 
 def stale_refusal(name: str, diff: str) -> str:

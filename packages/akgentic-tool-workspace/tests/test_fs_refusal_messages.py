@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace import Filesystem
+
+from .conftest import refusal
 
 LIMIT_ADVICE = (
     "above the workspace's limit of 100 bytes (max_file_bytes); use workspace_read with "
@@ -31,22 +32,15 @@ def fs(tmp_path: Path) -> Filesystem:
     return Filesystem(root=tmp_path, max_file_bytes=100)
 
 
-def _refusal(call: object, *args: object) -> str:
-    assert callable(call)
-    with pytest.raises(RetriableError) as refusal:
-        call(*args)
-    return str(refusal.value)
-
-
 def test_a_document_is_not_edited_as_text(fs: Filesystem) -> None:
-    assert _refusal(fs.edit, "report.docx", "PK", "QK") == (
+    assert refusal(fs.edit, "report.docx", "PK", "QK") == (
         "report.docx is a binary document; text tools cannot change it "
         "(workspace_read converts it to Markdown for reading)"
     )
 
 
 def test_an_edit_of_a_file_above_the_limit_names_the_file_and_its_size(fs: Filesystem) -> None:
-    assert _refusal(fs.edit, "big.txt", "x", "y") == (
+    assert refusal(fs.edit, "big.txt", "x", "y") == (
         f"big.txt is too large for this operation: it is 150 bytes, {LIMIT_ADVICE}"
     )
 
@@ -55,7 +49,7 @@ def test_a_write_of_exactly_the_limit_is_accepted_and_one_byte_more_is_not(
     fs: Filesystem,
 ) -> None:
     assert fs.write("exact.txt", "z" * 100) == "Created exact.txt: 1 line, 100 bytes."
-    assert _refusal(fs.write, "over.txt", "z" * 101) == (
+    assert refusal(fs.write, "over.txt", "z" * 101) == (
         f"over.txt is too large for this operation: the result would be 101 bytes, {LIMIT_ADVICE}"
     )
     assert not (fs.root / "over.txt").exists()
@@ -63,7 +57,7 @@ def test_a_write_of_exactly_the_limit_is_accepted_and_one_byte_more_is_not(
 
 @pytest.mark.parametrize("pattern", ["", "a\x00b"], ids=["empty", "nul"])
 def test_an_empty_glob_or_one_with_a_nul_byte_is_refused(fs: Filesystem, pattern: str) -> None:
-    assert _refusal(fs.glob, pattern) == "pattern must be a non-empty glob such as '**/*.py'"
+    assert refusal(fs.glob, pattern) == "pattern must be a non-empty glob such as '**/*.py'"
 
 
 @pytest.mark.parametrize(
@@ -72,10 +66,10 @@ def test_an_empty_glob_or_one_with_a_nul_byte_is_refused(fs: Filesystem, pattern
 def test_a_glob_from_a_file_or_a_missing_folder_says_the_folder_is_not_found(
     fs: Filesystem, start: str
 ) -> None:
-    assert _refusal(fs.glob, "*", start) == f"Directory not found: {start}"
+    assert refusal(fs.glob, "*", start) == f"Directory not found: {start}"
 
 
 @pytest.mark.parametrize("name", ["notes.txt", "big.txt"])
 def test_a_file_that_is_not_an_image_is_not_viewed(fs: Filesystem, name: str) -> None:
-    assert _refusal(fs.view, name) == f"{name} {NOT_AN_IMAGE}"
-    assert _refusal(fs.image, name) == f"{name} {NOT_AN_IMAGE}"
+    assert refusal(fs.view, name) == f"{name} {NOT_AN_IMAGE}"
+    assert refusal(fs.image, name) == f"{name} {NOT_AN_IMAGE}"

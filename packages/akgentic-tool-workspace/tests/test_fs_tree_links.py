@@ -14,16 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from akgentic.tool.errors import RetriableError
 from akgentic.tool.workspace import EditMatcher, EditResult, Filesystem, get_workspace
 
-from .conftest import free_descriptors
-
-
-def _refusal(call: Callable[[], object]) -> str:
-    with pytest.raises(RetriableError) as refused:
-        call()
-    return str(refused.value)
+from .conftest import free_descriptors, refusal
 
 
 @pytest.fixture
@@ -49,7 +42,7 @@ def test_a_listing_names_the_folder_it_could_not_open(fs: Filesystem, method: st
     call = _LISTINGS[method]
     call(fs)  # loads whatever the call imports lazily while descriptors are plentiful
     with free_descriptors(1):  # room for the root's descriptor, not the folder's
-        message = _refusal(lambda: call(fs))
+        message = refusal(call, fs)
     # the folder is there: it is not reported missing, the reason is given
     assert message == "cannot open sub: Too many open files"
 
@@ -67,7 +60,7 @@ def test_a_subfolder_that_cannot_be_read_adds_nothing_to_the_tree(tmp_path: Path
 
 def test_a_missing_parent_folder_is_named_in_the_tree_refusal(tmp_path: Path) -> None:
     fs = Filesystem(root=tmp_path)
-    assert _refusal(lambda: fs.list_dir("nope/deeper")) == (
+    assert refusal(fs.list_dir, "nope/deeper") == (
         "Directory not found: nope/deeper. Use workspace_list('.') first."
     )
 
