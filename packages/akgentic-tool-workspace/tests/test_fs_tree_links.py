@@ -7,10 +7,12 @@ other descriptor is taken by `/dev/null` handles until the call returns.
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,15 +49,85 @@ def test_a_listing_names_the_folder_it_could_not_open(fs: Filesystem, method: st
     assert message == "cannot open sub: Too many open files"
 
 
-def test_a_subfolder_that_cannot_be_read_adds_nothing_to_the_tree(tmp_path: Path) -> None:
-    (tmp_path / "sub").mkdir()
+@pytest.fixture
+def tree(tmp_path: Path) -> Filesystem:
+    (tmp_path / "sub" / "deep").mkdir(parents=True)
+    (tmp_path / "sub" / "deep" / "x.txt").write_text("x")
     (tmp_path / "sub" / "inner.txt").write_text("x")
-    fs = Filesystem(root=tmp_path)
-    assert fs.list_dir(".", depth=2) == "./\n└── sub/\n    └── inner.txt (1 bytes)"
-    # two descriptors: the listed root and the subfolder; none left to read the subfolder
+    (tmp_path / "z.txt").write_text("zz")
+    return Filesystem(root=tmp_path)
+
+
+_WHOLE_TREE = (
+    "./\n├── sub/\n│   ├── deep/\n│   │   └── x.txt (1 bytes)\n│   └── inner.txt (1 bytes)\n"
+    "└── z.txt (2 bytes)"
+)
+
+
+def test_a_subfolder_that_cannot_be_read_says_why_in_the_tree(tree: Filesystem) -> None:
+    assert tree.list_dir(".", depth=3) == _WHOLE_TREE
+    # the root is listed, `sub` opened; no descriptor is left to read `sub` with
     with free_descriptors(2):
-        tree = fs.list_dir(".", depth=2)
-    assert tree == "./\n└── sub/"  # no entries counted as "not shown" either
+        listing = tree.list_dir(".", depth=3)
+    # it does not look empty, and the rest of the tree is still drawn
+    assert listing == "./\n├── sub/ [cannot open: Too many open files]\n└── z.txt (2 bytes)"
+
+
+def test_a_deeper_folder_that_cannot_be_read_is_marked_where_it_is(tree: Filesystem) -> None:
+    with free_descriptors(3):
+        listing = tree.list_dir(".", depth=3)
+    assert listing == (
+        "./\n├── sub/\n│   ├── deep/ [cannot open: Too many open files]\n"
+        "│   └── inner.txt (1 bytes)\n└── z.txt (2 bytes)"
+    )
+
+
+def _failing_open(monkeypatch: pytest.MonkeyPatch, name: str, code: int) -> None:
+    """`os.open` of the entry `name` fails with `code` (root ignores permissions)."""
+    real_open = os.open
+
+    def fake_open(path: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
+        if path == name:
+            raise OSError(code, os.strerror(code))
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "open", fake_open)
+
+
+def test_a_subfolder_refused_to_open_says_why(
+    tree: Filesystem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _failing_open(monkeypatch, "deep", errno.EACCES)
+    assert tree.list_dir(".", depth=3) == (
+        "./\n├── sub/\n│   ├── deep/ [cannot open: Permission denied]\n"
+        "│   └── inner.txt (1 bytes)\n└── z.txt (2 bytes)"
+    )
+
+
+@pytest.mark.parametrize("code", [errno.ENOENT, errno.ENOTDIR, errno.ELOOP])
+def test_a_subfolder_gone_since_the_listing_is_drawn_without_a_note(
+    tree: Filesystem, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    # removed, replaced by a file, or swapped for a link after its parent was read
+    _failing_open(monkeypatch, "deep", code)
+    assert tree.list_dir(".", depth=3) == (
+        "./\n├── sub/\n│   ├── deep/\n│   └── inner.txt (1 bytes)\n└── z.txt (2 bytes)"
+    )
+
+
+def test_a_folder_whose_entries_cannot_be_read_is_refused_not_shown_empty(
+    tree: Filesystem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_scandir = os.scandir
+
+    def failing_scandir(path: Any) -> Any:
+        if isinstance(path, int):  # the opened folder's descriptor
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", failing_scandir)
+    for depth in (1, 3):
+        assert refusal(tree.list_dir, "sub", depth) == "cannot list sub: Input/output error"
 
 
 def test_a_missing_parent_folder_is_named_in_the_tree_refusal(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import os
 import re
 import resource
@@ -198,27 +199,76 @@ def is_internal_at(dir_fd: int, name: str) -> bool:
     return True
 
 
+# A folder or file removed, replaced or swapped for a link (O_NOFOLLOW refuses it with
+# ELOOP) since its parent was listed: skipped without a word, as if the walk came later.
+GONE_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP})
+
+
 def walk_files(
-    dir_fd: int, prefix: str, *, hidden: bool = False, max_depth: int | None = None
+    dir_fd: int,
+    prefix: str,
+    *,
+    hidden: bool = False,
+    max_depth: int | None = None,
+    unread: list[str] | None = None,
+    shown: str | None = None,
 ) -> Iterator[tuple[str, int, os.DirEntry[str]]]:
     """Regular files under the directory `dir_fd`, as (relative path, parent fd, entry).
 
     `prefix` is the directory's path relative to the workspace root ("." for the root).
     Every directory is opened by descriptor from its parent with `O_NOFOLLOW`, so a symlink
     (even one swapped in during the walk) is never entered; the parent descriptor yielded
-    with a file stays open until the caller asks for the next one.
+    with a file stays open until the caller asks for the next one. A folder that is there
+    but cannot be read (no permission, out of descriptors) is added to `unread` as
+    ``"<path>/: <reason>"``, so a caller can say what its answer does not cover; `<path>`
+    starts with `shown` (by default `prefix`) when the yielded paths are not the ones to show.
     """
     limit = MAX_WALK_DEPTH if max_depth is None else min(max_depth, MAX_WALK_DEPTH)
-    yield from _walk(dir_fd, "" if prefix in ("", ".") else prefix + "/", hidden, 0, limit)
+    walked = _as_prefix(prefix)
+    label = walked if shown is None else _as_prefix(shown)
+    notes = _Unread([] if unread is None else unread, label, walked)
+    yield from _walk(dir_fd, walked, hidden, 0, limit, notes)
+
+
+def _as_prefix(path: str) -> str:
+    return "" if path in ("", ".") else path.rstrip("/") + "/"
+
+
+@dataclass(frozen=True)
+class _Unread:
+    """Where a walk notes what it could not read: each path noted starts with `shown` in place
+    of the `walked` prefix the walk's own paths start with."""
+
+    found: list[str]
+    shown: str
+    walked: str = ""
+
+    def note(self, relative: str, exc: OSError) -> None:
+        if exc.errno not in GONE_ERRNOS:
+            path = self.shown + relative.removeprefix(self.walked)
+            self.found.append(f"{path or './'}: {exc.strerror or exc}")
+
+
+_UNREAD_SHOWN = 5  # places a note names before it only counts the rest
+
+
+def unread_note(unread: list[str], what: str) -> str:
+    """The footer naming what a search could not read; `what` is what it left out."""
+    unread = sorted(unread)  # walk order is the filesystem's: sorted, the note reads the same
+    shown = "; ".join(unread[:_UNREAD_SHOWN])
+    if len(unread) > _UNREAD_SHOWN:
+        shown += f"; and {len(unread) - _UNREAD_SHOWN} more"
+    return f"[could not read {shown}; {what}]"
 
 
 def _walk(
-    dir_fd: int, prefix: str, hidden: bool, depth: int, max_depth: int
+    dir_fd: int, prefix: str, hidden: bool, depth: int, max_depth: int, unread: _Unread
 ) -> Iterator[tuple[str, int, os.DirEntry[str]]]:
     try:
         with os.scandir(dir_fd) as scan:
             entries = list(scan)
-    except OSError:
+    except OSError as exc:
+        unread.note(prefix, exc)
         return
     subdirs: list[str] = []
     for entry in entries:
@@ -236,21 +286,23 @@ def _walk(
     for name in subdirs:
         try:
             child = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
-        except OSError:
-            continue  # gone, or swapped for a symlink since the listing: not entered
+        except OSError as exc:
+            unread.note(f"{prefix}{name}/", exc)
+            continue
         try:
-            yield from _walk(child, prefix + name + "/", hidden, depth + 1, max_depth)
+            yield from _walk(child, prefix + name + "/", hidden, depth + 1, max_depth, unread)
         finally:
             os.close(child)
 
 
 def glob_files(
-    start_fd: int, start_rel: str, pattern: str, *, limit: int
+    start_fd: int, start_rel: str, pattern: str, *, limit: int, unread: list[str] | None = None
 ) -> tuple[list[FoundFile], int]:
     """Files under the directory `start_fd` matching `pattern` (relative to it), newest first.
 
     `start_rel` is that directory's path from the workspace root; returned paths are from the
-    root. Returns at most `limit` files and the total number that matched.
+    root. Returns at most `limit` files and the total number that matched. Folders that are
+    there but could not be read are added to `unread` (see `walk_files`).
     """
     patterns = expand_braces(pattern)
     regexes = [glob_to_regex(each) for each in patterns]
@@ -265,15 +317,20 @@ def glob_files(
     common_parts = [part for part in common.split("/") if part not in ("", ".")]
     if max_depth is not None:
         max_depth -= len(common_parts)
-    walk_fd = _open_below(start_fd, common_parts)
+    base = _as_prefix(start_rel)
+    inner_prefix = "/".join(common_parts)
+    walk_fd = _open_below(start_fd, common_parts, _Unread([] if unread is None else unread, base))
     if walk_fd is None:
         return [], 0
-    base = "" if start_rel in ("", ".") else start_rel + "/"
-    inner_prefix = "/".join(common_parts)
     found: list[FoundFile] = []
     try:
         for inner, _, entry in walk_files(
-            walk_fd, inner_prefix, hidden=hidden, max_depth=max_depth
+            walk_fd,
+            inner_prefix,
+            hidden=hidden,
+            max_depth=max_depth,
+            unread=unread,
+            shown=base + inner_prefix,
         ):
             if any(regex.match(inner) for regex in regexes):
                 try:
@@ -288,14 +345,16 @@ def glob_files(
     return found[:limit], len(found)
 
 
-def _open_below(dir_fd: int, parts: list[str]) -> int | None:
-    """A new descriptor of `parts` under `dir_fd`, every step without following a link."""
+def _open_below(dir_fd: int, parts: list[str], unread: _Unread) -> int | None:
+    """A new descriptor of `parts` under `dir_fd`, every step without following a link;
+    ``None`` when one step is missing or cannot be opened (then noted in `unread`)."""
     current = os.dup(dir_fd)
-    for part in parts:
+    for depth, part in enumerate(parts):
         try:
             child = os.open(part, _DIR_FLAGS, dir_fd=current)
-        except OSError:
+        except OSError as exc:
             os.close(current)
+            unread.note("/".join(parts[: depth + 1]) + "/", exc)
             return None
         os.close(current)
         current = child
@@ -347,22 +406,27 @@ _BLOCK = 1 << 20
 _MAX_LINE_BYTES = 16 << 20
 
 
-def tree_sources(dir_fd: int, prefix: str, include: str | None) -> GrepSources:
+def tree_sources(
+    dir_fd: int, prefix: str, include: str | None, unread: list[str] | None = None
+) -> GrepSources:
     """Every regular file under the directory `dir_fd` (which this closes), opened safely.
 
     Files are opened by name from their directory's descriptor with `O_NOFOLLOW` and
     `O_NONBLOCK`, and checked on the descriptor: a symlink or FIFO swapped in after the
     listing is skipped, never followed or waited on. A file with several hard links is
-    skipped too (it may be shared with a place outside the workspace).
+    skipped too (it may be shared with a place outside the workspace). Folders and files
+    that are there but cannot be read are added to `unread` (see `walk_files`).
     """
     includes = expand_braces(include) if include else None
+    notes = _Unread([] if unread is None else unread, "")
     try:
-        for relative, parent, entry in walk_files(dir_fd, prefix):
+        for relative, parent, entry in walk_files(dir_fd, prefix, unread=notes.found):
             if includes is not None and not any(fnmatchcase(entry.name, g) for g in includes):
                 continue
             try:
                 fd = os.open(entry.name, _FILE_FLAGS, dir_fd=parent)
-            except OSError:
+            except OSError as exc:
+                notes.note(relative, exc)
                 continue
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
@@ -398,11 +462,13 @@ def run_grep(
     limit: int,
     timeout: float,
     max_line_chars: int = MAX_LINE_CHARS,
+    unread: list[str] | None = None,
 ) -> GrepResult:
     """Search `sources` with ripgrep when given and usable, else with the Python engine.
 
     Both engines get the files as descriptors opened by the walk, never as paths to look up
     again; every descriptor is closed before this returns, and the walk stops at a timeout.
+    A file that fails to read (an I/O error) is added to `unread` and the search goes on.
     """
     deadline = _Deadline(timeout)
     python = _PythonGrep(regex, deadline)
@@ -419,7 +485,11 @@ def run_grep(
                     except RipgrepUnusable:
                         use_rg = False  # a pattern only Python understands: rerun in Python
                 for display, fd in batch:
-                    hits += python.search(display, fd)
+                    try:
+                        hits += python.search(display, fd)
+                    except OSError as exc:
+                        if unread is not None:
+                            unread.append(f"{display}: {exc.strerror or exc}")
             finally:
                 for _, fd in batch:
                     _close(fd)
@@ -490,7 +560,8 @@ def _compile(pattern: str, flags: int) -> Any:
 
 def _text_blocks(fd: int) -> Iterator[tuple[str | None, int]]:
     """Decoded blocks of whole lines and the newlines each holds; (None, 0) once binary."""
-    with os.fdopen(os.dup(fd), "rb") as handle:
+    # closefd=False rather than a dup: reading needs no spare descriptor (run_grep closes fd)
+    with os.fdopen(fd, "rb", closefd=False) as handle:
         carry = handle.read(_BLOCK)
         if carry[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
             text = (carry + handle.read(_MAX_LINE_BYTES)).decode("utf-16", errors="replace")

@@ -41,6 +41,7 @@ from akgentic.tool.workspace._files import (
 from akgentic.tool.workspace._images import MEDIA_TYPES, ImageError, prepare_image_data
 from akgentic.tool.workspace._paging import format_page, scan_page, split_page
 from akgentic.tool.workspace._search import (
+    GONE_ERRNOS,
     BraceExpansionError,
     GrepSources,
     GrepTimeout,
@@ -52,6 +53,7 @@ from akgentic.tool.workspace._search import (
     run_grep,
     single_file_source,
     tree_sources,
+    unread_note,
 )
 from akgentic.tool.workspace._seen import SeenFiles, content_digest, digest_fd
 from akgentic.tool.workspace._wording import counted
@@ -513,6 +515,10 @@ class Filesystem:
         lines: list[str] = []
         try:
             total = _draw(directory, "", depth, lines, max_entries, flat=depth == 1)
+        except OSError as exc:
+            # Only the listing of `path` itself gets here (a subfolder's failure is noted on
+            # its line): saying "empty" would hide the files from the model.
+            raise RetriableError(f"cannot list {path}: {exc.strerror or exc}") from None
         finally:
             os.close(directory)
         shown = self._show(loc)
@@ -549,15 +555,17 @@ class Filesystem:
         """Files matching a glob (`**`, `{a,b}`), newest first."""
         _check_glob(pattern)
         start, shown = self._start_dir(path)
+        unread: builtins.list[str] = []
         try:
-            found, total = glob_files(start, shown, pattern, limit=max_results)
+            found, total = glob_files(start, shown, pattern, limit=max_results, unread=unread)
         finally:
             os.close(start)
-        if not found:
-            return f"No files match {pattern!r} in {shown}."
-        lines = [item.relative for item in found]
+        place = "the workspace" if shown == "." else shown
+        lines = [item.relative for item in found] or [f"No files match {pattern!r} in {place}."]
         if total > len(found):
             lines.append(f"[showing {len(found)} of {total} files, newest first; narrow the glob]")
+        if unread:
+            lines.append(unread_note(unread, "files there are not in this list"))
         return "\n".join(lines)
 
     def grep(
@@ -603,8 +611,9 @@ class Filesystem:
                 raise RetriableError(
                     f"Path not found: {path}. Use workspace_list to see what exists."
                 )
+            unread: builtins.list[str] = []
             if stat.S_ISDIR(info.st_mode):
-                sources = tree_sources(self._open_dir(loc, path), loc.relative, include)
+                sources = tree_sources(self._open_dir(loc, path), loc.relative, include, unread)
             else:
                 sources = self._file_source(loc, path)
             try:
@@ -615,14 +624,18 @@ class Filesystem:
                     limit=max_matches,
                     timeout=timeout_seconds,
                     max_line_chars=max_line_chars,
+                    unread=unread,
                 )
             except GrepTimeout as exc:
                 raise RetriableError(
                     f"{exc}; narrow the search with path or include, or a more specific pattern"
                 ) from exc
-        return format_hits(
+        hits = format_hits(
             result, pattern=pattern, where=loc.relative, max_line_chars=max_line_chars
         )
+        if unread:
+            hits += "\n" + unread_note(unread, "they were not searched")
+        return hits
 
     def _file_source(self, loc: Located, path: str) -> GrepSources:
         fd, _ = self._open(loc, path)
@@ -1150,16 +1163,15 @@ def _sidecars_of(loc: Located) -> list[str]:
 def _draw(dir_fd: int, prefix: str, depth: int, lines: list[str], limit: int, *, flat: bool) -> int:
     """Append the listing of the directory `dir_fd` to `lines` (up to `limit`); return the count.
 
-    Subdirectories are opened from their parent's descriptor without following links.
+    Subdirectories are opened from their parent's descriptor without following links. One
+    that is there but cannot be read (no permission, out of descriptors) gets the reason on
+    its own line instead of looking empty; an `OSError` reading `dir_fd` itself propagates.
     """
-    try:
-        with os.scandir(dir_fd) as scan:
-            entries = sorted(
-                (e for e in scan if not is_internal_at(dir_fd, e.name)),
-                key=lambda e: (not e.is_dir(follow_symlinks=False), e.name),
-            )
-    except OSError:
-        return 0
+    with os.scandir(dir_fd) as scan:
+        entries = sorted(
+            (e for e in scan if not is_internal_at(dir_fd, e.name)),
+            key=lambda e: (not e.is_dir(follow_symlinks=False), e.name),
+        )
     total = 0
     for index, entry in enumerate(entries):
         total += 1
@@ -1183,10 +1195,14 @@ def _draw(dir_fd: int, prefix: str, depth: int, lines: list[str], limit: int, *,
             extension = prefix + ("    " if last else "│   ")
             try:
                 child = os.open(entry.name, _DIR_FLAGS, dir_fd=dir_fd)
-            except OSError:
-                continue  # swapped for a link or removed since the listing: not entered
+            except OSError as exc:
+                if exc.errno not in GONE_ERRNOS:
+                    lines[-1] += f" [cannot open: {exc.strerror or exc}]"
+                continue
             try:
                 total += _draw(child, extension, depth - 1, lines, limit, flat=False)
+            except OSError as exc:
+                lines[-1] += f" [cannot open: {exc.strerror or exc}]"
             finally:
                 os.close(child)
     return total
