@@ -7,6 +7,7 @@ raises otherwise), and that the table and the chart come out of the rows.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -28,7 +29,11 @@ def test_quick_mode_measures_both_flavours(tmp_path: Path) -> None:
     logged: list[str] = []
     rows = bench_team.run([3], repeats=1, isolate=False, log=logged.append)
 
-    assert [(row.kind, row.members) for row in rows] == [("ours", 3), ("anchor", 3)]
+    assert [(row.kind, row.members) for row in rows] == [
+        ("ours", 3),
+        ("anchor", 3),
+        ("ceiling", 3),
+    ]
     for row in rows:
         assert row.assembly_ms > 0
         assert row.turns_per_s > 0
@@ -36,13 +41,16 @@ def test_quick_mode_measures_both_flavours(tmp_path: Path) -> None:
         assert row.turn_cpu_ms > 0  # the whole process's CPU over the burst, per turn
     ours = rows[0]
     assert ours.threads >= 3  # one thread per member actor (plus the team's own)
-    assert len(logged) == 2
+    assert len(logged) == 3
 
     table = bench_team.table(rows)
     assert table.splitlines()[2].startswith("| 3 | ")
     assert "CPU ms/turn: ours / anchor" in table.splitlines()[0]
     targets = bench_team.targets_table(rows, at=3)
     assert "| assembly per member | ≤ 5 ms |" in targets
+    assert "| (for reference) ceiling: the anchor + the member's other tools" in targets
+    ceiling = bench_team.ceiling_table(rows)
+    assert ceiling.splitlines()[2].startswith("| 3 | ")
     chart = bench_team.chart(rows, tmp_path / "team.svg")
     assert chart.read_text().lstrip().startswith("<?xml")
 
@@ -52,3 +60,55 @@ def test_sizes_must_be_positive_integers() -> None:
         bench_team.main(["--sizes", "0,10"])
     with pytest.raises(SystemExit):
         bench_team.main(["--sizes", "ten"])
+
+
+def test_the_ceiling_sends_one_message_per_event_of_an_observed_react_agent(
+    tmp_path: Path,
+) -> None:
+    from pydantic_ai import Agent
+
+    from akgentic.llm import ModelConfig, ReactAgent, ReactAgentConfig
+
+    events: list[object] = []
+
+    class Observer:
+        def notify_event(self, event: object) -> None:
+            events.append(event)
+
+    config = ReactAgentConfig(model_cfg=ModelConfig(provider="openai", model="gpt-4o"))
+    member = ReactAgent(
+        config,
+        tools=[bench_team._anchor_write_tool(tmp_path)],
+        observer=Observer(),
+        model=bench_team.scripted_model("member"),
+    )
+    member.system_prompt(lambda: "You keep notes.")  # a member always has its cards' prompts
+    member.run_sync("write")
+    member.close()
+
+    sent: list[object] = []
+    anchor = Agent(
+        bench_team.scripted_model("anchor"), tools=[bench_team._anchor_write_tool(tmp_path)]
+    )
+    asyncio.run(bench_team.turn_with_messages(anchor, "write", sent.append))
+
+    assert [type(event).__name__ for event in events].count("LlmSystemPromptEvent") == 1
+    assert len(sent) == len(events) == 9
+    assert {type(message).__name__ for message in sent} == {"StandIn"}
+
+
+def test_the_ceiling_carries_every_tool_of_a_member(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pydantic_ai import ModelRetry
+
+    from akgentic.tool import ToolFactory
+    from akgentic.tool.planning import PlanningTool
+    from akgentic.tool.workspace import WorkspaceTool
+
+    monkeypatch.setenv("AKGENTIC_WORKSPACES_ROOT", str(tmp_path))
+    cards = [WorkspaceTool(workspace_id="bench"), PlanningTool()]
+    member = {tool.__name__ for tool in ToolFactory(cards, retry_exception=ModelRetry).get_tools()}
+    idle = {tool.name for tool in bench_team.idle_member_tools()}
+    assert len(member) == 14
+    assert idle | {"workspace_write"} == member

@@ -14,17 +14,25 @@ The workload, at each size N, in two flavours measured in the same run:
   ``workspace_write`` call and then answers. All members are sent their task at once.
 - **anchor**: N bare pydantic-ai ``Agent``s with one equivalent ``workspace_write`` tool and
   the same scripted model, each taking the same turn in its own thread, all at once.
+- **ceiling**: the anchor again, carrying the member's other thirteen tools as well (never
+  called, so only pydantic-ai's per-tool work runs for them), and sending a team's
+  orchestrator nine one-field akgentic-core messages a turn, at the moments an observed
+  ``ReactAgent`` sends its nine events. None of our code runs in its turn, so its turns per
+  second are the most a member with those tools, whose events go through akgentic-core
+  one message each, could reach.
 
 Reported per size: assembly ms per member, resident memory (RSS) per member, turns per
 second with every member busy, and the p95 latency of one turn. Each measurement runs in a
 fresh Python process (so the memory of one run does not hide in the next one's arenas);
-sizes up to 100 are repeated three times and the medians are kept. The table goes to
+sizes up to 500 are repeated three times, the flavours taking turns, and the medians are
+kept. The table goes to
 stdout as Markdown, the chart to ``scripts/benchmarks/team.svg``.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import functools
 import gc
 import json
@@ -44,8 +52,8 @@ HERE = Path(__file__).resolve().parent
 CHART = HERE / "team.svg"
 SIZES = (10, 100, 500, 1000)
 QUICK_SIZES = (10, 50)
-KINDS = ("ours", "anchor")
-REPEATS_UP_TO = 100  # sizes at most this large are measured `repeats` times
+KINDS = ("ours", "anchor", "ceiling")
+REPEATS_UP_TO = 500  # sizes at most this large are measured `repeats` times
 TURN_TIMEOUT_S = 600.0
 TARGET_ASSEMBLY_MS = 5.0  # issue 19, at 500 members
 TARGET_RSS_MB = 0.25
@@ -336,31 +344,48 @@ def _anchor_write_tool(root: Path) -> Callable[[str, str], str]:
 
 def measure_anchor(size: int, root: Path) -> Row:
     """Build ``size`` bare pydantic-ai agents, then run every one's turn in its own thread."""
+
+    def turn(name: str, agent: Any) -> None:
+        agent.run_sync(f"write your notes, {name}")
+
+    return _measure_agents("anchor", size, root, turn)
+
+
+def _measure_agents(
+    kind: str,
+    size: int,
+    root: Path,
+    turn: Callable[[str, Any], None],
+    extra_tools: Sequence[Any] = (),
+) -> Row:
+    """Build ``size`` bare agents (the anchor's write tool and ``extra_tools``), then run
+    ``turn(name, agent)`` for each in its own thread."""
     from pydantic_ai import Agent
 
     root = root.resolve() / "bench"
     finishes = Finishes()
 
-    def turn(name: str, agent: Agent[None, str]) -> None:
-        agent.run_sync(f"write your notes, {name}")
+    def build(name: str) -> Agent[None, str]:
+        return Agent(scripted_model(name), tools=[_anchor_write_tool(root), *extra_tools])
+
+    def take_turn(name: str, agent: Agent[None, str]) -> None:
+        turn(name, agent)
         finishes.record(name)
 
     # The same warm-up as ours: one agent built and run before anything is measured.
-    turn(WARM_UP, Agent(scripted_model(WARM_UP), tools=[_anchor_write_tool(root)]))
+    take_turn(WARM_UP, build(WARM_UP))
     finishes.clear()
     gc.collect()
     before, started, cpu = rss_mb(), time.perf_counter(), time.process_time()
-    agents = {
-        f"@m{index:04d}": Agent(scripted_model(f"@m{index:04d}"), tools=[_anchor_write_tool(root)])
-        for index in range(size)
-    }
+    agents = {f"@m{index:04d}": build(f"@m{index:04d}") for index in range(size)}
     assembly = (time.perf_counter() - started) / size
     assembly_cpu = (time.process_time() - cpu) / size
     gc.collect()
     memory, threads = (rss_mb() - before) / size, threading.active_count()
 
     workers = {
-        name: threading.Thread(target=turn, args=(name, agent)) for name, agent in agents.items()
+        name: threading.Thread(target=take_turn, args=(name, agent))
+        for name, agent in agents.items()
     }
     sent: dict[str, float] = {}
     cpu = time.process_time()
@@ -371,10 +396,118 @@ def measure_anchor(size: int, root: Path) -> Row:
     turn_cpu = (time.process_time() - cpu) / size
     for worker in workers.values():
         worker.join()
-    return _row("anchor", root, sent, done, (assembly, assembly_cpu, memory, threads, turn_cpu))
+    return _row(kind, root, sent, done, (assembly, assembly_cpu, memory, threads, turn_cpu))
 
 
-MEASURES: dict[str, Callable[[int, Path], Row]] = {"ours": measure_ours, "anchor": measure_anchor}
+# ----------------------------------------------------------------------- the ceiling
+
+# Messages an observed ReactAgent sends once each node of its turn has run, by the index of
+# the node pydantic-ai yields next: the system prompt and the request after the user prompt;
+# the response, its tool call and its usage after the first model request; the tool return
+# and its request after the tool call; the answer and its usage after the second request.
+EVENTS_BEFORE_NODE = (0, 2, 3, 2, 2, 0)
+
+
+@functools.cache
+def stand_in_class() -> type[Any]:
+    """The smallest event a member can send: one integer field (built lazily)."""
+    from pydantic import BaseModel
+
+    class StandIn(BaseModel):
+        seq: int = 0
+
+    return StandIn
+
+
+async def turn_with_messages(
+    agent: Any, prompt: str, notify: Callable[[object], None] | None
+) -> None:
+    """The anchor's turn driven node by node; ``notify`` is handed a ``StandIn`` wherever an
+    observed ``ReactAgent`` would send an event (nothing is sent when it is ``None``)."""
+    stand_in = stand_in_class()
+    async with agent.iter(prompt) as run:
+        index = 0
+        async for _node in run:
+            if notify is not None:
+                for _ in range(EVENTS_BEFORE_NODE[index]):
+                    notify(stand_in())
+            index += 1
+
+
+@functools.cache
+def idle_member_tools() -> tuple[Any, ...]:
+    """A member's tools other than ``workspace_write``, as pydantic-ai ``Tool``s built once.
+
+    The scripted model never calls them, so none of their code runs; an agent carrying them
+    pays what pydantic-ai spends on every tool of every request (a definition, a run
+    context). Needs ``AKGENTIC_WORKSPACES_ROOT`` set, as any workspace card does.
+    """
+    from pydantic_ai import ModelRetry
+
+    from akgentic.tool import ToolFactory
+    from akgentic.tool.planning import PlanningTool
+    from akgentic.tool.workspace import WorkspaceTool
+
+    cards = [WorkspaceTool(workspace_id="bench"), PlanningTool()]
+    tools = ToolFactory(cards, retry_exception=ModelRetry).get_pydantic_ai_tools()
+    return tuple(tool for tool in tools if tool.name != "workspace_write")
+
+
+def team_sender(system: Any) -> Any:
+    """A team (orchestrator and one empty member) in ``system``; returns the member itself,
+    whose ``notify_event`` sends an event to the orchestrator as every member's does."""
+    from akgentic.core.agent import Akgent
+    from akgentic.core.agent_config import BaseConfig
+    from akgentic.core.agent_state import BaseState
+    from akgentic.core.orchestrator import Orchestrator
+
+    started = threading.Event()
+
+    class Sender(Akgent[BaseConfig, BaseState]):
+        def on_start(self) -> None:
+            started.set()
+
+    orchestrator = system.createActor(
+        Orchestrator, config=BaseConfig(name="@Orchestrator", role="Orchestrator")
+    )
+    orch = system.proxy_ask(orchestrator, Orchestrator)
+    address = orch.createActor(Sender, config=BaseConfig(name="@sender", role="Member"))
+    if not started.wait(TURN_TIMEOUT_S):
+        raise RuntimeError("the sending member did not start")
+    return address._actor_ref._actor_weakref()
+
+
+def measure_ceiling(size: int, root: Path) -> Row:
+    """The anchor's measurement with the member's idle tools, each turn also sending the nine
+    messages to a team."""
+    from akgentic.core.actor_system_impl import ActorSystem
+    from akgentic.tool.core.workspace_dir import WORKSPACES_ROOT_ENV
+
+    os.environ[WORKSPACES_ROOT_ENV] = str(root)
+    idle = idle_member_tools()
+    system = ActorSystem()
+    try:
+        notify = team_sender(system).notify_event
+
+        def turn(name: str, agent: Any) -> None:
+            loop = asyncio.new_event_loop()
+            try:
+                loop.run_until_complete(
+                    turn_with_messages(agent, f"write your notes, {name}", notify)
+                )
+            finally:
+                loop.close()
+
+        return _measure_agents("ceiling", size, root, turn, idle)
+    finally:
+        system.shutdown(timeout=60)
+
+
+MEASURES: dict[str, Callable[[int, Path], Row]] = {
+    "ours": measure_ours,
+    "anchor": measure_anchor,
+    "ceiling": measure_ceiling,
+}
 
 
 def measure(kind: str, size: int) -> Row:
@@ -414,14 +547,22 @@ def run(
     isolate: bool = True,
     log: Callable[[str], None] = print,
 ) -> list[Row]:
-    """Measure both flavours at every size; medians over ``repeats`` for sizes <= 100."""
+    """Measure every flavour at every size; medians over ``repeats`` for sizes <= 500.
+
+    The repeats take the flavours in turn (ours, anchor, ceiling, ours, ...), so a change in
+    the machine's load during a size's measurements reaches every flavour alike.
+    """
     rows: list[Row] = []
     one = _measure_isolated if isolate else measure
     for size in sizes:
         times = repeats if size <= REPEATS_UP_TO else 1
+        samples: dict[str, list[Row]] = {kind: [] for kind in KINDS}
+        for _ in range(times):
+            for kind in KINDS:
+                samples[kind].append(one(kind, size))
         for kind in KINDS:
-            rows.append(_median([one(kind, size) for _ in range(times)]))
-            log(f"  {kind:6} {size:5} members: {json.dumps(asdict(rows[-1]))}")
+            rows.append(_median(samples[kind]))
+            log(f"  {kind:7} {size:5} members: {json.dumps(asdict(rows[-1]))}")
     return rows
 
 
@@ -489,8 +630,38 @@ def targets_table(rows: Sequence[Row], at: int = 500) -> str:
         f"| (for reference) CPU per member during assembly | ≤ {TARGET_ASSEMBLY_MS:g} ms | "
         f"{ours.assembly_cpu_ms:.2f} ms | {cpu_ok} |"
     )
+    ceiling = next((r for r in rows if r.kind == "ceiling" and r.members == at), None)
+    if ceiling is not None:
+        reach = ceiling.turns_per_s / anchor.turns_per_s
+        lines.append(
+            "| (for reference) ceiling: the anchor + the member's other tools + nine core "
+            "messages a turn, none of our code "
+            f"| ≥ {TARGET_TURNS_RATIO:g}× anchor | {reach:.2f}× "
+            f"| {'yes' if reach >= TARGET_TURNS_RATIO else 'no'} |"
+        )
     if 1000 in pairs:  # a run only gets here when every member took its turn
         lines.append("| 1,000 members assemble and all take a turn | yes | yes | yes |")
+    return "\n".join(lines)
+
+
+def ceiling_table(rows: Sequence[Row]) -> str:
+    """Turns per second of the anchor, the ceiling and ours, with their ratios to the anchor."""
+    by_key = {(row.kind, row.members): row for row in rows}
+    lines = [
+        "| members | turns/s: anchor | turns/s: ceiling, the anchor + the member's other tools "
+        "+ nine core messages a turn (ratio) "
+        "| turns/s: ours (ratio) |",
+        "|---:|---:|---:|---:|",
+    ]
+    for ours, anchor in _pairs(rows):
+        ceiling = by_key.get(("ceiling", ours.members))
+        if ceiling is None:
+            continue
+        lines.append(
+            f"| {ours.members} | {anchor.turns_per_s:.0f} "
+            f"| {ceiling.turns_per_s:.0f} ({ceiling.turns_per_s / anchor.turns_per_s:.2f}×) "
+            f"| {ours.turns_per_s:.0f} ({ours.turns_per_s / anchor.turns_per_s:.2f}×) |"
+        )
     return "\n".join(lines)
 
 
@@ -521,7 +692,10 @@ def chart(rows: Sequence[Row], path: Path = CHART) -> Path:
         for kind, style, label in (
             ("ours", "o-", "akgentic member"),
             ("anchor", "s--", "bare pydantic-ai Agent"),
+            ("ceiling", "^-.", "ceiling: + member's tools, nine core messages a turn"),
         ):
+            if kind == "ceiling" and metric != "turns_per_s":
+                continue  # its assembly and memory are the anchor's
             mine = sorted((r for r in rows if r.kind == kind), key=lambda r: r.members)
             values = [getattr(r, metric) for r in mine]
             axis.plot([r.members for r in mine], values, style, label=label)
@@ -575,7 +749,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Team-scale benchmark (issue 19).")
     parser.add_argument("--sizes", type=_sizes, help="comma-separated member counts")
     parser.add_argument("--quick", action="store_true", help="10 and 50 members, one repeat")
-    parser.add_argument("--repeats", type=int, default=3, help="repeats for sizes <= 100")
+    parser.add_argument("--repeats", type=int, default=3, help="repeats for sizes <= 500")
     parser.add_argument("--no-chart", action="store_true", help="do not write team.svg")
     parser.add_argument("--in-process", action="store_true", help="no fresh process per run")
     parser.add_argument("--one", nargs=2, metavar=("KIND", "SIZE"), help=argparse.SUPPRESS)
@@ -590,6 +764,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table(rows))
     print()
     print(targets_table(rows))
+    print()
+    print(ceiling_table(rows))
     if not args.no_chart:
         print(f"\nchart: {chart(rows)}")
     return 0

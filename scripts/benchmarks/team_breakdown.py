@@ -27,11 +27,19 @@ thing to the one before:
 4. the same, observed by a team member (every event goes to the orchestrator);
 5. the same again, but the observer forwards a one-field stand-in in place of each event:
    what the orchestrator path costs per message whatever the event carries.
+
+The ceiling, bench_team's third flavour taken apart: the anchor's own turn driven node by
+node; the same carrying the member's other thirteen tools (never called: pydantic-ai's
+per-tool work only); and the same again sending the member nine one-field messages for the
+orchestrator at the moments an observed ``ReactAgent`` sends its nine events. The first
+over the last is the best turns-per-second ratio a member whose own code cost nothing
+could reach, as long as akgentic-core carries each event as one message.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import os
 import statistics
@@ -42,8 +50,6 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-
-from pydantic import BaseModel
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # bench_team.py, next to this file
@@ -175,14 +181,8 @@ def _turn_makers(team: _Team) -> dict[str, Callable[[int], Any]]:
     return dict(zip(TURN_STEPS, makers, strict=True))
 
 
-class _StandIn(BaseModel):
-    """The smallest event a member can send: one integer field."""
-
-    seq: int = 0
-
-
 class _StandInForwarder:
-    """An observer that sends the member one ``_StandIn`` for each event of the turn.
+    """An observer that sends the member one ``StandIn`` for each event of the turn.
 
     The same number of messages reach the orchestrator at the same moments of the turn as
     with the real observer; only their content differs. Equal figures mean the cost is per
@@ -193,7 +193,39 @@ class _StandInForwarder:
         self._member = member
 
     def notify_event(self, event: object) -> None:
-        self._member.notify_event(_StandIn())
+        self._member.notify_event(bench_team.stand_in_class()())
+
+
+CEILING_STEPS = (
+    "anchor, node by node",
+    "+ the member's other 13 tools, idle",
+    "+ nine core messages",
+)
+
+
+def _ceiling(team: _Team, agents: int) -> dict[str, float]:
+    """CPU ms per turn of the three ceiling steps, each agent driven with ``Agent.iter``."""
+    from pydantic_ai import Agent
+
+    root = (team.root / "bench").resolve()
+    idle = bench_team.idle_member_tools()
+    loop = asyncio.new_event_loop()
+
+    def drive(extra: Sequence[Any], notify: Callable[[object], None] | None) -> float:
+        def make(index: int) -> Any:
+            tools = [bench_team._anchor_write_tool(root), *extra]
+            return Agent(bench_team.scripted_model(f"c{index}"), tools=tools)
+
+        def use(agent: Any) -> None:
+            loop.run_until_complete(bench_team.turn_with_messages(agent, "write", notify))
+
+        return _cpu_per_item(agents, make, use)
+
+    try:
+        costs = (drive((), None), drive(idle, None), drive(idle, team.member.notify_event))
+    finally:
+        loop.close()
+    return dict(zip(CEILING_STEPS, costs, strict=True))
 
 
 def measure(agents: int, rounds: int) -> dict[str, float]:
@@ -214,6 +246,8 @@ def measure(agents: int, rounds: int) -> dict[str, float]:
                 for step, make in makers.items():
                     cost = _cpu_per_item(agents, make, lambda agent: agent.run_sync("write"))
                     samples.setdefault(step, []).append(cost)
+                for step, cost in _ceiling(team, agents).items():
+                    samples.setdefault(step, []).append(cost)
         finally:
             team.close()
     return {name: statistics.median(values) for name, values in samples.items()}
@@ -230,6 +264,19 @@ def table(figures: dict[str, float]) -> str:
         added = "" if previous is None else f"{figures[step] - previous:+.2f}"
         lines.append(f"| turn: {step} | {figures[step]:.2f} | {added} |")
         previous = figures[step]
+    previous = None
+    for step in CEILING_STEPS:
+        added = "" if previous is None else f"{figures[step] - previous:+.2f}"
+        lines.append(f"| ceiling: {step} | {figures[step]:.2f} | {added} |")
+        previous = figures[step]
+    first, last = figures[CEILING_STEPS[0]], figures[CEILING_STEPS[-1]]
+    observed = figures[TURN_STEPS[0]] / figures[TURN_STEPS[3]]
+    lines += [
+        "",
+        f"Ceiling of the turns-per-second ratio (first ceiling step over the last): "
+        f"{first / last:.2f}x;",
+        f"observed member against the anchor here: {observed:.2f}x.",
+    ]
     return "\n".join(lines)
 
 
