@@ -1,8 +1,9 @@
 """The team-scale benchmark's quick mode, in-process at three members: it runs and reports.
 
-The figures themselves are the benchmark's business; this checks that both flavours
+The figures themselves are the benchmark's business; this checks that the three flavours
 assemble, that every member takes its turn (the benchmark counts the notes written and
-raises otherwise), and that the table and the chart come out of the rows.
+raises otherwise), that the tables and the chart come out of the rows, and that the
+ceiling flavour carries what a member carries and sends what a member sends.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def _placeholder_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
 
 
-def test_quick_mode_measures_both_flavours(tmp_path: Path) -> None:
+def test_quick_mode_measures_every_flavour(tmp_path: Path) -> None:
     logged: list[str] = []
     rows = bench_team.run([3], repeats=1, isolate=False, log=logged.append)
 

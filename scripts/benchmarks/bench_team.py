@@ -6,7 +6,7 @@ Usage::
     python scripts/benchmarks/bench_team.py --quick       # 10, 50 (a smoke run)
     python scripts/benchmarks/bench_team.py --sizes 10,200 --no-chart
 
-The workload, at each size N, in two flavours measured in the same run:
+The workload, at each size N, in three flavours measured in the same run:
 
 - **ours**: N akgentic-core actors (``BenchMember``), children of one team's orchestrator,
   each owning a ``ToolFactory`` over ``WorkspaceTool`` + ``PlanningTool`` (no vector store)
@@ -25,8 +25,7 @@ Reported per size: assembly ms per member, resident memory (RSS) per member, tur
 second with every member busy, and the p95 latency of one turn. Each measurement runs in a
 fresh Python process (so the memory of one run does not hide in the next one's arenas);
 sizes up to 500 are repeated three times, the flavours taking turns, and the medians are
-kept. The table goes to
-stdout as Markdown, the chart to ``scripts/benchmarks/team.svg``.
+kept. The tables go to stdout as Markdown, the chart to ``scripts/benchmarks/team.svg``.
 """
 
 from __future__ import annotations
