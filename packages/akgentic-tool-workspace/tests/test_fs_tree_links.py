@@ -104,6 +104,19 @@ def test_a_subfolder_refused_to_open_says_why(
     )
 
 
+def test_the_reason_goes_on_the_line_of_the_folder_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("a/one.txt", "a/two.txt", "b/three.txt"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("x")
+    _failing_open(monkeypatch, "b", errno.EACCES)
+    assert Filesystem(root=tmp_path).list_dir(".", depth=2) == (
+        "./\n├── a/\n│   ├── one.txt (1 bytes)\n│   └── two.txt (1 bytes)\n"
+        "└── b/ [cannot open: Permission denied]"
+    )
+
+
 @pytest.mark.parametrize("code", [errno.ENOENT, errno.ENOTDIR, errno.ELOOP])
 def test_a_subfolder_gone_since_the_listing_is_drawn_without_a_note(
     tree: Filesystem, monkeypatch: pytest.MonkeyPatch, code: int

@@ -163,6 +163,76 @@ def test_out_of_descriptors_grep_reads_what_it_opened(fs: Filesystem) -> None:
     assert found == "sub/deep/x.txt:1:x\nsub/inner.txt:1:x"
 
 
+def test_a_root_that_cannot_be_read_is_named_as_dot_slash(fs: Filesystem) -> None:
+    fs.glob("**/*.txt")
+    fs.grep("x", engine="python")  # loads what the calls import lazily
+    # the searched folder is opened, then no descriptor is left to read it with
+    with free_descriptors(2):
+        listing = fs.glob("**/*.txt")
+        found = fs.grep("x", engine="python")
+    assert listing == (
+        "No files match '**/*.txt' in the workspace.\n"
+        f"[could not read ./: Too many open files; {_GLOB_NOTE}"
+    )
+    assert found == (
+        "No matches for /x/ in the workspace.\n"
+        f"[could not read ./: Too many open files; {_GREP_NOTE}"
+    )
+
+
+def test_a_glob_names_the_first_folder_of_its_pattern_it_could_not_open(
+    fs: Filesystem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _refuse_open(monkeypatch, {"sub"}, errno.EACCES)
+    assert fs.glob("sub/deep/*.txt") == (
+        "No files match 'sub/deep/*.txt' in the workspace.\n"
+        f"[could not read sub/: Permission denied; {_GLOB_NOTE}"
+    )
+
+
+def test_a_glob_from_a_subfolder_names_folders_from_the_root(
+    fs: Filesystem, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "sub" / "deep" / "inner").mkdir()
+    _refuse_open(monkeypatch, {"inner"}, errno.EACCES)
+    # searched from `sub`, walking from `sub/deep` (the pattern's literal start)
+    assert fs.glob("deep/**/*.txt", "sub") == (
+        f"sub/deep/x.txt\n[could not read sub/deep/inner/: Permission denied; {_GLOB_NOTE}"
+    )
+
+
+def test_images_are_found_past_a_folder_that_cannot_be_read(
+    fs: Filesystem, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for name in ("sub/a.png", "sub/deep/b.png", "c.png"):
+        (tmp_path / name).write_bytes(b"")
+        os.utime(tmp_path / name, (_SAME_TIME, _SAME_TIME))
+    _refuse_open(monkeypatch, {"deep"}, errno.EACCES)
+    # a media reference is expanded from what could be read; nothing is raised
+    assert fs.find_images("**/*.png", limit=10) == (["c.png", "sub/a.png"], 2, 0)
+    assert fs.find_images("sub/deep/*.png", limit=10) == ([], 0, 0)
+
+
+def test_grep_goes_on_past_files_its_include_filter_leaves_out(tmp_path: Path) -> None:
+    for index in range(12):  # in whatever order the folder lists them
+        (tmp_path / f"f{index:02d}.{'py' if index % 2 else 'txt'}").write_text("hit\n")
+    fs = Filesystem(root=tmp_path)
+    found = fs.grep("hit", include="*.py", engine="python")
+    assert found == "\n".join(f"f{index:02d}.py:1:hit" for index in range(1, 12, 2))
+
+
+def test_grep_goes_on_past_files_it_does_not_search(tmp_path: Path) -> None:
+    for index in range(6):
+        (tmp_path / f"f{index}.txt").write_text("hit\n")
+    # a FIFO and a file with a second hard link are skipped, never read or waited on
+    os.mkfifo(tmp_path / "pipe.txt")
+    (tmp_path / "shared.txt").write_text("hit\n")
+    os.link(tmp_path / "shared.txt", tmp_path / "shared-too.txt")
+    fs = Filesystem(root=tmp_path)
+    found = fs.grep("hit", engine="python")
+    assert found == "\n".join(f"f{index}.txt:1:hit" for index in range(6))
+
+
 def test_the_note_names_five_places_and_counts_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -174,6 +244,12 @@ def test_the_note_names_five_places_and_counts_the_rest(
     shown = "; ".join(f"d{index}/: Permission denied" for index in range(5))
     assert Filesystem(root=tmp_path).glob("**/*.txt") == (
         f"a.txt\n[could not read {shown}; and 2 more; {_GLOB_NOTE}"
+    )
+    (tmp_path / "d5").rmdir()
+    (tmp_path / "d6").rmdir()
+    # five are named whole, with no count after them
+    assert Filesystem(root=tmp_path).glob("**/*.txt") == (
+        f"a.txt\n[could not read {shown}; {_GLOB_NOTE}"
     )
 
 

@@ -231,7 +231,7 @@ def walk_files(
 
 
 def _as_prefix(path: str) -> str:
-    return "" if path in ("", ".") else path.rstrip("/") + "/"
+    return "" if path in ("", ".") else path + "/"
 
 
 @dataclass(frozen=True)
@@ -330,7 +330,7 @@ def glob_files(
             hidden=hidden,
             max_depth=max_depth,
             unread=unread,
-            shown=base + inner_prefix,
+            shown=base + inner_prefix if inner_prefix else start_rel,
         ):
             if any(regex.match(inner) for regex in regexes):
                 try:
@@ -406,9 +406,7 @@ _BLOCK = 1 << 20
 _MAX_LINE_BYTES = 16 << 20
 
 
-def tree_sources(
-    dir_fd: int, prefix: str, include: str | None, unread: list[str] | None = None
-) -> GrepSources:
+def tree_sources(dir_fd: int, prefix: str, include: str | None, unread: list[str]) -> GrepSources:
     """Every regular file under the directory `dir_fd` (which this closes), opened safely.
 
     Files are opened by name from their directory's descriptor with `O_NOFOLLOW` and
@@ -418,7 +416,7 @@ def tree_sources(
     that are there but cannot be read are added to `unread` (see `walk_files`).
     """
     includes = expand_braces(include) if include else None
-    notes = _Unread([] if unread is None else unread, "")
+    notes = _Unread(unread, "")
     try:
         for relative, parent, entry in walk_files(dir_fd, prefix, unread=notes.found):
             if includes is not None and not any(fnmatchcase(entry.name, g) for g in includes):
